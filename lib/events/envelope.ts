@@ -1,0 +1,19 @@
+import * as z from 'zod';
+import { ChangesSchema, IntSchema, UtcTimestampSchema } from './primitives.js';
+
+/**
+ * Fields every delivery carries. The object is loose: top-level fields the spec does not list
+ * (the service's custom properties) are kept as they came.
+ */
+export const EnvelopeSchema = z.looseObject({
+  EventId: z.guid('must be a UUID'),
+  Timestamp: UtcTimestampSchema,
+  Changes: ChangesSchema,
+  Event: z.string().min(1),
+  PrimaryKey: IntSchema,
+  ContextIdentifier: z.string().min(1),
+  ChangedByAssociateId: IntSchema,
+  WebhookName: z.string(),
+});
+
+export type Envelope = z.infer<typeof EnvelopeSchema>;

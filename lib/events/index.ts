@@ -1,0 +1,94 @@
+import * as z from 'zod';
+import {
+  ActivityChangedSchema,
+  ActivityCreatedSchema,
+  ActivityDeletedSchema,
+  type ActivityEvent,
+} from './activity.js';
+import {
+  ContactChangedSchema,
+  ContactCreatedSchema,
+  ContactDeletedSchema,
+  type ContactEvent,
+  ContactSoftDeletedSchema,
+} from './contact.js';
+import { EnvelopeSchema } from './envelope.js';
+import {
+  WebhookErrorsSchema,
+  WebhookStartedSchema,
+  type WebhookStateEvent,
+  WebhookStoppedSchema,
+} from './webhook.js';
+
+export * from './activity.js';
+export * from './contact.js';
+export * from './envelope.js';
+export * from './primitives.js';
+export * from './webhook.js';
+
+/** Every event of the spec, told apart by the body's `Event`. */
+export const DeliveryEventSchema = z.discriminatedUnion('Event', [
+  WebhookStartedSchema,
+  WebhookStoppedSchema,
+  WebhookErrorsSchema,
+  ContactCreatedSchema,
+  ContactChangedSchema,
+  ContactSoftDeletedSchema,
+  ContactDeletedSchema,
+  ActivityCreatedSchema,
+  ActivityChangedSchema,
+  ActivityDeletedSchema,
+]);
+
+export type DeliveryEvent = z.infer<typeof DeliveryEventSchema>;
+export type RowEvent = ContactEvent | ActivityEvent;
+export type { ActivityEvent, ContactEvent, WebhookStateEvent };
+
+/** Body `Event` names the spec covers. */
+export const KNOWN_EVENTS: ReadonlySet<string> = new Set([
+  'webhook.started',
+  'webhook.stopped',
+  'webhook.errors',
+  'contact.created',
+  'contact.changed',
+  'contact.softdeleted',
+  'contact.deleted',
+  'activity.created',
+  'activity.changed',
+  'activity.deleted',
+]);
+
+export type ParseOutcome =
+  | { ok: true; event: DeliveryEvent }
+  | { ok: false; reason: 'unknown-event' | 'invalid-event'; detail: string };
+
+/**
+ * Validates an already parsed JSON body against the spec. An envelope whose `Event` the spec does
+ * not cover is `unknown-event`; anything else that breaks a rule is `invalid-event`, with a short
+ * detail naming the first offending fields (never their values).
+ */
+export function parseDeliveryEvent(body: unknown): ParseOutcome {
+  const result = DeliveryEventSchema.safeParse(body);
+  if (result.success) return { ok: true, event: result.data };
+  const envelope = EnvelopeSchema.safeParse(body);
+  if (envelope.success && !KNOWN_EVENTS.has(envelope.data.Event)) {
+    return {
+      ok: false,
+      reason: 'unknown-event',
+      detail: `event "${envelope.data.Event}" is not in the spec`,
+    };
+  }
+  return { ok: false, reason: 'invalid-event', detail: describeIssues(result.error) };
+}
+
+/** `FieldValues.updated: must be ...; Changes: ...` (paths and messages only, at most five). */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(body)'}: ${issue.message}`)
+    .join('; ');
+}
+
+export function isRowEvent(event: DeliveryEvent): event is RowEvent {
+  return 'Entity' in event && (event.Entity === 'contact' || event.Entity === 'activity');
+}

@@ -1,0 +1,55 @@
+import * as z from 'zod';
+
+/**
+ * Envelope `Timestamp`: ISO 8601 UTC with fractional seconds (1 to 7 digits, as .NET writes them)
+ * and a trailing `Z`. The string is kept exactly as sent; see {@link normaliseTimestamp} for ordering.
+ */
+export const UtcTimestampSchema = z
+  .string()
+  .regex(
+    /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{1,7}Z$/,
+    'must be an ISO 8601 UTC timestamp with fractional seconds and a trailing Z',
+  );
+
+const DATE_TIME = String.raw`\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,7})?`;
+const OFFSET = String.raw`(Z|[+-]([01]\d|2[0-3]):[0-5]\d)`;
+
+/** A date inside FieldValues: with or without an offset; `0001-01-01T00:00:00` means "never". Kept verbatim. */
+export const DateStringSchema = z
+  .string()
+  .regex(new RegExp(`^${DATE_TIME}${OFFSET}?$`), 'must be an ISO 8601 timestamp');
+
+/** A date that the spec writes with an offset (webhook `registered`). */
+export const DateWithOffsetSchema = z
+  .string()
+  .regex(new RegExp(`^${DATE_TIME}${OFFSET}$`), 'must be an ISO 8601 timestamp with an offset');
+
+/** A date that the spec writes without an offset (webhook `updated`). */
+export const DateWithoutOffsetSchema = z
+  .string()
+  .regex(new RegExp(`^${DATE_TIME}$`), 'must be an ISO 8601 timestamp without an offset');
+
+/** An integer as JSON carries it (no strings, no fractions). */
+export const IntSchema = z.int();
+
+/** Field names: an array of strings. */
+export const ChangesSchema = z.array(z.string());
+
+/** Exactly `[]`: state events and deleted events. */
+export const EmptyChangesSchema = z.array(z.string()).length(0, 'must be an empty array for this event');
+
+/**
+ * Sort key for an envelope Timestamp: the fraction padded to 7 digits, so that `...42.089895Z` and
+ * `...42.0898950Z` compare equal and string order is time order.
+ *
+ * @example normaliseTimestamp('2018-04-24T08:18:42.089895Z') === '2018-04-24T08:18:42.0898950Z'
+ */
+export function normaliseTimestamp(timestamp: string): string {
+  const dot = timestamp.lastIndexOf('.');
+  if (dot < 0) return `${timestamp.slice(0, -1)}.0000000Z`;
+  const fraction = timestamp.slice(dot + 1, -1);
+  return `${timestamp.slice(0, dot + 1)}${fraction.padEnd(7, '0')}Z`;
+}
+
+/** A key that must not be present at all (`{ Entity: undefined }` cannot come out of JSON). */
+export const absent = (message: string) => z.never(message).optional();

@@ -1,0 +1,47 @@
+import * as z from 'zod';
+import { EnvelopeSchema } from './envelope.js';
+import {
+  absent,
+  DateWithOffsetSchema,
+  DateWithoutOffsetSchema,
+  EmptyChangesSchema,
+  IntSchema,
+} from './primitives.js';
+
+/** FieldValues of the webhook state events. `state` is recorded as reported but never trusted. */
+export const WebhookFieldValuesSchema = z.looseObject({
+  events: IntSchema,
+  registered: DateWithOffsetSchema,
+  registered_associate_id: IntSchema,
+  state: IntSchema,
+  updated: DateWithoutOffsetSchema,
+  updated_associate_id: IntSchema,
+});
+
+const WebhookStateBaseSchema = EnvelopeSchema.extend({
+  Changes: EmptyChangesSchema,
+  ChangedByAssociateId: z.literal(0, 'must be 0 for webhook state events'),
+  Entity: absent('must be absent on webhook state events'),
+  FieldValues: WebhookFieldValuesSchema,
+  Values: absent('must be absent on webhook state events'),
+});
+
+export const WebhookStartedSchema = WebhookStateBaseSchema.extend({ Event: z.literal('webhook.started') });
+export const WebhookStoppedSchema = WebhookStateBaseSchema.extend({ Event: z.literal('webhook.stopped') });
+export const WebhookErrorsSchema = WebhookStateBaseSchema.extend({ Event: z.literal('webhook.errors') });
+
+export type WebhookFieldValues = z.infer<typeof WebhookFieldValuesSchema>;
+export type WebhookStarted = z.infer<typeof WebhookStartedSchema>;
+export type WebhookStopped = z.infer<typeof WebhookStoppedSchema>;
+export type WebhookErrors = z.infer<typeof WebhookErrorsSchema>;
+export type WebhookStateEvent = WebhookStarted | WebhookStopped | WebhookErrors;
+
+/** The state a webhook is in after each state event (0 Active, 1 Stopped, 2 TooManyErrors). */
+export const WEBHOOK_STATE_BY_EVENT = {
+  'webhook.started': 0,
+  'webhook.stopped': 1,
+  'webhook.errors': 2,
+} as const;
+
+export type WebhookState = (typeof WEBHOOK_STATE_BY_EVENT)[keyof typeof WEBHOOK_STATE_BY_EVENT];
+export const WEBHOOK_STATE_NAMES = ['Active', 'Stopped', 'TooManyErrors'] as const;

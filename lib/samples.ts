@@ -1,0 +1,272 @@
+import { createHmac, randomUUID } from 'node:crypto';
+
+/** The ten event names the spec covers, as the header carries them (state events take a webhook id). */
+export const SAMPLE_EVENTS = [
+  'webhook.started',
+  'webhook.stopped',
+  'webhook.errors',
+  'contact.created',
+  'contact.changed',
+  'contact.softdeleted',
+  'contact.deleted',
+  'activity.created',
+  'activity.changed',
+  'activity.deleted',
+] as const;
+
+export type SampleEventName = (typeof SAMPLE_EVENTS)[number];
+
+const CONTACT_CREATED_CHANGES = [
+  'contact_id',
+  'activeErpLinks',
+  'activeInterests',
+  'associate_id',
+  'business_idx',
+  'category_idx',
+  'country_id',
+  'dbi_agent_id',
+  'dbi_key',
+  'dbi_last_modified',
+  'dbi_last_syncronized',
+  'deleted',
+  'department',
+  'group_id',
+  'kananame',
+  'mother_id',
+  'name',
+  'nomailing',
+  'number1',
+  'number2',
+  'orgNr',
+  'registered_associate_id',
+  'registered',
+  'soundEx',
+  'source',
+  'supportAssociateId',
+  'supportLanguageId',
+  'supportPersonId',
+  'text_id',
+  'ticketPriorityId',
+  'tzLocationId',
+  'updated_associate_id',
+  'updated',
+  'updatedCount',
+  'userdef_id',
+  'userdef2_id',
+  'xstop',
+];
+
+const ACTIVITY_CREATED_CHANGES = [
+  'appointment_id',
+  'suggestedDocumentId',
+  'status',
+  'task_idx',
+  'endDate',
+  'document_id',
+  'activeLinks',
+  'assignedBy',
+  'alarm',
+  'done',
+  'updatedCount',
+  'contact_id',
+  'emailId',
+  'lagTime',
+  'priority_idx',
+  'associate_id',
+  'userdef_id',
+  'group_idx',
+  'recurrenceRuleId',
+  'private',
+  'do_by',
+  'location',
+  'invitedPersonId',
+  'registered_associate_id',
+  'preferredTZLocation',
+  'updated',
+  'project_id',
+  'rejectReason',
+  'sale_id',
+  'person_id',
+  'activeDate',
+  'rejectCounter',
+  'color_index',
+  'suggestedAppointmentId',
+  'leadtime',
+  'registered',
+  'hasAlarm',
+  'alldayEvent',
+  'text_id',
+  'updated_associate_id',
+  'type',
+  'userdef2_id',
+  'freeBusy',
+  'source',
+  'isMilestone',
+  'mother_id',
+];
+
+export interface SampleOptions {
+  primaryKey?: number;
+  context?: string;
+  eventId?: string;
+  /** Envelope Timestamp; defaults to now with 7 fractional digits, as .NET writes it. */
+  timestamp?: string;
+  changedByAssociateId?: number;
+  webhookName?: string;
+}
+
+/** `new Date()` as the sender writes it: 7 fractional digits and `Z`. */
+export function dotNetTimestamp(date: Date = new Date(), extraTicks = 0): string {
+  const iso = date.toISOString();
+  return `${iso.slice(0, 23)}${String(extraTicks % 10_000).padStart(4, '0')}Z`;
+}
+
+/**
+ * A realistic body of any event the spec covers, shaped like the spec's examples.
+ *
+ * @example buildSampleBody('contact.changed', { primaryKey: 42 })
+ */
+export function buildSampleBody(
+  event: SampleEventName,
+  options: SampleOptions = {},
+): Record<string, unknown> {
+  const primaryKey = options.primaryKey ?? 1234;
+  const base = {
+    EventId: options.eventId ?? randomUUID(),
+    Timestamp: options.timestamp ?? dotNetTimestamp(),
+    Changes: [] as string[],
+    Event: event,
+    PrimaryKey: primaryKey,
+    ContextIdentifier: options.context ?? 'Cust12345',
+    ChangedByAssociateId: options.changedByAssociateId ?? (event.startsWith('webhook.') ? 0 : 5),
+    WebhookName: options.webhookName ?? 'crm-webhook-receiver',
+  };
+  switch (event) {
+    case 'webhook.started':
+    case 'webhook.stopped':
+    case 'webhook.errors':
+      return {
+        ...base,
+        FieldValues: {
+          events: 42,
+          registered: '2018-04-24T10:18:40.4930000+02:00',
+          registered_associate_id: 5,
+          state: { 'webhook.started': 0, 'webhook.stopped': 1, 'webhook.errors': 2 }[event],
+          updated: '0001-01-01T00:00:00',
+          updated_associate_id: 0,
+        },
+      };
+    case 'contact.created':
+      return {
+        ...base,
+        Changes: CONTACT_CREATED_CHANGES,
+        Entity: 'contact',
+        FieldValues: {
+          activeInterests: 0,
+          associate_id: 5,
+          business_idx: 3,
+          category_idx: 2,
+          country_id: 578,
+          deleted: 0,
+          DeletedDate: '0001-01-01T00:00:00',
+          registered: '2025-05-14T16:11:02.4593434+02:00',
+          registered_associate_id: 5,
+          source: 0,
+          updated: '0001-01-01T00:00:00',
+          userdef2_id: 0,
+          userdef_id: 0,
+        },
+      };
+    case 'contact.changed':
+      return {
+        ...base,
+        Changes: [
+          'contact_id',
+          'associate_id',
+          'department',
+          'updated_associate_id',
+          'updated',
+          'updatedCount',
+        ],
+        Entity: 'contact',
+      };
+    case 'contact.softdeleted':
+      return { ...base, Changes: ['deleted', 'DeletedDate'], Entity: 'contact' };
+    case 'contact.deleted':
+      return { ...base, Entity: 'contact', Values: { associate_id: 5, contact_id: primaryKey } };
+    case 'activity.created':
+      return {
+        ...base,
+        Changes: ACTIVITY_CREATED_CHANGES,
+        Entity: 'activity',
+        FieldValues: {
+          activeDate: '2025-05-15T09:00:00',
+          associate_id: 5,
+          contact_id: 1234,
+          do_by: '2025-05-15T09:00:00',
+          document_id: 0,
+          endDate: '0001-01-01T00:00:00',
+          modified_appointment_fields: 0,
+          mother_id: 0,
+          person_id: 77,
+          private: 0,
+          project_id: 0,
+          sale_id: 0,
+          status: 1,
+          task_idx: 4,
+          type: 1,
+          updated: '0001-01-01T00:00:00',
+          userdef2_id: 0,
+          userdef_id: 0,
+        },
+      };
+    case 'activity.changed':
+      return {
+        ...base,
+        Changes: ['appointment_id', 'status', 'done', 'updated', 'updated_associate_id', 'updatedCount'],
+        Entity: 'activity',
+      };
+    case 'activity.deleted':
+      return {
+        ...base,
+        Entity: 'activity',
+        Values: { appointment_id: primaryKey, contact_id: 1234, person_id: 77, project_id: 0, sale_id: 0 },
+      };
+  }
+}
+
+/** Base64 HMAC-SHA256 of the exact body bytes, keyed with the UTF-8 bytes of the secret. */
+export function signBody(body: string | Buffer, secret: string): string {
+  return createHmac('sha256', secret).update(body).digest('base64');
+}
+
+export interface SampleDelivery {
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * A delivery as the service sends it: the JSON body and every header of the spec's delivery table,
+ * signed when a secret is given and the event is a contact or activity event.
+ */
+export function buildSampleDelivery(
+  body: Record<string, unknown>,
+  options: { secret?: string; prefix?: string; version?: string } = {},
+): SampleDelivery {
+  const prefix = options.prefix ?? 'X-SuperOffice';
+  const raw = JSON.stringify(body);
+  const event = String(body.Event);
+  const headerEvent = event.startsWith('webhook.')
+    ? event.replace('webhook.', `webhook${body.PrimaryKey}.`)
+    : event;
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json; charset=utf-8',
+    'User-Agent': `NetServer-Webhook/${options.version ?? '10.3.5'}`,
+    [`${prefix}-Event`]: headerEvent,
+    [`${prefix}-EventId`]: String(body.EventId),
+  };
+  if (options.secret !== undefined && !event.startsWith('webhook.')) {
+    headers[`${prefix}-Signature`] = signBody(raw, options.secret);
+  }
+  return { headers, body: raw };
+}
