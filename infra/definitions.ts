@@ -1,0 +1,214 @@
+/**
+ * The receiver's queues and tables as one typed model, read from infra/resources.yml — the same file
+ * serverless.yml deploys — so the local runtime and the cloud cannot drift.
+ *
+ * ```ts
+ * const { queues, tables } = loadDefinitions({ stage: 'local' });
+ * // queues: contact, activity, webhookState, parked (in that order)
+ * //   { key, name: 'crm-webhook-receiver-local-contact.fifo', envVar: 'CONTACT_QUEUE_URL', fifo: true,
+ * //     visibilityTimeout: 180, messageRetentionPeriod: 1209600,
+ * //     attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'false', ... },  // CreateQueue Attributes
+ * //     dlq: { name: '...-contact-dlq.fifo', maxReceiveCount: 5, attributes: { ... } } }
+ * // tables: rows, events, webhooks (in that order)
+ * //   { key, name: 'crm-webhook-receiver-local-rows', envVar: 'ROWS_TABLE',
+ * //     createTableInput: { TableName, AttributeDefinitions, KeySchema, BillingMode }, ttlAttribute?: 'expiresAt' }
+ * ```
+ *
+ * The redrive wiring needs ARNs that exist only once both queues do, so it is not in `attributes`:
+ * create the DLQ, then the queue with `RedrivePolicy: redrivePolicy(dlqArn, dlq.maxReceiveCount)`, then set
+ * `RedriveAllowPolicy: redriveAllowPolicy(queueArn)` on the DLQ.
+ * Point-in-time recovery and deletion protection are cloud-only and are not part of `createTableInput`.
+ */
+import { readFileSync } from 'node:fs';
+import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { load } from 'js-yaml';
+import * as z from 'zod';
+
+export type QueueKey = 'contact' | 'activity' | 'webhookState' | 'parked';
+export type TableKey = 'rows' | 'events' | 'webhooks';
+
+/** Environment variable that carries each queue's URL to the functions. */
+export const QUEUE_ENV_VARS = {
+  contact: 'CONTACT_QUEUE_URL',
+  activity: 'ACTIVITY_QUEUE_URL',
+  webhookState: 'WEBHOOK_STATE_QUEUE_URL',
+  parked: 'PARKED_QUEUE_URL',
+} as const satisfies Record<QueueKey, string>;
+
+/** Environment variable that carries each table's name to the functions. */
+export const TABLE_ENV_VARS = {
+  rows: 'ROWS_TABLE',
+  events: 'EVENTS_TABLE',
+  webhooks: 'WEBHOOKS_TABLE',
+} as const satisfies Record<TableKey, string>;
+
+export const QUEUE_KEYS = Object.keys(QUEUE_ENV_VARS) as QueueKey[];
+export const TABLE_KEYS = Object.keys(TABLE_ENV_VARS) as TableKey[];
+
+/** The service name of serverless.yml; names are `${service}-${stage}-<suffix>`. */
+export const SERVICE = 'crm-webhook-receiver';
+
+export interface DeadLetterQueueDefinition {
+  logicalId: string;
+  name: string;
+  maxReceiveCount: number;
+  /** CreateQueue Attributes, without RedriveAllowPolicy (see {@link redriveAllowPolicy}). */
+  attributes: Record<string, string>;
+}
+
+export interface QueueDefinition {
+  key: QueueKey;
+  logicalId: string;
+  name: string;
+  envVar: (typeof QUEUE_ENV_VARS)[QueueKey];
+  fifo: boolean;
+  visibilityTimeout: number;
+  messageRetentionPeriod: number;
+  /** CreateQueue Attributes, without RedrivePolicy (see {@link redrivePolicy}). */
+  attributes: Record<string, string>;
+  dlq: DeadLetterQueueDefinition;
+}
+
+export interface TableDefinition {
+  key: TableKey;
+  logicalId: string;
+  name: string;
+  envVar: (typeof TABLE_ENV_VARS)[TableKey];
+  createTableInput: CreateTableCommandInput;
+  ttlAttribute?: string;
+}
+
+export interface Definitions {
+  queues: QueueDefinition[];
+  tables: TableDefinition[];
+}
+
+export interface LoadDefinitionsOptions {
+  stage: string;
+  service?: string;
+  /** Defaults to infra/resources.yml next to this module. */
+  resourcesPath?: string | URL;
+}
+
+const QueuePropertiesSchema = z.object({
+  QueueName: z.string(),
+  FifoQueue: z.boolean(),
+  ContentBasedDeduplication: z.boolean(),
+  DeduplicationScope: z.enum(['messageGroup', 'queue']),
+  FifoThroughputLimit: z.enum(['perMessageGroupId', 'perQueue']),
+  VisibilityTimeout: z.number().int(),
+  MessageRetentionPeriod: z.number().int(),
+  SqsManagedSseEnabled: z.boolean(),
+  RedrivePolicy: z.object({ deadLetterTargetArn: z.unknown(), maxReceiveCount: z.number().int() }).optional(),
+  RedriveAllowPolicy: z.unknown().optional(),
+});
+type QueueProperties = z.infer<typeof QueuePropertiesSchema>;
+
+const TablePropertiesSchema = z.object({
+  TableName: z.string(),
+  BillingMode: z.literal('PAY_PER_REQUEST'),
+  AttributeDefinitions: z.array(
+    z.object({ AttributeName: z.string(), AttributeType: z.enum(['S', 'N', 'B']) }),
+  ),
+  KeySchema: z.array(z.object({ AttributeName: z.string(), KeyType: z.enum(['HASH', 'RANGE']) })),
+  TimeToLiveSpecification: z.object({ AttributeName: z.string(), Enabled: z.boolean() }).optional(),
+});
+
+const TemplateSchema = z.object({
+  Resources: z.record(
+    z.string(),
+    z.object({ Type: z.string(), Properties: z.record(z.string(), z.unknown()) }),
+  ),
+});
+
+const DEFAULT_RESOURCES = new URL('./resources.yml', import.meta.url);
+
+/** Reads infra/resources.yml and returns the queues and tables it defines, named for `stage`. */
+export function loadDefinitions(options: LoadDefinitionsOptions): Definitions {
+  const { stage, service = SERVICE, resourcesPath = DEFAULT_RESOURCES } = options;
+  const { Resources } = TemplateSchema.parse(load(readFileSync(resourcesPath, 'utf8')));
+  const properties = (logicalId: string): Record<string, unknown> => {
+    const resource = Resources[logicalId];
+    if (!resource) throw new Error(`infra/resources.yml has no resource ${logicalId}`);
+    return resource.Properties;
+  };
+  const resolve = (name: string): string => resolveName(name, { service, stage });
+
+  const queues = QUEUE_KEYS.map((key): QueueDefinition => {
+    const logicalId = `${pascal(key)}Queue`;
+    const queue = QueuePropertiesSchema.parse(properties(logicalId));
+    const dlqLogicalId = `${pascal(key)}DeadLetterQueue`;
+    const dlq = QueuePropertiesSchema.parse(properties(dlqLogicalId));
+    if (!queue.RedrivePolicy) throw new Error(`${logicalId} has no RedrivePolicy`);
+    return {
+      key,
+      logicalId,
+      name: resolve(queue.QueueName),
+      envVar: QUEUE_ENV_VARS[key],
+      fifo: queue.FifoQueue,
+      visibilityTimeout: queue.VisibilityTimeout,
+      messageRetentionPeriod: queue.MessageRetentionPeriod,
+      attributes: queueAttributes(queue),
+      dlq: {
+        logicalId: dlqLogicalId,
+        name: resolve(dlq.QueueName),
+        maxReceiveCount: queue.RedrivePolicy.maxReceiveCount,
+        attributes: queueAttributes(dlq),
+      },
+    };
+  });
+
+  const tables = TABLE_KEYS.map((key): TableDefinition => {
+    const logicalId = `${pascal(key)}Table`;
+    const table = TablePropertiesSchema.parse(properties(logicalId));
+    const name = resolve(table.TableName);
+    const ttl = table.TimeToLiveSpecification;
+    return {
+      key,
+      logicalId,
+      name,
+      envVar: TABLE_ENV_VARS[key],
+      createTableInput: {
+        TableName: name,
+        AttributeDefinitions: table.AttributeDefinitions,
+        KeySchema: table.KeySchema,
+        BillingMode: table.BillingMode,
+      },
+      ...(ttl?.Enabled ? { ttlAttribute: ttl.AttributeName } : {}),
+    };
+  });
+
+  return { queues, tables };
+}
+
+/** The RedrivePolicy attribute of a source queue, as SQS CreateQueue/SetQueueAttributes expects it. */
+export function redrivePolicy(deadLetterTargetArn: string, maxReceiveCount: number): string {
+  return JSON.stringify({ deadLetterTargetArn, maxReceiveCount });
+}
+
+/** The RedriveAllowPolicy attribute of a dead-letter queue: only its own source queue may use it. */
+export function redriveAllowPolicy(sourceQueueArn: string): string {
+  return JSON.stringify({ redrivePermission: 'byQueue', sourceQueueArns: [sourceQueueArn] });
+}
+
+function queueAttributes(queue: QueueProperties): Record<string, string> {
+  return {
+    FifoQueue: String(queue.FifoQueue),
+    ContentBasedDeduplication: String(queue.ContentBasedDeduplication),
+    DeduplicationScope: queue.DeduplicationScope,
+    FifoThroughputLimit: queue.FifoThroughputLimit,
+    VisibilityTimeout: String(queue.VisibilityTimeout),
+    MessageRetentionPeriod: String(queue.MessageRetentionPeriod),
+    SqsManagedSseEnabled: String(queue.SqsManagedSseEnabled),
+  };
+}
+
+function resolveName(name: string, { service, stage }: { service: string; stage: string }): string {
+  const resolved = name.replace(/\$\{self:service\}/g, service).replace(/\$\{sls:stage\}/g, stage);
+  if (resolved.includes('${')) throw new Error(`Unsupported variable in resource name: ${name}`);
+  return resolved;
+}
+
+function pascal(key: string): string {
+  return key.charAt(0).toUpperCase() + key.slice(1);
+}
