@@ -1,0 +1,107 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { getParameter } from '@aws-lambda-powertools/parameters/ssm';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { isProxyEventV2, toDeliveryRequest, toProxyResult } from '../lib/apigateway.js';
+import { parseSecretsJson, readIngestConfig, secretConfig } from '../lib/config/ingest.js';
+import { type DeliveryPolicy, type DeliveryResponse, handleDelivery, problem } from '../lib/delivery.js';
+import { createSqsSender } from '../lib/queue/sqs.js';
+import { createSignatureVerifier } from '../lib/signature.js';
+
+const config = readIngestConfig();
+const logger = new Logger({ serviceName: 'crm-webhook-receiver' });
+const metrics = new Metrics({ namespace: 'CrmWebhookReceiver', serviceName: 'crm-webhook-receiver' });
+const queue = createSqsSender({
+  // Bounded: three attempts with short socket timeouts, all inside the 2.5 s deadline below.
+  client: new SQSClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 500, requestTimeout: 1000 } }),
+  queueUrls: config.queueUrls,
+});
+
+const basePolicy: Omit<DeliveryPolicy, 'verifier'> = {
+  headerPrefix: config.headerPrefix,
+  stateEventToken: config.stateEventToken,
+  allowUnsigned: config.allowUnsigned,
+  maxEventAgeSeconds: config.maxEventAgeSeconds,
+  maxBodyBytes: config.maxBodyBytes,
+};
+let policy: DeliveryPolicy = { ...basePolicy, verifier: createSignatureVerifier(config.secrets) };
+let parameterValue: string | undefined;
+
+/** With WEBHOOK_SECRETS_PARAMETER, secrets come from SSM (cached 5 minutes); rebuilt only when they change. */
+async function currentPolicy(): Promise<DeliveryPolicy> {
+  if (config.secretsParameter === undefined) return policy;
+  const value = await getParameter(config.secretsParameter, { decrypt: true, maxAge: 300 });
+  if (value !== undefined && value !== parameterValue) {
+    const byContext = parseSecretsJson(value, 'WEBHOOK_SECRETS_PARAMETER');
+    policy = {
+      ...basePolicy,
+      verifier: createSignatureVerifier(secretConfig(config.secrets.fallback.slice(), byContext)),
+    };
+    parameterValue = value;
+  }
+  return policy;
+}
+
+export const handler = async (
+  event: APIGatewayProxyEventV2,
+  context?: Context,
+): Promise<APIGatewayProxyStructuredResultV2> => {
+  if (context !== undefined) logger.addContext(context);
+  try {
+    if (!isProxyEventV2(event)) {
+      return {
+        statusCode: 400,
+        headers: { 'content-type': 'application/problem+json' },
+        body: problem(400, 'bad-request', 'not an HTTP API request'),
+      };
+    }
+    const response = await handleDelivery(toDeliveryRequest(event), await currentPolicy(), queue);
+    record(response);
+    return toProxyResult(response);
+  } catch (error) {
+    logger.error('unexpected failure; answering 503 so the sender retries', { error });
+    metrics.addMetric('IngestErrors', MetricUnit.Count, 1);
+    return {
+      statusCode: 503,
+      headers: { 'content-type': 'application/problem+json', 'retry-after': '1' },
+      body: problem(503, 'unavailable', 'the delivery could not be processed; retry later'),
+    };
+  } finally {
+    logger.resetKeys();
+    metrics.publishStoredMetrics();
+  }
+};
+
+function record(response: DeliveryResponse): void {
+  const { decision } = response;
+  logger.appendKeys({
+    EventId: decision.log.eventId,
+    Event: decision.log.event,
+    ContextIdentifier: decision.log.contextIdentifier,
+    signatureVerified: decision.log.signatureVerified,
+  });
+  if (response.enqueueMs !== undefined) {
+    metrics.addMetric('EnqueueLatency', MetricUnit.Milliseconds, response.enqueueMs);
+  }
+  if (response.status === 503) {
+    logger.error('queue unavailable; answered 503', {
+      queue: decision.kind === 'reject' ? undefined : decision.message.queue,
+      error: response.error,
+    });
+    metrics.addMetric('EnqueueFailures', MetricUnit.Count, 1);
+  } else if (decision.kind === 'accept') {
+    logger.info('accepted', { queue: decision.message.queue });
+    metrics.addMetric('Accepted', MetricUnit.Count, 1);
+  } else if (decision.kind === 'park') {
+    logger.warn('parked', { reason: decision.reason, detail: decision.detail });
+    metrics.addMetric('Parked', MetricUnit.Count, 1);
+  } else {
+    logger.warn('rejected', { status: decision.status, reason: decision.reason, detail: decision.detail });
+    metrics.addMetric('Rejected', MetricUnit.Count, 1);
+    metrics
+      .singleMetric()
+      .addDimension('reason', decision.reason)
+      .addMetric('RejectedByReason', MetricUnit.Count, 1);
+  }
+}

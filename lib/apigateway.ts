@@ -1,0 +1,28 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { DeliveryRequest, DeliveryResponse } from './delivery.js';
+
+/** True for the API Gateway HTTP API (payload 2.0) event shape. */
+export function isProxyEventV2(event: unknown): event is APIGatewayProxyEventV2 {
+  if (typeof event !== 'object' || event === null) return false;
+  const candidate = event as Partial<APIGatewayProxyEventV2>;
+  return candidate.version === '2.0' && typeof candidate.requestContext?.http?.method === 'string';
+}
+
+/** The raw request inside an HTTP API event; a base64 body is decoded to its exact bytes. */
+export function toDeliveryRequest(event: APIGatewayProxyEventV2, receivedAt = new Date()): DeliveryRequest {
+  const body =
+    event.body === undefined
+      ? Buffer.alloc(0)
+      : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+  return {
+    method: event.requestContext.http.method,
+    headers: event.headers ?? {},
+    query: event.queryStringParameters ?? {},
+    body,
+    receivedAt,
+  };
+}
+
+export function toProxyResult(response: DeliveryResponse): APIGatewayProxyStructuredResultV2 {
+  return { statusCode: response.status, headers: response.headers, body: response.body };
+}

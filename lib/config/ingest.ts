@@ -1,0 +1,72 @@
+import * as z from 'zod';
+import type { QueueKey } from '../queue/port.js';
+import type { SecretConfig } from '../signature.js';
+import { boolEnv, ConfigError, intEnv, listEnv, optionalEnv, requireEnv } from './env.js';
+
+export interface IngestConfig {
+  queueUrls: Record<QueueKey, string>;
+  headerPrefix: string | undefined;
+  /** Secrets from WEBHOOK_SECRET and WEBHOOK_SECRETS (the SSM parameter, when named, is read at run time). */
+  secrets: SecretConfig;
+  secretsParameter: string | undefined;
+  stateEventToken: string | undefined;
+  allowUnsigned: boolean;
+  maxEventAgeSeconds: number;
+  maxBodyBytes: number;
+}
+
+/** JSON object ContextIdentifier → secrets; the key `*` sets the secrets for every other context. */
+const SecretsJsonSchema = z.record(z.string().min(1), z.array(z.string().min(1)));
+
+/**
+ * Parses WEBHOOK_SECRETS / the SSM parameter value. Throws a ConfigError that names `source` but
+ * never echoes the value.
+ */
+export function parseSecretsJson(json: string, source: string): Record<string, string[]> {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new ConfigError(
+      `${source} must be a JSON object of ContextIdentifier to an array of secrets`,
+      source,
+    );
+  }
+  const parsed = SecretsJsonSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new ConfigError(
+      `${source} must be a JSON object of ContextIdentifier to an array of secrets`,
+      source,
+    );
+  }
+  return parsed.data;
+}
+
+/** Merges the fallback list with a per-context map (whose `*` entry, when present, replaces the fallback). */
+export function secretConfig(fallback: string[], byContext: Record<string, string[]>): SecretConfig {
+  const { '*': wildcard, ...contexts } = byContext;
+  return { fallback: wildcard ?? fallback, byContext: contexts };
+}
+
+/** Reads the ingest's environment once, strictly. */
+export function readIngestConfig(env: Record<string, string | undefined> = process.env): IngestConfig {
+  const secretsJson = optionalEnv('WEBHOOK_SECRETS', env);
+  return {
+    queueUrls: {
+      contact: requireEnv('CONTACT_QUEUE_URL', env),
+      activity: requireEnv('ACTIVITY_QUEUE_URL', env),
+      webhookState: requireEnv('WEBHOOK_STATE_QUEUE_URL', env),
+      parked: requireEnv('PARKED_QUEUE_URL', env),
+    },
+    headerPrefix: optionalEnv('HEADER_PREFIX', env),
+    secrets: secretConfig(
+      listEnv('WEBHOOK_SECRET', env),
+      secretsJson === undefined ? {} : parseSecretsJson(secretsJson, 'WEBHOOK_SECRETS'),
+    ),
+    secretsParameter: optionalEnv('WEBHOOK_SECRETS_PARAMETER', env),
+    stateEventToken: optionalEnv('STATE_EVENT_TOKEN', env),
+    allowUnsigned: boolEnv('ALLOW_UNSIGNED', false, env),
+    maxEventAgeSeconds: intEnv('MAX_EVENT_AGE_SECONDS', 7 * 24 * 3600, env),
+    maxBodyBytes: intEnv('MAX_BODY_BYTES', 1_048_576, env),
+  };
+}

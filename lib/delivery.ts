@@ -1,0 +1,353 @@
+import { isUtf8 } from 'node:buffer';
+import { type DeliveryEvent, parseDeliveryEvent } from './events/index.js';
+import {
+  type DeliveryHeaders,
+  isJsonContentType,
+  lowerCaseHeaders,
+  parseStateHeaderEvent,
+  readDeliveryHeaders,
+  userAgentVersion,
+} from './headers.js';
+import type { OutboundMessage, QueueSender } from './queue/port.js';
+import { type Route, routeEvent, routeParked } from './routing.js';
+import { type SecretMatch, type SignatureVerifier, safeEqual } from './signature.js';
+
+/** A request as any transport hands it over: raw body bytes, headers in any case. */
+export interface DeliveryRequest {
+  method: string;
+  headers: Record<string, string | undefined>;
+  query: Record<string, string | undefined>;
+  body: Uint8Array;
+  receivedAt: Date;
+}
+
+/** The checks the ingest applies, merged from configuration once. */
+export interface DeliveryPolicy {
+  verifier: SignatureVerifier;
+  headerPrefix?: string | undefined;
+  stateEventToken?: string | undefined;
+  allowUnsigned: boolean;
+  maxEventAgeSeconds: number;
+  maxBodyBytes: number;
+}
+
+export type RejectReason =
+  | 'method-not-allowed'
+  | 'body-too-large'
+  | 'unsupported-media-type'
+  | 'bad-headers'
+  | 'invalid-body'
+  | 'invalid-event'
+  | 'header-mismatch'
+  | 'event-too-old'
+  | 'signature-missing'
+  | 'signature-invalid'
+  | 'signature-wrong-context'
+  | 'no-secret-configured'
+  | 'state-token-invalid';
+
+export type ParkReason =
+  | 'unknown-event'
+  | 'invalid-event'
+  | 'invalid-json'
+  | 'invalid-utf8'
+  | 'header-mismatch';
+
+/** What the log lines of a request carry (never a secret or a signature). */
+export interface LogFields {
+  eventId?: string;
+  event?: string;
+  contextIdentifier?: string;
+  signatureVerified: boolean;
+}
+
+export type Decision =
+  | {
+      kind: 'reject';
+      status: 400 | 401 | 405 | 413 | 415;
+      reason: RejectReason;
+      detail: string;
+      log: LogFields;
+    }
+  | { kind: 'accept'; message: OutboundMessage; log: LogFields }
+  | { kind: 'park'; reason: ParkReason; detail: string; message: OutboundMessage; log: LogFields };
+
+/** The SQS limit for one message: body plus attributes. */
+export const SQS_MAX_MESSAGE_BYTES = 1_048_576;
+
+/** Characters SQS refuses in a message body or attribute (outside XML's Char production). */
+const NOT_SQS_SAFE = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  405: 'Method Not Allowed',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  503: 'Service Unavailable',
+};
+
+/**
+ * Decides what to do with a delivery, without doing it: reject it (with the status and a reason
+ * safe to show), or send one message to a queue (routed, or parked when an authentic body breaks
+ * the spec). Order of checks: method, size, content type, headers, state token, signature over the
+ * raw bytes (before any parsing), UTF-8, JSON, context binding of the signature, schema, header and
+ * body agreement, age.
+ */
+export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decision {
+  const log: LogFields = { signatureVerified: false };
+  const reject = (status: 400 | 401 | 405 | 413 | 415, reason: RejectReason, detail: string): Decision => ({
+    kind: 'reject',
+    status,
+    reason,
+    detail,
+    log,
+  });
+
+  if (request.method.toUpperCase() !== 'POST')
+    return reject(405, 'method-not-allowed', 'only POST is accepted');
+  const raw = request.body;
+  if (raw.length === 0) return reject(400, 'invalid-body', 'the body is empty');
+  if (raw.length > policy.maxBodyBytes) {
+    return reject(413, 'body-too-large', `the body is larger than ${policy.maxBodyBytes} bytes`);
+  }
+  const lower = lowerCaseHeaders(request.headers);
+  if (!isJsonContentType(lower.get('content-type'))) {
+    return reject(415, 'unsupported-media-type', 'Content-Type must be application/json (UTF-8)');
+  }
+  const read = readDeliveryHeaders(lower, policy.headerPrefix);
+  if (!read.ok) return reject(400, 'bad-headers', read.detail);
+  const headers = read.headers;
+  log.eventId = clip(headers.eventId);
+  log.event = clip(headers.event);
+
+  const stateHeader = parseStateHeaderEvent(headers.event);
+  let tokenVerified = false;
+  if (stateHeader !== undefined && policy.stateEventToken !== undefined) {
+    const token = headers.receiverToken ?? request.query.token;
+    if (token === undefined || !safeEqual(token, policy.stateEventToken)) {
+      return reject(401, 'state-token-invalid', 'webhook state deliveries need the receiver token');
+    }
+    tokenVerified = true;
+  }
+
+  let match: SecretMatch | undefined;
+  if (headers.signature !== undefined && policy.verifier.hasSecrets) {
+    match = policy.verifier.match(raw, headers.signature);
+    if (match === undefined) return reject(401, 'signature-invalid', 'the signature does not match the body');
+    log.signatureVerified = true;
+  }
+  const authentic = match !== undefined || tokenVerified;
+
+  const text = isUtf8(raw)
+    ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8')
+    : undefined;
+  const enqueue = (route: Route, parking?: { reason: ParkReason; detail: string }): Decision => {
+    const message = buildMessage(raw, text, route, headers, request, log, parking);
+    if (messageBytes(message) > SQS_MAX_MESSAGE_BYTES) {
+      return reject(413, 'body-too-large', 'the body does not fit in one queue message');
+    }
+    return parking === undefined
+      ? { kind: 'accept', message, log }
+      : { kind: 'park', ...parking, message, log };
+  };
+  const park = (reason: ParkReason, detail: string, body?: unknown) =>
+    enqueue(routeParked(raw, body), { reason, detail });
+
+  if (text === undefined) {
+    return authentic
+      ? park('invalid-utf8', 'the body is not valid UTF-8')
+      : reject(400, 'invalid-body', 'the body is not valid UTF-8');
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return authentic
+      ? park('invalid-json', 'the body is not JSON')
+      : reject(400, 'invalid-body', 'the body is not JSON');
+  }
+
+  const context = contextOf(json);
+  if (context !== undefined) log.contextIdentifier = clip(context);
+  if (match !== undefined) {
+    if (context !== undefined && !policy.verifier.allows(context, match)) {
+      return reject(401, 'signature-wrong-context', 'the signature is not valid for this ContextIdentifier');
+    }
+  } else if (stateHeader === undefined) {
+    if (context !== undefined && policy.verifier.hasSecretFor(context)) {
+      return reject(401, 'signature-missing', 'a valid signature header is required');
+    }
+    if (!policy.allowUnsigned) {
+      return reject(
+        401,
+        'no-secret-configured',
+        'unsigned deliveries are not accepted for this ContextIdentifier',
+      );
+    }
+  }
+
+  const parsed = parseDeliveryEvent(json);
+  if (!parsed.ok) {
+    return authentic ? park(parsed.reason, parsed.detail, json) : reject(400, 'invalid-event', parsed.detail);
+  }
+  const event = parsed.event;
+  const mismatch = headerMismatch(headers, event);
+  if (mismatch !== undefined) {
+    return authentic ? park('header-mismatch', mismatch, json) : reject(400, 'header-mismatch', mismatch);
+  }
+  if (isTooOld(event.Timestamp, request.receivedAt, policy.maxEventAgeSeconds)) {
+    return reject(
+      400,
+      'event-too-old',
+      `the event Timestamp is older than ${policy.maxEventAgeSeconds} seconds`,
+    );
+  }
+  return enqueue(routeEvent(event));
+}
+
+export interface DeliveryResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  decision: Decision;
+  /** Milliseconds spent waiting for the queue, when a message was sent. */
+  enqueueMs?: number;
+  error?: unknown;
+}
+
+/**
+ * Runs {@link decide} and, for accepted and parked deliveries, sends the message and answers 200
+ * only once the queue acknowledged it; a queue failure within `deadlineMs` answers 503 with
+ * Retry-After, so the sender's own retries still fit.
+ */
+export async function handleDelivery(
+  request: DeliveryRequest,
+  policy: DeliveryPolicy,
+  queue: QueueSender,
+  options: { deadlineMs?: number } = {},
+): Promise<DeliveryResponse> {
+  const decision = decide(request, policy);
+  if (decision.kind === 'reject') {
+    const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
+    if (decision.status === 405) headers.allow = 'POST';
+    return {
+      status: decision.status,
+      headers,
+      body: problem(decision.status, decision.reason, decision.detail),
+      decision,
+    };
+  }
+  const started = performance.now();
+  try {
+    await queue.send(decision.message, AbortSignal.timeout(options.deadlineMs ?? 2500));
+  } catch (error) {
+    return {
+      status: 503,
+      headers: { 'content-type': 'application/problem+json', 'retry-after': '1' },
+      body: problem(503, 'queue-unavailable', 'the delivery could not be queued; retry later'),
+      decision,
+      enqueueMs: performance.now() - started,
+      error,
+    };
+  }
+  const body =
+    decision.kind === 'accept'
+      ? { status: 'accepted', eventId: decision.log.eventId, queue: decision.message.queue }
+      : { status: 'parked', eventId: decision.log.eventId, reason: decision.reason };
+  return {
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    decision,
+    enqueueMs: performance.now() - started,
+  };
+}
+
+/** An RFC 9457 problem document. `detail` never carries a secret, a signature or body values. */
+export function problem(status: number, reason: string, detail: string): string {
+  return JSON.stringify({
+    type: `urn:crm-webhook-receiver:problem:${reason}`,
+    title: TITLES[status] ?? 'Error',
+    status,
+    detail,
+  });
+}
+
+function headerMismatch(headers: DeliveryHeaders, event: DeliveryEvent): string | undefined {
+  if (headers.eventId !== event.EventId) return 'the EventId header differs from the body EventId';
+  const state = parseStateHeaderEvent(headers.event);
+  if (state !== undefined) {
+    if (state.bodyEvent !== event.Event) return 'the Event header differs from the body Event';
+    if (state.webhookId !== event.PrimaryKey)
+      return 'the webhook id in the Event header differs from PrimaryKey';
+    return undefined;
+  }
+  if (headers.event !== event.Event) return 'the Event header differs from the body Event';
+  return undefined;
+}
+
+function isTooOld(timestamp: string, receivedAt: Date, maxAgeSeconds: number): boolean {
+  const at = Date.parse(`${timestamp.slice(0, 19)}Z`);
+  return receivedAt.getTime() - at > maxAgeSeconds * 1000 + 1000;
+}
+
+function contextOf(json: unknown): string | undefined {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const value = (json as Record<string, unknown>).ContextIdentifier;
+  return typeof value === 'string' ? value : undefined;
+}
+
+function clip(value: string): string {
+  return value.length > 128 ? `${value.slice(0, 128)}…` : value;
+}
+
+function attributeValue(value: string): string {
+  return clip(value).replace(new RegExp(NOT_SQS_SAFE.source, 'gu'), '?');
+}
+
+function buildMessage(
+  raw: Uint8Array,
+  text: string | undefined,
+  route: Route,
+  headers: DeliveryHeaders,
+  request: DeliveryRequest,
+  log: LogFields,
+  parking: { reason: ParkReason; detail: string } | undefined,
+): OutboundMessage {
+  const attributes: Record<string, string> = {
+    event: attributeValue(headers.event),
+    eventId: attributeValue(headers.eventId),
+    signatureVerified: String(log.signatureVerified),
+    receivedAt: request.receivedAt.toISOString(),
+  };
+  const version = userAgentVersion(headers.userAgent);
+  if (version !== undefined) attributes.userAgentVersion = version;
+  if (headers.retry !== undefined && headers.retry !== '') attributes.retry = attributeValue(headers.retry);
+  if (parking !== undefined) {
+    attributes.reason = parking.reason;
+    attributes.detail = attributeValue(parking.detail.slice(0, 1000));
+  }
+  let body = text;
+  if (body === undefined || NOT_SQS_SAFE.test(body)) {
+    // SQS only carries XML characters: keep the exact bytes, base64-encoded, and say so.
+    body = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64');
+    attributes.bodyEncoding = 'base64';
+  }
+  return {
+    queue: route.queue,
+    body,
+    groupId: route.groupId,
+    deduplicationId: route.deduplicationId,
+    attributes,
+  };
+}
+
+/** Size of a message as SQS counts it: body plus attribute names, types and values. */
+function messageBytes(message: OutboundMessage): number {
+  let size = Buffer.byteLength(message.body);
+  for (const name in message.attributes) {
+    size += name.length + 'String'.length + Buffer.byteLength(message.attributes[name]!);
+  }
+  return size;
+}

@@ -1,0 +1,60 @@
+import { createHash } from 'node:crypto';
+import type { DeliveryEvent } from './events/index.js';
+import type { QueueKey } from './queue/port.js';
+
+export interface Route {
+  queue: QueueKey;
+  groupId: string;
+  deduplicationId: string;
+}
+
+const FIFO_ID = /^[\x21-\x7e]{1,128}$/;
+
+/**
+ * A valid FIFO MessageGroupId/MessageDeduplicationId (printable ASCII, at most 128 characters).
+ * Anything else is replaced by a stable hash, so the same input always maps to the same id and
+ * per-row ordering survives odd ContextIdentifiers.
+ */
+export function fifoId(value: string): string {
+  return FIFO_ID.test(value) ? value : `sha256:${createHash('sha256').update(value).digest('hex')}`;
+}
+
+/** The row a body speaks of, as a group id: `ContextIdentifier:Entity:PrimaryKey` (`webhook` for state events). */
+export function rowGroupId(context: string, entity: string, primaryKey: number | string): string {
+  return fifoId(`${context}:${entity}:${primaryKey}`);
+}
+
+/**
+ * Queue and FIFO keys of a validated event: ordering per row (group) and deduplication by EventId.
+ *
+ * @example routeEvent(contactChanged) → { queue: 'contact', groupId: 'Cust1:contact:42', deduplicationId: EventId }
+ */
+export function routeEvent(event: DeliveryEvent): Route {
+  const entity = 'Entity' in event && event.Entity !== undefined ? event.Entity : 'webhook';
+  const queue: QueueKey =
+    entity === 'contact' ? 'contact' : entity === 'activity' ? 'activity' : 'webhookState';
+  return {
+    queue,
+    groupId: rowGroupId(event.ContextIdentifier, entity, event.PrimaryKey),
+    deduplicationId: fifoId(event.EventId),
+  };
+}
+
+/**
+ * Keys for a parked delivery: grouped with its row when the body names one (so a later replay keeps
+ * order), deduplicated by the hash of the exact bytes (identical retries collapse, different bodies
+ * never do).
+ */
+export function routeParked(raw: Uint8Array, body: unknown): Route {
+  let groupId = 'parked';
+  if (typeof body === 'object' && body !== null) {
+    const { ContextIdentifier, Entity, PrimaryKey } = body as Record<string, unknown>;
+    if (
+      typeof ContextIdentifier === 'string' &&
+      (typeof PrimaryKey === 'number' || typeof PrimaryKey === 'string')
+    ) {
+      groupId = rowGroupId(ContextIdentifier, typeof Entity === 'string' ? Entity : 'webhook', PrimaryKey);
+    }
+  }
+  return { queue: 'parked', groupId, deduplicationId: createHash('sha256').update(raw).digest('hex') };
+}
