@@ -1,0 +1,121 @@
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { buildSampleBody, buildSampleDelivery, signBody } from '../../lib/samples.js';
+
+const SECRET = 'handler-secret-abcdef';
+const URLS = {
+  CONTACT_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/contact.fifo',
+  ACTIVITY_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/activity.fifo',
+  WEBHOOK_STATE_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/webhook-state.fifo',
+  PARKED_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/parked.fifo',
+};
+
+function httpEvent(headers: Record<string, string>, body: string, method = 'POST'): APIGatewayProxyEventV2 {
+  return {
+    version: '2.0',
+    routeKey: 'POST /webhook',
+    rawPath: '/webhook',
+    rawQueryString: '',
+    headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
+    body,
+    isBase64Encoded: false,
+    requestContext: { http: { method, path: '/webhook' } },
+  } as unknown as APIGatewayProxyEventV2;
+}
+
+describe('functions/ingest handler', () => {
+  const sqs = mockClient(SQSClient);
+  let output: string[];
+  let handler: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+
+  beforeEach(async () => {
+    sqs.reset();
+    for (const [name, value] of Object.entries(URLS)) vi.stubEnv(name, value);
+    vi.stubEnv('WEBHOOK_SECRET', SECRET);
+    vi.stubEnv('AWS_REGION', 'eu-west-1');
+    vi.stubEnv('POWERTOOLS_DEV', 'false');
+    output = [];
+    const capture = (chunk: unknown) => {
+      output.push(String(chunk));
+      return true;
+    };
+    vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+    vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+    vi.resetModules();
+    ({ handler } = await import('../../functions/ingest.js'));
+  });
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('sends one SendMessage with the FIFO keys, the raw body and the attributes, then answers 200', async () => {
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm1' });
+    const body = buildSampleBody('activity.created', { context: 'Cust3', primaryKey: 8 });
+    const delivery = buildSampleDelivery(body, { secret: SECRET });
+
+    const result = await handler(httpEvent(delivery.headers, delivery.body));
+
+    expect(result.statusCode).toBe(200);
+    const calls = sqs.commandCalls(SendMessageCommand);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.args[0].input).toEqual({
+      QueueUrl: URLS.ACTIVITY_QUEUE_URL,
+      MessageBody: delivery.body,
+      MessageGroupId: 'Cust3:activity:8',
+      MessageDeduplicationId: body.EventId,
+      MessageAttributes: {
+        event: { DataType: 'String', StringValue: 'activity.created' },
+        eventId: { DataType: 'String', StringValue: body.EventId },
+        signatureVerified: { DataType: 'String', StringValue: 'true' },
+        receivedAt: { DataType: 'String', StringValue: expect.stringMatching(/Z$/) },
+        userAgentVersion: { DataType: 'String', StringValue: '10.3.5' },
+      },
+    });
+    const line = output.map((chunk) => chunk.trim()).find((chunk) => chunk.includes('"accepted"'));
+    expect(JSON.parse(line ?? '{}')).toMatchObject({
+      EventId: body.EventId,
+      Event: 'activity.created',
+      ContextIdentifier: 'Cust3',
+    });
+  });
+
+  it.each([
+    ['ThrottlingException', Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' })],
+    ['TimeoutError', Object.assign(new Error('socket timeout'), { name: 'TimeoutError' })],
+    ['QueueDoesNotExist', Object.assign(new Error('gone'), { name: 'QueueDoesNotExist' })],
+  ])('answers 503 with Retry-After on %s', async (_label, error) => {
+    sqs.on(SendMessageCommand).rejects(error);
+    const delivery = buildSampleDelivery(buildSampleBody('contact.changed'), { secret: SECRET });
+
+    const started = performance.now();
+    const result = await handler(httpEvent(delivery.headers, delivery.body));
+
+    expect(result.statusCode).toBe(503);
+    expect(result.headers?.['retry-after']).toBe('1');
+    expect(performance.now() - started).toBeLessThan(3000);
+  });
+
+  it('never writes the secret or the expected signature to logs or answers, even on refusal', async () => {
+    sqs.on(SendMessageCommand).resolves({});
+    const delivery = buildSampleDelivery(buildSampleBody('contact.changed'), { secret: SECRET });
+    const expected = signBody(delivery.body, SECRET);
+    const forged = { ...delivery.headers, 'X-SuperOffice-Signature': signBody(delivery.body, 'guess') };
+
+    const refused = await handler(httpEvent(forged, delivery.body));
+    const accepted = await handler(httpEvent(delivery.headers, delivery.body));
+
+    expect([refused.statusCode, accepted.statusCode]).toEqual([401, 200]);
+    const everything = output.join('') + String(refused.body) + String(accepted.body);
+    expect(everything).not.toContain(SECRET);
+    expect(everything).not.toContain(expected);
+    expect(everything).toContain('signature-invalid');
+  });
+
+  it('answers 400 to an event that is not an HTTP API request', async () => {
+    const result = await handler({} as APIGatewayProxyEventV2);
+    expect(result.statusCode).toBe(400);
+  });
+});

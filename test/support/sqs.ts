@@ -1,0 +1,43 @@
+import type { AddressInfo } from 'node:net';
+import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { createSqsServer } from 'local-aws-sqs';
+
+export interface LocalSqs {
+  endpoint: string;
+  client: SQSClient;
+  createFifoQueue(name: string, attributes?: Record<string, string>): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** local-aws-sqs on an ephemeral loopback port, with an SDK client pointed at it. */
+export async function startLocalSqs(): Promise<LocalSqs> {
+  const server = await createSqsServer({
+    port: 0,
+    hostname: '127.0.0.1',
+    emulateQueueCreationLifecycle: false,
+  });
+  const { port } = server.address() as AddressInfo;
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new SQSClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  return {
+    endpoint,
+    client,
+    async createFifoQueue(name, attributes = {}) {
+      const { QueueUrl } = await client.send(
+        new CreateQueueCommand({
+          QueueName: `${name}.fifo`,
+          Attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'false', ...attributes },
+        }),
+      );
+      return QueueUrl!;
+    },
+    async close() {
+      client.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
