@@ -1,0 +1,285 @@
+import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  paginateQuery,
+  paginateScan,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { gapsOf } from '../webhook-state.js';
+import { VersionConflictError } from './errors.js';
+import { acceptedSk, rowKey, WEBHOOK_SK_PREFIX, webhookSk } from './keys.js';
+import type { EventRecord, Row, Store, Versioned, Webhook } from './types.js';
+
+export interface DynamoStoreConfig {
+  /** Defaults to a client built from the SDK's environment (AWS_ENDPOINT_URL_DYNAMODB included). */
+  client?: DynamoDBDocumentClient;
+  tables: { rows: string; events: string; webhooks: string };
+  /** Days a history record lives before the TTL removes it. */
+  retentionDays: number;
+  now?: () => Date;
+}
+
+export interface WebhookStoreConfig {
+  client?: DynamoDBDocumentClient;
+  table: string;
+}
+
+/** The part of the store that lives in the webhooks table (all the webhook-state worker needs). */
+export type WebhookTableStore = Pick<
+  Store,
+  'listWebhooks' | 'listGaps' | 'markAccepted' | 'getLastAccepted' | 'loadWebhook' | 'saveWebhook'
+>;
+
+type Item = Record<string, unknown>;
+
+/**
+ * The DynamoDB adapter: rows (`rowKey`), events (`rowKey` + `seq`, TTL `expiresAt`) and webhooks
+ * (`context` + `sk`: `webhook#<id>` items and `accepted#<WebhookName>` markers). Every write is a
+ * single conditional item write; a failed condition becomes a domain outcome here (`false`, or a
+ * {@link VersionConflictError}), never an SDK error upstairs.
+ *
+ * @example
+ * const store = createDynamoStore({ tables: { rows: 'r', events: 'e', webhooks: 'w' }, retentionDays: 30 });
+ * await store.getRow('Cust12345', 'contact', 42);
+ */
+export function createDynamoStore(config: DynamoStoreConfig): Store {
+  const doc = config.client ?? defaultClient();
+  const { rows, events } = config.tables;
+  const now = config.now ?? (() => new Date());
+  const retentionSeconds = config.retentionDays * 86_400;
+
+  const loadRow: Store['loadRow'] = async (context, entity, primaryKey) => {
+    const { Item } = await doc.send(
+      new GetCommand({
+        TableName: rows,
+        Key: { rowKey: rowKey(context, entity, primaryKey) },
+        ConsistentRead: true,
+      }),
+    );
+    return versioned<Row>(Item, 'rowKey');
+  };
+
+  return {
+    ...createWebhookStore({ client: doc, table: config.tables.webhooks }),
+
+    loadRow,
+
+    async getRow(context, entity, primaryKey) {
+      return (await loadRow(context, entity, primaryKey)).item;
+    },
+
+    async saveRow(row, expectedVersion) {
+      const key = rowKey(row.context, row.entity, row.primaryKey);
+      const item = { ...defined(row), rowKey: key, version: expectedVersion + 1 };
+      await versionedPut(doc, rows, item, 'rowKey', key, expectedVersion);
+    },
+
+    async recordEvent(record) {
+      const recordedAt = now();
+      const item: Item = {
+        ...defined(record),
+        rowKey: rowKey(record.context, record.entity, record.primaryKey),
+        payload: JSON.stringify(record.payload),
+        recordedAt: recordedAt.toISOString(),
+        expiresAt: Math.floor(recordedAt.getTime() / 1000) + retentionSeconds,
+      };
+      return conditional(() =>
+        doc.send(
+          new PutCommand({
+            TableName: events,
+            Item: item,
+            ConditionExpression: 'attribute_not_exists(rowKey)',
+          }),
+        ),
+      );
+    },
+
+    async listRowEvents(context, entity, primaryKey) {
+      const items = await collect(
+        paginateQuery(
+          { client: doc },
+          {
+            TableName: events,
+            KeyConditionExpression: 'rowKey = :k',
+            ExpressionAttributeValues: { ':k': rowKey(context, entity, primaryKey) },
+            ConsistentRead: true,
+          },
+        ),
+      );
+      return items.map(toEventRecord);
+    },
+  };
+}
+
+/** The webhooks-table half of {@link createDynamoStore}, on its own for the webhook-state worker. */
+export function createWebhookStore(config: WebhookStoreConfig): WebhookTableStore {
+  const doc = config.client ?? defaultClient();
+  const table = config.table;
+
+  const listWebhooks = async (): Promise<Webhook[]> => {
+    const items = await collect(
+      paginateScan(
+        { client: doc },
+        {
+          TableName: table,
+          FilterExpression: 'begins_with(sk, :p)',
+          ExpressionAttributeValues: { ':p': WEBHOOK_SK_PREFIX },
+          ConsistentRead: true,
+        },
+      ),
+    );
+    return items
+      .map(toWebhook)
+      .sort((a, b) => (a.context < b.context ? -1 : a.context > b.context ? 1 : a.webhookId - b.webhookId));
+  };
+
+  const webhooksOf = async (context: string): Promise<Webhook[]> => {
+    const items = await collect(
+      paginateQuery(
+        { client: doc },
+        {
+          TableName: table,
+          KeyConditionExpression: '#c = :c AND begins_with(sk, :p)',
+          ExpressionAttributeNames: { '#c': 'context' },
+          ExpressionAttributeValues: { ':c': context, ':p': WEBHOOK_SK_PREFIX },
+          ConsistentRead: true,
+        },
+      ),
+    );
+    return items.map(toWebhook).sort((a, b) => a.webhookId - b.webhookId);
+  };
+
+  return {
+    listWebhooks,
+
+    async listGaps(context) {
+      const list = context === undefined ? await listWebhooks() : await webhooksOf(context);
+      return list.flatMap(gapsOf);
+    },
+
+    async markAccepted(context, webhookName, accepted) {
+      await conditional(() =>
+        doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: { context, sk: acceptedSk(webhookName) },
+            UpdateExpression: 'SET seq = :s, #t = :t, eventId = :e',
+            ConditionExpression: 'attribute_not_exists(seq) OR seq < :s',
+            ExpressionAttributeNames: { '#t': 'timestamp' },
+            ExpressionAttributeValues: {
+              ':s': accepted.seq,
+              ':t': accepted.timestamp,
+              ':e': accepted.eventId,
+            },
+          }),
+        ),
+      );
+    },
+
+    async getLastAccepted(context, webhookName) {
+      const { Item } = await doc.send(
+        new GetCommand({
+          TableName: table,
+          Key: { context, sk: acceptedSk(webhookName) },
+          ConsistentRead: true,
+        }),
+      );
+      if (Item === undefined) return undefined;
+      return { seq: String(Item.seq), timestamp: String(Item.timestamp), eventId: String(Item.eventId) };
+    },
+
+    async loadWebhook(context, webhookId) {
+      const { Item } = await doc.send(
+        new GetCommand({
+          TableName: table,
+          Key: { context, sk: webhookSk(webhookId) },
+          ConsistentRead: true,
+        }),
+      );
+      return versioned<Webhook>(Item, 'sk');
+    },
+
+    async saveWebhook(webhook, expectedVersion) {
+      const sk = webhookSk(webhook.webhookId);
+      const item = { ...defined(webhook), sk, version: expectedVersion + 1 };
+      await versionedPut(doc, table, item, 'sk', `${webhook.context}/${sk}`, expectedVersion);
+    },
+  };
+}
+
+function defaultClient(): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+}
+
+/** Put that succeeds only on the version it was computed from (or on no item, for version 0). */
+async function versionedPut(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  item: Item,
+  keyAttribute: string,
+  key: string,
+  expectedVersion: number,
+): Promise<void> {
+  const condition =
+    expectedVersion === 0
+      ? { ConditionExpression: `attribute_not_exists(${keyAttribute})` }
+      : {
+          ConditionExpression: '#v = :v',
+          ExpressionAttributeNames: { '#v': 'version' },
+          ExpressionAttributeValues: { ':v': expectedVersion },
+        };
+  const written = await conditional(() =>
+    doc.send(new PutCommand({ TableName: table, Item: item, ...condition })),
+  );
+  if (!written) throw new VersionConflictError(table, key);
+}
+
+/** Runs a conditional write: `true` when written, `false` when its condition failed. */
+async function conditional(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+async function collect(pages: AsyncIterable<{ Items?: Item[] }>): Promise<Item[]> {
+  const items: Item[] = [];
+  for await (const page of pages) items.push(...(page.Items ?? []));
+  return items;
+}
+
+function versioned<T>(item: Item | undefined, keyAttribute: string): Versioned<T> {
+  if (item === undefined) return { item: undefined, version: 0 };
+  return { item: strip(item, keyAttribute, 'version') as T, version: Number(item.version ?? 0) };
+}
+
+function strip(item: Item, ...attributes: string[]): Item {
+  const copy = { ...item };
+  for (const attribute of attributes) delete copy[attribute];
+  return copy;
+}
+
+/** Top-level `undefined` values dropped (a caller's client may not be set to remove them). */
+function defined(value: object): Item {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
+}
+
+function toWebhook(item: Item): Webhook {
+  return strip(item, 'sk', 'version') as unknown as Webhook;
+}
+
+function toEventRecord(item: Item): EventRecord {
+  const record = strip(item, 'rowKey');
+  return {
+    ...(record as unknown as EventRecord),
+    payload: typeof record.payload === 'string' ? JSON.parse(record.payload) : record.payload,
+  };
+}

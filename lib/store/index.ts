@@ -1,0 +1,10 @@
+export {
+  createDynamoStore,
+  createWebhookStore,
+  type DynamoStoreConfig,
+  type WebhookStoreConfig,
+  type WebhookTableStore,
+} from './dynamo.js';
+export { StoreError, VersionConflictError } from './errors.js';
+export { acceptedSk, eventSeq, rowKey, webhookSk } from './keys.js';
+export type * from './types.js';

@@ -1,0 +1,159 @@
+import type { RowEvent, WebhookState } from '../events/index.js';
+
+export type RowEntity = RowEvent['Entity'];
+
+/** `active` until soft- or permanently deleted; `deleted` is final. */
+export type RowStatus = 'active' | 'softdeleted' | 'deleted';
+
+/**
+ * The projection of one contact or activity row, a pure function of the set of events seen for it
+ * (see lib/projection.ts and docs/workers.md for the exact rules).
+ *
+ * Fields ending in `Seq` are order keys (`normalisedTimestamp#EventId`) kept so that a late event can
+ * be merged without a read of the history; they are bookkeeping, not data.
+ */
+export interface Row {
+  context: string;
+  entity: RowEntity;
+  primaryKey: number;
+  status: RowStatus;
+  /** FieldValues of the newest event that carried them (created events), exactly as delivered. */
+  fieldValues?: Record<string, unknown>;
+  fieldValuesTimestamp?: string;
+  fieldValuesSeq?: string;
+  /** Values of the newest event that carried them (deleted events), exactly as delivered. */
+  values?: Record<string, unknown>;
+  valuesSeq?: string;
+  /** Fields named by changed/softdeleted events newer than `fieldValues`: those values are stale. Sorted. */
+  changedFields: string[];
+  /** For each field of `changedFields`, the order key of the newest event that named it. */
+  changedFieldSeqs: Record<string, string>;
+  lastEventId: string;
+  lastEvent: RowEvent['Event'];
+  /** The newest event's Timestamp exactly as the sender wrote it. */
+  lastTimestamp: string;
+  lastSeq: string;
+  changedByAssociateId: number;
+  /** Distinct events merged into the row (late ones included, duplicates not). */
+  eventCount: number;
+  /** Timestamp of the oldest created event seen. */
+  createdAt?: string;
+  /** Timestamp of the newest softdeleted event seen (kept after a restore, so nothing is hidden). */
+  softDeletedAt?: string;
+  /** Timestamp of the oldest deleted event seen. */
+  deletedAt?: string;
+  /** Order keys of the newest events merged (at most RECENT_WINDOW), ascending: exact duplicate detection. */
+  recentSeqs: string[];
+}
+
+/** One accepted event in a row's history (events table), oldest first when listed. */
+export interface EventRecord {
+  context: string;
+  entity: RowEntity | 'webhook';
+  primaryKey: number;
+  seq: string;
+  eventId: string;
+  eventName: string;
+  timestamp: string;
+  changedByAssociateId: number;
+  /** Changed by one of IGNORE_ASSOCIATE_IDS: the integration's own write coming back. */
+  echo: boolean;
+  signatureVerified?: boolean;
+  receivedAt?: string;
+  recordedAt: string;
+  /** Epoch seconds; DynamoDB's TTL removes the record after EVENT_RETENTION_DAYS. */
+  expiresAt: number;
+  /** The event as delivered (parsed JSON body). */
+  payload: Record<string, unknown>;
+}
+
+/** A history record before the store stamps it. */
+export type NewEventRecord = Omit<EventRecord, 'recordedAt' | 'expiresAt'>;
+
+/** One state event of a webhook, kept in the webhook item: the input of gaps and stateChangedAt. */
+export interface StateTransition {
+  seq: string;
+  eventId: string;
+  timestamp: string;
+  state: WebhookState;
+  /**
+   * For a non-Active state: where a gap it opens starts, captured when the event was first merged —
+   * the last row event accepted for the context (under the same WebhookName) if older than this event,
+   * else this event's Timestamp.
+   */
+  gapFrom?: string;
+}
+
+export interface Webhook {
+  context: string;
+  webhookId: number;
+  webhookName: string;
+  state: WebhookState;
+  stateName: 'Active' | 'Stopped' | 'TooManyErrors';
+  /** FieldValues.state as the sender reported it; recorded, never trusted (see the spec's samples). */
+  reportedState: number;
+  events: number;
+  registered: string;
+  registeredAssociateId: number;
+  updated: string;
+  updatedAssociateId: number;
+  lastEventId: string;
+  lastTimestamp: string;
+  lastSeq: string;
+  /** Timestamp of the state event that started the current state. */
+  stateChangedAt: string;
+  eventCount: number;
+  /** Every state event seen, ascending by order key (at most MAX_TRANSITIONS, oldest dropped). */
+  transitions: StateTransition[];
+}
+
+/** A window in which a webhook was not Active, so events may have been missed. */
+export interface Gap {
+  context: string;
+  webhookId: number;
+  webhookName: string;
+  /** Re-fetch changes from here: the last event accepted before the webhook left Active. */
+  openedAt: string;
+  openedByEventId: string;
+  /** Absent while the webhook is still not Active. */
+  closedAt?: string;
+  closedByEventId?: string;
+}
+
+/** The newest row event accepted for a context under one WebhookName (gap bookkeeping). */
+export interface LastAccepted {
+  seq: string;
+  timestamp: string;
+  eventId: string;
+}
+
+/** What the local admin API and the tests read. */
+export interface StoreReader {
+  getRow(context: string, entity: RowEntity, primaryKey: number): Promise<Row | undefined>;
+  /** History of a row, oldest first (entity `webhook` lists nothing: state events live in the webhook item). */
+  listRowEvents(context: string, entity: RowEntity, primaryKey: number): Promise<EventRecord[]>;
+  listWebhooks(): Promise<Webhook[]>;
+  listGaps(context?: string): Promise<Gap[]>;
+}
+
+/** A stored item with the version its conditional write must match. */
+export interface Versioned<T> {
+  item: T | undefined;
+  /** 0 when the item does not exist. */
+  version: number;
+}
+
+export interface StoreWriter {
+  /** Writes a history record if it is not there yet (stamping recordedAt/expiresAt); `false` when it already was. */
+  recordEvent(record: NewEventRecord): Promise<boolean>;
+  loadRow(context: string, entity: RowEntity, primaryKey: number): Promise<Versioned<Row>>;
+  /** One conditional put; throws {@link VersionConflictError} when the item moved since `expectedVersion`. */
+  saveRow(row: Row, expectedVersion: number): Promise<void>;
+  /** Raises the context's last-accepted marker for `webhookName` (never lowers it). */
+  markAccepted(context: string, webhookName: string, accepted: LastAccepted): Promise<void>;
+  getLastAccepted(context: string, webhookName: string): Promise<LastAccepted | undefined>;
+  loadWebhook(context: string, webhookId: number): Promise<Versioned<Webhook>>;
+  saveWebhook(webhook: Webhook, expectedVersion: number): Promise<void>;
+}
+
+export type Store = StoreReader & StoreWriter;
