@@ -1,0 +1,26 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { SNSClient } from '@aws-sdk/client-sns';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { readStateWorkerConfig } from '../lib/config/workers.js';
+import { hooks } from '../lib/hooks.js';
+import { createWebhookStore } from '../lib/store/index.js';
+import { createSnsAlertPublisher, createStateWorker } from '../lib/workers/index.js';
+
+const config = readStateWorkerConfig();
+const logger = new Logger();
+const metrics = new Metrics({ namespace: 'CrmWebhookReceiver' });
+const worker = createStateWorker({
+  store: createWebhookStore({ table: config.webhooksTable }),
+  hooks,
+  alerts:
+    config.alertTopicArn === undefined
+      ? undefined
+      : createSnsAlertPublisher({ client: new SNSClient({}), topicArn: config.alertTopicArn }),
+  logger,
+  metrics,
+});
+
+/** SQS (webhook-state FIFO queue) → webhooks table; alerts when a webhook enters TooManyErrors. */
+export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
+  worker(event, context);

@@ -1,0 +1,48 @@
+import { isRowEvent } from '../events/index.js';
+import type { RowEntity } from '../store/types.js';
+import { InvalidRecordError } from './errors.js';
+import { createFifoBatchHandler, type SqsBatchHandler } from './handler.js';
+import { decodeRecord } from './record.js';
+import { processRowEvent, type RowWorkerDeps } from './rows.js';
+import { processStateEvent, type StateWorkerDeps } from './webhooks.js';
+
+export { type AlertPublisher, createSnsAlertPublisher } from './alerts.js';
+export * from './errors.js';
+export { createFifoBatchHandler, type SqsBatchHandler } from './handler.js';
+export { type DeliveryMeta, decodeRecord } from './record.js';
+export { processRowEvent, type RowStore, type RowWorkerDeps } from './rows.js';
+export { processStateEvent, type StateWorkerDeps, type WebhookStore } from './webhooks.js';
+
+/** The SQS handler of the contact or activity queue. */
+export function createRowWorker(deps: RowWorkerDeps & { entity: RowEntity }): SqsBatchHandler {
+  return createFifoBatchHandler(async (record) => {
+    const { event, meta } = decodeRecord(record);
+    if (!isRowEvent(event) || event.Entity !== deps.entity) {
+      throw new InvalidRecordError(
+        `the ${deps.entity} worker does not handle ${event.Event}`,
+        record.messageId,
+        {
+          eventId: event.EventId,
+        },
+      );
+    }
+    await processRowEvent(deps, event, meta);
+  }, deps);
+}
+
+/** The SQS handler of the webhook-state queue. */
+export function createStateWorker(deps: StateWorkerDeps): SqsBatchHandler {
+  return createFifoBatchHandler(async (record) => {
+    const { event, meta } = decodeRecord(record);
+    if (isRowEvent(event)) {
+      throw new InvalidRecordError(
+        `the webhook-state worker does not handle ${event.Event}`,
+        record.messageId,
+        {
+          eventId: event.EventId,
+        },
+      );
+    }
+    await processStateEvent(deps, event, meta);
+  }, deps);
+}
