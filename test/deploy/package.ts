@@ -1,0 +1,62 @@
+import { execFile } from 'node:child_process';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+export const STAGE = 'dev';
+export const REGION = 'eu-west-1';
+export const FUNCTIONS = ['ingest', 'contactWorker', 'activityWorker', 'webhookStateWorker'] as const;
+export type FunctionKey = (typeof FUNCTIONS)[number];
+
+/** The entry file of each function, as serverless.yml names it. */
+export const ENTRIES: Record<FunctionKey, string> = {
+  ingest: 'functions/ingest',
+  contactWorker: 'functions/contact-worker',
+  activityWorker: 'functions/activity-worker',
+  webhookStateWorker: 'functions/webhook-state-worker',
+};
+
+export interface Resource {
+  Type: string;
+  Properties: Record<string, unknown>;
+  Condition?: string;
+  DependsOn?: unknown;
+}
+
+export interface Template {
+  Resources: Record<string, Resource>;
+  Conditions?: Record<string, unknown>;
+  Outputs: Record<string, { Value: unknown; Description?: string }>;
+}
+
+/**
+ * Runs `osls package` offline (fake credentials, no AWS call) and returns the generated template.
+ * Slow (bundles four functions): call it once per test file, in a beforeAll.
+ */
+export async function packageStack(): Promise<Template> {
+  await promisify(execFile)(
+    join(ROOT, 'node_modules', '.bin', 'osls'),
+    ['package', '--stage', STAGE, '--region', REGION],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        AWS_ACCESS_KEY_ID: 'AKIAIOSFODNN7EXAMPLE',
+        AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+        AWS_REGION: REGION,
+        SLS_TELEMETRY_DISABLED: '1',
+        SLS_NOTIFICATIONS_MODE: 'off',
+      },
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
+  return JSON.parse(
+    await readFile(join(ROOT, '.serverless', 'cloudformation-template-update-stack.json'), 'utf8'),
+  ) as Template;
+}
+
+/** Size in bytes of a function's minified bundle as packaged (serverless-esbuild keeps its output folder). */
+export async function bundleSize(key: FunctionKey): Promise<number> {
+  return (await stat(join(ROOT, '.esbuild', '.build', `${ENTRIES[key]}.mjs`))).size;
+}

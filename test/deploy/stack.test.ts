@@ -1,0 +1,482 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadDefinitions, QUEUE_KEYS, SERVICE, TABLE_KEYS } from '../../infra/definitions.js';
+import {
+  bundleSize,
+  FUNCTIONS,
+  type FunctionKey,
+  packageStack,
+  type Resource,
+  STAGE,
+  type Template,
+} from './package.js';
+
+const PREFIX = `${SERVICE}-${STAGE}`;
+const BUNDLE_BUDGET_BYTES = 350 * 1024;
+const getAtt = (logicalId: string, attribute = 'Arn') => ({ 'Fn::GetAtt': [logicalId, attribute] });
+const ref = (logicalId: string) => ({ Ref: logicalId });
+const pascal = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
+
+let template: Template;
+
+beforeAll(async () => {
+  template = await packageStack();
+}, 300_000);
+
+function resource(logicalId: string, type?: string): Resource {
+  const found = template.Resources[logicalId];
+  if (!found) throw new Error(`no resource ${logicalId} in the template`);
+  if (type !== undefined) expect(found.Type).toBe(type);
+  return found;
+}
+
+function ofType(type: string): Array<[string, Resource]> {
+  return Object.entries(template.Resources).filter(([, r]) => r.Type === type);
+}
+
+function fn(key: FunctionKey): Resource {
+  return resource(`${pascal(key)}LambdaFunction`, 'AWS::Lambda::Function');
+}
+
+function workerTimeouts(): number[] {
+  return (['contactWorker', 'activityWorker', 'webhookStateWorker'] as const).map(
+    (key) => fn(key).Properties.Timeout as number,
+  );
+}
+
+describe('functions', () => {
+  it('are four, on nodejs22.x arm64, each with its own role and tags', () => {
+    expect(
+      ofType('AWS::Lambda::Function')
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual(FUNCTIONS.map((key) => `${pascal(key)}LambdaFunction`).sort());
+    for (const key of FUNCTIONS) {
+      const { Properties } = fn(key);
+      expect(Properties.Runtime).toBe('nodejs22.x');
+      expect(Properties.Architectures).toEqual(['arm64']);
+      expect(Properties.Handler).toMatch(/\.handler$/);
+      expect(Properties.Role).toEqual(getAtt(`${pascal(key)}Role`));
+      expect(Properties.Tags).toEqual(
+        expect.arrayContaining([
+          { Key: 'application', Value: SERVICE },
+          { Key: 'stage', Value: STAGE },
+        ]),
+      );
+      expect(Properties).not.toHaveProperty('ReservedConcurrentExecutions');
+    }
+    expect(template.Resources).not.toHaveProperty('IamRoleLambdaExecution');
+  });
+
+  it('ingest answers within a few seconds and has no concurrency cap', () => {
+    const { Properties } = fn('ingest');
+    expect(Properties.Timeout).toBeGreaterThanOrEqual(3);
+    expect(Properties.Timeout).toBeLessThanOrEqual(10);
+    expect(Properties).not.toHaveProperty('ReservedConcurrentExecutions');
+    expect(Properties).not.toHaveProperty('ProvisionedConcurrencyConfig');
+  });
+
+  it('ingest gets its queues, the name of its secrets parameter, and never a secret', () => {
+    const env = (fn('ingest').Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(env).toMatchObject({
+      CONTACT_QUEUE_URL: ref('ContactQueue'),
+      ACTIVITY_QUEUE_URL: ref('ActivityQueue'),
+      WEBHOOK_STATE_QUEUE_URL: ref('WebhookStateQueue'),
+      PARKED_QUEUE_URL: ref('ParkedQueue'),
+      WEBHOOK_SECRETS_PARAMETER: `/${SERVICE}/${STAGE}/webhook-secrets`,
+      ALLOW_UNSIGNED: 'false',
+      POWERTOOLS_METRICS_NAMESPACE: 'CrmWebhookReceiver',
+      POWERTOOLS_SERVICE_NAME: SERVICE,
+    });
+    for (const key of FUNCTIONS) {
+      const variables = (fn(key).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables).not.toHaveProperty('WEBHOOK_SECRET');
+      expect(variables).not.toHaveProperty('WEBHOOK_SECRETS');
+    }
+  });
+
+  it('workers get their tables; the state worker gets the alert topic', () => {
+    const env = (key: FunctionKey) =>
+      (fn(key).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    for (const key of ['contactWorker', 'activityWorker'] as const) {
+      expect(env(key)).toMatchObject({
+        ROWS_TABLE: ref('RowsTable'),
+        EVENTS_TABLE: ref('EventsTable'),
+        WEBHOOKS_TABLE: ref('WebhooksTable'),
+      });
+    }
+    expect(env('webhookStateWorker')).toMatchObject({
+      ROWS_TABLE: ref('RowsTable'),
+      EVENTS_TABLE: ref('EventsTable'),
+      WEBHOOKS_TABLE: ref('WebhooksTable'),
+      ALERT_TOPIC_ARN: ref('AlertTopic'),
+    });
+  });
+
+  it('ingest is routed from POST /webhook on the HTTP API', () => {
+    const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey);
+    expect(routes).toEqual(['POST /webhook']);
+    const integrations = ofType('AWS::ApiGatewayV2::Integration');
+    expect(integrations).toHaveLength(1);
+    expect(JSON.stringify(integrations[0]?.[1].Properties.IntegrationUri)).toContain('IngestLambdaFunction');
+  });
+});
+
+describe('event source mappings', () => {
+  const expected = {
+    contactWorker: 'ContactQueue',
+    activityWorker: 'ActivityQueue',
+    webhookStateWorker: 'WebhookStateQueue',
+  } as const;
+
+  it('one per worker queue: batches of 10, partial batch failures, bounded concurrency', () => {
+    const mappings = ofType('AWS::Lambda::EventSourceMapping');
+    expect(mappings).toHaveLength(3);
+    for (const [key, queue] of Object.entries(expected)) {
+      const mapping = mappings.find(([, r]) =>
+        JSON.stringify(r.Properties.FunctionName).includes(`${pascal(key)}LambdaFunction`),
+      );
+      expect(mapping, key).toBeDefined();
+      const props = mapping![1].Properties;
+      expect(props.EventSourceArn).toEqual(getAtt(queue));
+      expect(props.BatchSize).toBe(10);
+      expect(props.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+      const { MaximumConcurrency } = props.ScalingConfig as { MaximumConcurrency: number };
+      expect(MaximumConcurrency).toBeGreaterThanOrEqual(2);
+      expect(MaximumConcurrency).toBeLessThanOrEqual(1000);
+    }
+  });
+});
+
+describe('queues', () => {
+  const fifo = {
+    FifoQueue: true,
+    ContentBasedDeduplication: false,
+    DeduplicationScope: 'messageGroup',
+    FifoThroughputLimit: 'perMessageGroupId',
+    MessageRetentionPeriod: 14 * 24 * 3600,
+    SqsManagedSseEnabled: true,
+  };
+  const names: Record<string, string> = {
+    contact: 'contact',
+    activity: 'activity',
+    webhookState: 'webhook-state',
+    parked: 'parked',
+  };
+
+  it('are eight: four FIFO queues and their FIFO dead-letter queues', () => {
+    expect(ofType('AWS::SQS::Queue')).toHaveLength(8);
+  });
+
+  it.each(QUEUE_KEYS)(
+    '%s: high-throughput FIFO, 14 days, encrypted, redriven to its DLQ after 5 receives',
+    (key) => {
+      const queue = resource(`${pascal(key)}Queue`, 'AWS::SQS::Queue').Properties;
+      expect(queue).toMatchObject({ ...fifo, QueueName: `${PREFIX}-${names[key]}.fifo` });
+      expect(queue.VisibilityTimeout).toBeGreaterThanOrEqual(6 * Math.max(...workerTimeouts()));
+      expect(queue.RedrivePolicy).toEqual({
+        deadLetterTargetArn: getAtt(`${pascal(key)}DeadLetterQueue`),
+        maxReceiveCount: 5,
+      });
+    },
+  );
+
+  it.each(QUEUE_KEYS)(
+    '%s DLQ: FIFO, 14 days, encrypted, redrive allowed from its source queue only',
+    (key) => {
+      const dlq = resource(`${pascal(key)}DeadLetterQueue`, 'AWS::SQS::Queue').Properties;
+      expect(dlq).toMatchObject({ ...fifo, QueueName: `${PREFIX}-${names[key]}-dlq.fifo` });
+      expect(dlq).not.toHaveProperty('RedrivePolicy');
+      expect(dlq.RedriveAllowPolicy).toEqual({
+        redrivePermission: 'byQueue',
+        sourceQueueArns: [
+          {
+            'Fn::Sub': `arn:\${AWS::Partition}:sqs:\${AWS::Region}:\${AWS::AccountId}:${PREFIX}-${names[key]}.fifo`,
+          },
+        ],
+      });
+    },
+  );
+});
+
+describe('tables', () => {
+  const keys = {
+    rows: [{ AttributeName: 'rowKey', KeyType: 'HASH' }],
+    events: [
+      { AttributeName: 'rowKey', KeyType: 'HASH' },
+      { AttributeName: 'seq', KeyType: 'RANGE' },
+    ],
+    webhooks: [
+      { AttributeName: 'context', KeyType: 'HASH' },
+      { AttributeName: 'sk', KeyType: 'RANGE' },
+    ],
+  };
+
+  it('are three', () => {
+    expect(ofType('AWS::DynamoDB::Table')).toHaveLength(3);
+  });
+
+  it.each(TABLE_KEYS)(
+    '%s: on demand, fixed keys, point-in-time recovery, deletion protection on prod',
+    (key) => {
+      const table = resource(`${pascal(key)}Table`, 'AWS::DynamoDB::Table').Properties;
+      expect(table).toMatchObject({
+        TableName: `${PREFIX}-${key}`,
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: keys[key],
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        DeletionProtectionEnabled: { 'Fn::If': ['IsProd', true, false] },
+      });
+      expect(table).not.toHaveProperty('ProvisionedThroughput');
+    },
+  );
+
+  it('deletion protection is bound to the stage being prod', () => {
+    expect(template.Conditions?.IsProd).toEqual({ 'Fn::Equals': [STAGE, 'prod'] });
+  });
+
+  it('events expire through the TTL attribute expiresAt; the other tables have no TTL', () => {
+    expect(resource('EventsTable').Properties.TimeToLiveSpecification).toEqual({
+      AttributeName: 'expiresAt',
+      Enabled: true,
+    });
+    expect(resource('RowsTable').Properties).not.toHaveProperty('TimeToLiveSpecification');
+    expect(resource('WebhooksTable').Properties).not.toHaveProperty('TimeToLiveSpecification');
+  });
+});
+
+describe('IAM', () => {
+  type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
+  const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+  const consume = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
+  const allow = (Action: string | string[], Resource: unknown): Statement => ({
+    Effect: 'Allow',
+    Action,
+    Resource,
+  });
+
+  const expected: Record<FunctionKey, Statement[]> = {
+    ingest: [
+      allow(logs, getAtt('IngestLogGroup')),
+      allow('sqs:SendMessage', [
+        getAtt('ContactQueue'),
+        getAtt('ActivityQueue'),
+        getAtt('WebhookStateQueue'),
+        getAtt('ParkedQueue'),
+      ]),
+      allow('ssm:GetParameter', {
+        'Fn::Sub': `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${SERVICE}/${STAGE}/webhook-secrets`,
+      }),
+    ],
+    contactWorker: [
+      allow(logs, getAtt('ContactWorkerLogGroup')),
+      allow(consume, getAtt('ContactQueue')),
+      allow(['dynamodb:GetItem', 'dynamodb:PutItem'], getAtt('RowsTable')),
+      allow('dynamodb:PutItem', getAtt('EventsTable')),
+      allow('dynamodb:UpdateItem', getAtt('WebhooksTable')),
+    ],
+    activityWorker: [
+      allow(logs, getAtt('ActivityWorkerLogGroup')),
+      allow(consume, getAtt('ActivityQueue')),
+      allow(['dynamodb:GetItem', 'dynamodb:PutItem'], getAtt('RowsTable')),
+      allow('dynamodb:PutItem', getAtt('EventsTable')),
+      allow('dynamodb:UpdateItem', getAtt('WebhooksTable')),
+    ],
+    webhookStateWorker: [
+      allow(logs, getAtt('WebhookStateWorkerLogGroup')),
+      allow(consume, getAtt('WebhookStateQueue')),
+      allow('dynamodb:PutItem', getAtt('EventsTable')),
+      allow(['dynamodb:GetItem', 'dynamodb:PutItem'], getAtt('WebhooksTable')),
+      allow('sns:Publish', ref('AlertTopic')),
+    ],
+  };
+
+  it.each(FUNCTIONS)('%s: a role Lambda alone can assume, with exactly the statements it needs', (key) => {
+    const role = resource(`${pascal(key)}Role`, 'AWS::IAM::Role').Properties;
+    expect(role.AssumeRolePolicyDocument).toEqual({
+      Version: '2012-10-17',
+      Statement: [
+        { Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' }, Action: 'sts:AssumeRole' },
+      ],
+    });
+    expect(role).not.toHaveProperty('ManagedPolicyArns');
+    const policies = role.Policies as Array<{ PolicyDocument: { Statement: Statement[] } }>;
+    expect(policies).toHaveLength(1);
+    expect(policies[0]?.PolicyDocument.Statement).toEqual(expected[key]);
+  });
+
+  it('no statement anywhere in the template grants a `*` resource or a wildcard action', () => {
+    const statements: Statement[] = [];
+    for (const [, r] of Object.entries(template.Resources)) {
+      if (r.Type === 'AWS::IAM::Role') {
+        for (const policy of (r.Properties.Policies ?? []) as Array<{
+          PolicyDocument: { Statement: Statement[] };
+        }>) {
+          statements.push(...policy.PolicyDocument.Statement);
+        }
+      }
+      if (r.Type === 'AWS::IAM::Policy' || r.Type === 'AWS::IAM::ManagedPolicy') {
+        statements.push(...(r.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+      }
+    }
+    expect(statements.length).toBeGreaterThan(0);
+    for (const statement of statements) {
+      const resources = [statement.Resource].flat();
+      expect(resources.length).toBeGreaterThan(0);
+      for (const value of resources) {
+        expect(value).not.toBe('*');
+        if (typeof value === 'string') expect(value).not.toMatch(/:\*$|^arn:[^:]*:[^:]*:[^:]*:[^:]*:\*/);
+      }
+      for (const action of [statement.Action].flat()) expect(action).not.toMatch(/\*/);
+    }
+  });
+});
+
+describe('alarms and alerts', () => {
+  const alarms = () => ofType('AWS::CloudWatch::Alarm').map(([, r]) => r.Properties);
+  const alarmOn = (metric: string, dimension: unknown) =>
+    alarms().filter(
+      (a) => a.MetricName === metric && JSON.stringify(a.Dimensions).includes(JSON.stringify(dimension)),
+    );
+
+  it('an SNS alert topic, with an e-mail subscription only when alertEmail is given', () => {
+    expect(resource('AlertTopic', 'AWS::SNS::Topic').Properties.TopicName).toBe(`${PREFIX}-alerts`);
+    const subscription = resource('AlertEmailSubscription', 'AWS::SNS::Subscription');
+    expect(subscription.Condition).toBe('HasAlertEmail');
+    expect(subscription.Properties).toMatchObject({ Protocol: 'email', TopicArn: ref('AlertTopic') });
+    expect(template.Conditions?.HasAlertEmail).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] });
+  });
+
+  it('every alarm notifies the alert topic', () => {
+    expect(alarms().length).toBeGreaterThanOrEqual(11);
+    for (const alarm of alarms()) {
+      expect(alarm.AlarmActions).toEqual([ref('AlertTopic')]);
+      expect(alarm.TreatMissingData).toBe('notBreaching');
+    }
+  });
+
+  it.each(QUEUE_KEYS)('%s DLQ: alarm on more than 0 messages', (key) => {
+    const found = alarmOn(
+      'ApproximateNumberOfMessagesVisible',
+      getAtt(`${pascal(key)}DeadLetterQueue`, 'QueueName'),
+    );
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      Namespace: 'AWS/SQS',
+    });
+  });
+
+  it('parked queue: alarm on more than 0 messages', () => {
+    const found = alarmOn('ApproximateNumberOfMessagesVisible', getAtt('ParkedQueue', 'QueueName'));
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+  });
+
+  it('ingest 5xx answers on the HTTP API', () => {
+    const found = alarmOn('5xx', { Name: 'ApiId', Value: ref('HttpApi') });
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ Namespace: 'AWS/ApiGateway', Statistic: 'Sum', Threshold: 0 });
+  });
+
+  it.each(['ContactQueue', 'ActivityQueue', 'WebhookStateQueue'])(
+    '%s: age of the oldest message',
+    (queue) => {
+      const found = alarmOn('ApproximateAgeOfOldestMessage', getAtt(queue, 'QueueName'));
+      expect(found).toHaveLength(1);
+      expect(found[0]?.Threshold).toBeGreaterThan(0);
+    },
+  );
+
+  it('a webhook entering TooManyErrors, and rejected deliveries, from the receiver’s own metrics', () => {
+    for (const metric of ['WebhookTooManyErrors', 'Rejected']) {
+      const found = alarmOn(metric, { Name: 'service', Value: SERVICE });
+      expect(found, metric).toHaveLength(1);
+      expect(found[0]).toMatchObject({ Namespace: 'CrmWebhookReceiver', Statistic: 'Sum', Threshold: 0 });
+    }
+  });
+});
+
+describe('outputs', () => {
+  it('the webhook URL, queue URLs, DLQ ARNs, table names and the alert topic', () => {
+    expect(template.Outputs.WebhookUrl?.Value).toEqual({
+      'Fn::Join': ['', [getAtt('HttpApi', 'ApiEndpoint'), '/webhook']],
+    });
+    for (const key of QUEUE_KEYS) {
+      expect(template.Outputs[`${pascal(key)}QueueUrl`]?.Value).toEqual(ref(`${pascal(key)}Queue`));
+      expect(template.Outputs[`${pascal(key)}DeadLetterQueueUrl`]?.Value).toEqual(
+        ref(`${pascal(key)}DeadLetterQueue`),
+      );
+      expect(template.Outputs[`${pascal(key)}DeadLetterQueueArn`]?.Value).toEqual(
+        getAtt(`${pascal(key)}DeadLetterQueue`),
+      );
+    }
+    for (const key of TABLE_KEYS) {
+      expect(template.Outputs[`${pascal(key)}TableName`]?.Value).toEqual(ref(`${pascal(key)}Table`));
+    }
+    expect(template.Outputs.AlertTopicArn?.Value).toEqual(ref('AlertTopic'));
+  });
+});
+
+describe('the local runtime’s definitions', () => {
+  it('equal the deployed queues', () => {
+    const { queues } = loadDefinitions({ stage: STAGE });
+    for (const queue of queues) {
+      const deployed = resource(queue.logicalId).Properties;
+      const deployedDlq = resource(queue.dlq.logicalId).Properties;
+      expect(queue.name).toBe(deployed.QueueName);
+      expect(queue.dlq.name).toBe(deployedDlq.QueueName);
+      expect(queue.dlq.maxReceiveCount).toBe(
+        (deployed.RedrivePolicy as { maxReceiveCount: number }).maxReceiveCount,
+      );
+      expect(queue.fifo).toBe(deployed.FifoQueue);
+      expect(queue.visibilityTimeout).toBe(deployed.VisibilityTimeout);
+      expect(queue.messageRetentionPeriod).toBe(deployed.MessageRetentionPeriod);
+      expect(queue.attributes).toEqual(asAttributes(deployed, ['QueueName', 'RedrivePolicy']));
+      expect(queue.dlq.attributes).toEqual(asAttributes(deployedDlq, ['QueueName', 'RedriveAllowPolicy']));
+      expect(fn('ingest').Properties.Environment).toMatchObject({
+        Variables: { [queue.envVar]: ref(queue.logicalId) },
+      });
+    }
+  });
+
+  it('equal the deployed tables', () => {
+    const { tables } = loadDefinitions({ stage: STAGE });
+    expect(tables.map((t) => t.key)).toEqual(['rows', 'events', 'webhooks']);
+    for (const table of tables) {
+      const deployed = resource(table.logicalId).Properties;
+      expect(table.createTableInput).toEqual({
+        TableName: deployed.TableName,
+        AttributeDefinitions: deployed.AttributeDefinitions,
+        KeySchema: deployed.KeySchema,
+        BillingMode: deployed.BillingMode,
+      });
+      expect(table.ttlAttribute).toBe(
+        (deployed.TimeToLiveSpecification as { AttributeName?: string } | undefined)?.AttributeName,
+      );
+      expect(fn('contactWorker').Properties.Environment).toMatchObject({
+        Variables: { [table.envVar]: ref(table.logicalId) },
+      });
+    }
+  });
+});
+
+describe('bundles', () => {
+  it.each(FUNCTIONS)(
+    `%s: one ESM file of at most ${BUNDLE_BUDGET_BYTES / 1024} KB, minified`,
+    async (key) => {
+      const size = await bundleSize(key);
+      expect(size).toBeGreaterThan(10_000);
+      expect(size).toBeLessThanOrEqual(BUNDLE_BUDGET_BYTES);
+    },
+  );
+});
+
+/** The CloudFormation properties of a queue as SQS CreateQueue attributes (strings). */
+function asAttributes(properties: Record<string, unknown>, without: string[]): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(properties)
+      .filter(([name]) => !without.includes(name))
+      .map(([name, value]) => [name, String(value)]),
+  );
+}
