@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { CreateTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { loadDefinitions } from '../../infra/definitions.js';
+
+type Dynalite = (options: { createTableMs?: number; deleteTableMs?: number; updateTableMs?: number }) => Server;
+const dynalite = createRequire(import.meta.url)('dynalite') as Dynalite;
+
+export const FAKE_AWS_ENV = {
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'x',
+  AWS_SECRET_ACCESS_KEY: 'x',
+} as const;
+
+export interface TableNames {
+  rows: string;
+  events: string;
+  webhooks: string;
+}
+
+export interface LocalDynamo {
+  endpoint: string;
+  client: DynamoDBClient;
+  doc: DynamoDBDocumentClient;
+  /** Creates the receiver's three tables from infra/resources.yml under a fresh stage name. */
+  createTables(): Promise<TableNames>;
+  close(): Promise<void>;
+}
+
+/** An in-memory dynalite on an ephemeral loopback port, with SDK clients pointed at it. */
+export async function startDynalite(): Promise<LocalDynamo> {
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new DynamoDBClient({
+    endpoint,
+    region: FAKE_AWS_ENV.AWS_REGION,
+    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+  });
+  const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  return {
+    endpoint,
+    client,
+    doc,
+    async createTables() {
+      const stage = `t${randomUUID().slice(0, 8)}`;
+      const { tables } = loadDefinitions({ stage });
+      for (const table of tables) {
+        await client.send(new CreateTableCommand(table.createTableInput));
+        if (table.ttlAttribute !== undefined) {
+          await client.send(
+            new UpdateTimeToLiveCommand({
+              TableName: table.name,
+              TimeToLiveSpecification: { AttributeName: table.ttlAttribute, Enabled: true },
+            }),
+          ).catch(() => undefined); // dynalite has no TTL API; the attribute is still written and asserted
+        }
+      }
+      const name = (key: string): string => tables.find((table) => table.key === key)!.name;
+      return { rows: name('rows'), events: name('events'), webhooks: name('webhooks') };
+    },
+    async close() {
+      client.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

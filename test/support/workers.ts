@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { RowEvent, WebhookStateEvent } from '../../lib/events/index.js';
+import { parseDeliveryEvent } from '../../lib/events/index.js';
+import { routeEvent } from '../../lib/routing.js';
+import { buildSampleBody, dotNetTimestamp, type SampleEventName, type SampleOptions } from '../../lib/samples.js';
+
+/** A Logger that prints nothing and a Metrics that publishes nothing (spy on them to assert). */
+export function quietObservability(): { logger: Logger; metrics: Metrics } {
+  const logger = new Logger({ logLevel: 'SILENT', serviceName: 'test' });
+  const previous = process.env.POWERTOOLS_METRICS_DISABLED;
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  const metrics = new Metrics({ namespace: 'CrmWebhookReceiver', serviceName: 'test' });
+  if (previous === undefined) delete process.env.POWERTOOLS_METRICS_DISABLED;
+  else process.env.POWERTOOLS_METRICS_DISABLED = previous;
+  return { logger, metrics };
+}
+
+/** `base` plus `seconds` as the sender writes a Timestamp (7 fractional digits). */
+export function at(seconds: number, base = Date.UTC(2025, 4, 14, 12, 0, 0)): string {
+  return dotNetTimestamp(new Date(base + Math.round(seconds * 1000)));
+}
+
+/** A typed, validated event built from the realistic samples. */
+export function rowEvent(name: Exclude<SampleEventName, `webhook.${string}`>, options: SampleOptions = {}): RowEvent {
+  const parsed = parseDeliveryEvent(buildSampleBody(name, options));
+  if (!parsed.ok) throw new Error(parsed.detail);
+  return parsed.event as RowEvent;
+}
+
+export function stateEvent(name: `webhook.${'started' | 'stopped' | 'errors'}`, options: SampleOptions = {}): WebhookStateEvent {
+  const parsed = parseDeliveryEvent(buildSampleBody(name, options));
+  if (!parsed.ok) throw new Error(parsed.detail);
+  return parsed.event as WebhookStateEvent;
+}
+
+/** An SQS record as the ingest would have queued `body` (group and dedup ids from the routing). */
+export function sqsRecord(
+  body: Record<string, unknown> | RowEvent | WebhookStateEvent,
+  options: { base64?: boolean; raw?: string; messageId?: string } = {},
+): SQSRecord {
+  const text = options.raw ?? JSON.stringify(body);
+  const parsed = parseDeliveryEvent(body);
+  const route = parsed.ok ? routeEvent(parsed.event) : { groupId: 'parked', deduplicationId: randomUUID() };
+  const attribute = (value: string) => ({ stringValue: value, dataType: 'String', stringListValues: [], binaryListValues: [] });
+  return {
+    messageId: options.messageId ?? randomUUID(),
+    receiptHandle: randomUUID(),
+    body: options.base64 ? Buffer.from(text).toString('base64') : text,
+    attributes: {
+      ApproximateReceiveCount: '1',
+      SentTimestamp: String(Date.now()),
+      SenderId: 'ingest',
+      ApproximateFirstReceiveTimestamp: String(Date.now()),
+      MessageGroupId: route.groupId,
+      MessageDeduplicationId: route.deduplicationId,
+    },
+    messageAttributes: {
+      event: attribute(String((body as { Event?: unknown }).Event)),
+      eventId: attribute(String((body as { EventId?: unknown }).EventId)),
+      signatureVerified: attribute('true'),
+      receivedAt: attribute(new Date().toISOString()),
+      ...(options.base64 && { bodyEncoding: attribute('base64') }),
+    },
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:test.fifo',
+    awsRegion: 'us-east-1',
+  };
+}
+
+export function sqsEvent(records: SQSRecord[]): SQSEvent {
+  return { Records: records };
+}
+
+export const lambdaContext = {
+  functionName: 'worker',
+  functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:worker',
+  memoryLimitInMB: '256',
+  awsRequestId: 'req-1',
+  logGroupName: '/aws/lambda/worker',
+  logStreamName: 'stream',
+  callbackWaitsForEmptyEventLoop: false,
+  getRemainingTimeInMillis: () => 30_000,
+  done: () => undefined,
+  fail: () => undefined,
+  succeed: () => undefined,
+} as Context;
