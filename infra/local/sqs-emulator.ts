@@ -1,0 +1,273 @@
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRequestHandler } from 'local-aws-sqs';
+
+/**
+ * local-aws-sqs, in-process, made to behave like SQS where the receiver depends on it.
+ *
+ * The emulator as published differs from SQS in three ways that matter here, so each queue it creates
+ * gets a small patch (verified by test/local/sqs-emulator.test.ts, which fails loudly if an upgrade
+ * changes the internals it relies on):
+ *
+ * 1. FIFO message groups: SQS hands out no message of a group while another message of that group is
+ *    in flight, and a group's messages in order. The emulator ignores groups.
+ * 2. Long polling: SQS answers as soon as a message is available. The emulator waits until it has
+ *    `MaxNumberOfMessages` or the wait time is over.
+ * 3. `ApproximateNumberOfMessages` counts only messages available for retrieval; the emulator counts
+ *    in-flight messages too.
+ *
+ * It also keeps an ordered index of each queue's messages, which gives the local runtime a peek that
+ * does not touch receive counts (for the admin API) and a snapshot that survives a restart.
+ */
+export interface SqsEmulator {
+  endpoint: string;
+  port: number;
+  region: string;
+  accountId: string;
+  /** The queue's messages in order, without receiving them (visible and in flight alike). */
+  peek(queueName: string, limit?: number): StoredMessage[];
+  close(): Promise<void>;
+}
+
+export interface StoredMessage {
+  messageId: string;
+  body: string;
+  inFlight: boolean;
+  attributes: Record<string, string>;
+  messageAttributes: Record<string, EmulatorMessageAttribute>;
+}
+
+export interface EmulatorMessageAttribute {
+  DataType: string;
+  StringValue?: string;
+  BinaryValue?: string;
+}
+
+export interface SqsEmulatorOptions {
+  host?: string;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  region?: string;
+  accountId?: string;
+}
+
+/* The emulator's internal shapes the patch relies on (local-aws-sqs 2.x, dist/index.js). */
+interface EmulatorRecord {
+  MessageId: string;
+  ReceiptHandle: string;
+  MessageBody: string;
+  attributes: Record<string, string>;
+  MessageAttributes?: Record<string, EmulatorMessageAttribute>;
+}
+interface EmulatorEntry {
+  visible: boolean;
+  delayed: boolean;
+  record: EmulatorRecord;
+}
+interface ReceiveOptions {
+  VisibilityTimeout?: number | string;
+  WaitTimeSeconds?: number | string;
+  MaxNumberOfMessages?: number | string;
+}
+interface EmulatorQueue {
+  QueueName: string;
+  FifoQueue: boolean;
+  VisibilityTimeout: number;
+  ReceiveMessageWaitTimeSeconds: number;
+  newRecord(record: EmulatorRecord, delaySeconds: number): EmulatorEntry;
+  receive(options: ReceiveOptions): Promise<EmulatorRecord[]>;
+  delete(receiptHandle: string): boolean;
+  changeVisibility(receiptHandle: string, seconds: number): boolean;
+  clearRecords(): void;
+  getAttributes(names: string[]): Record<string, string> | undefined;
+}
+
+const POLL_MS = 10;
+
+/** Starts the emulator on `host:port` (a free port by default). */
+export async function startSqsEmulator(options: SqsEmulatorOptions = {}): Promise<SqsEmulator> {
+  const host = options.host ?? '127.0.0.1';
+  const region = options.region ?? 'us-east-1';
+  const accountId = options.accountId ?? '123456789012';
+  const { service, requestHandler } = createRequestHandler({
+    port: options.port ?? 0,
+    hostname: host,
+    region,
+    accountId,
+    emulateQueueCreationLifecycle: false,
+  });
+  const indexes = new Map<EmulatorQueue, Map<string, EmulatorEntry>>();
+  const queues = service.Queues as unknown as EmulatorQueue[];
+  const push = queues.push.bind(queues);
+  queues.push = (...created: EmulatorQueue[]) => {
+    for (const queue of created) patchQueue(queue, indexes);
+    return push(...created);
+  };
+
+  const server = createServer((req, res) => {
+    void requestHandler(req, res);
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  service.PORT = port;
+
+  return {
+    endpoint: `http://${host}:${port}`,
+    port,
+    region,
+    accountId,
+    peek(queueName, limit = Number.POSITIVE_INFINITY) {
+      const queue = queues.find((candidate) => candidate.QueueName === queueName);
+      const index = queue && indexes.get(queue);
+      if (!index) throw new Error(`No queue named ${queueName}`);
+      const messages: StoredMessage[] = [];
+      for (const entry of index.values()) {
+        if (messages.length >= limit) break;
+        messages.push({
+          messageId: entry.record.MessageId,
+          body: entry.record.MessageBody,
+          inFlight: !entry.visible,
+          attributes: { ...entry.record.attributes },
+          messageAttributes: { ...entry.record.MessageAttributes },
+        });
+      }
+      return messages;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function patchQueue(queue: EmulatorQueue, indexes: Map<EmulatorQueue, Map<string, EmulatorEntry>>): void {
+  for (const method of ['newRecord', 'receive', 'delete', 'changeVisibility', 'clearRecords'] as const) {
+    if (typeof queue[method] !== 'function') {
+      throw new Error(
+        `local-aws-sqs changed: queue.${method} is missing; infra/local/sqs-emulator.ts needs updating`,
+      );
+    }
+  }
+  const index = new Map<string, EmulatorEntry>();
+  indexes.set(queue, index);
+  const waiters = new Set<() => void>();
+
+  const newRecord = queue.newRecord;
+  queue.newRecord = (record, delaySeconds) => {
+    const entry = newRecord(record, delaySeconds);
+    if (typeof entry?.visible !== 'boolean' || entry.record !== record) {
+      throw new Error('local-aws-sqs changed: newRecord no longer returns its entry');
+    }
+    // A message moved to a DLQ keeps its MessageId: it has left its source queue.
+    for (const [other, otherIndex] of indexes) if (other !== queue) otherIndex.delete(record.MessageId);
+    index.set(record.MessageId, entry);
+    setTimeout(() => {
+      for (const wake of waiters) wake();
+    }, 1).unref();
+    return entry;
+  };
+
+  const remove = queue.delete.bind(queue);
+  queue.delete = (receiptHandle) => {
+    const deleted = remove(receiptHandle);
+    for (const [id, entry] of index) {
+      if (entry.record.ReceiptHandle === receiptHandle) {
+        index.delete(id);
+        break;
+      }
+    }
+    return deleted;
+  };
+
+  const clearRecords = queue.clearRecords.bind(queue);
+  queue.clearRecords = () => {
+    clearRecords();
+    index.clear();
+  };
+
+  if (queue.FifoQueue) {
+    queue.getAttributes = wrapGetAttributes(queue.getAttributes.bind(queue), index);
+  }
+
+  queue.receive = async ({ VisibilityTimeout, WaitTimeSeconds, MaxNumberOfMessages }) => {
+    const max = Number(MaxNumberOfMessages ?? 1);
+    const waitMs = Number(WaitTimeSeconds ?? queue.ReceiveMessageWaitTimeSeconds) * 1000;
+    const visibility =
+      VisibilityTimeout === undefined || VisibilityTimeout === null
+        ? queue.VisibilityTimeout
+        : Number(VisibilityTimeout);
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const picked = pick(index, max, queue.FifoQueue);
+      if (picked.length > 0 || Date.now() >= deadline) {
+        return picked.map((entry) => take(queue, entry, visibility));
+      }
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer);
+          waiters.delete(wake);
+          resolve();
+        };
+        const timer = setTimeout(wake, Math.min(POLL_MS, Math.max(0, deadline - Date.now())));
+        waiters.add(wake);
+      });
+    }
+  };
+}
+
+/** Available messages in order; on a FIFO queue none of a group that has a message in flight. */
+function pick(index: Map<string, EmulatorEntry>, max: number, fifo: boolean): EmulatorEntry[] {
+  const blocked = new Set<string>();
+  if (fifo) {
+    for (const entry of index.values()) {
+      const group = entry.record.attributes.MessageGroupId;
+      if (!entry.visible && group !== undefined) blocked.add(group);
+    }
+  }
+  const picked: EmulatorEntry[] = [];
+  for (const entry of index.values()) {
+    if (picked.length >= max) break;
+    if (!entry.visible || entry.delayed) continue;
+    const group = entry.record.attributes.MessageGroupId;
+    if (group !== undefined && blocked.has(group)) continue;
+    picked.push(entry);
+  }
+  return picked;
+}
+
+/**
+ * Marks an entry in flight through the emulator's own visibility logic (receive count, first receive
+ * time, and the timer that makes it visible again or moves it to the DLQ), and returns a copy of its
+ * record as the emulator's receive does.
+ */
+function take(queue: EmulatorQueue, entry: EmulatorEntry, visibilityTimeout: number): EmulatorRecord {
+  const receiptHandle = Buffer.from(
+    randomUUID() +
+      JSON.stringify({ date: Date.now(), MessageId: entry.record.MessageId, QueueName: queue.QueueName }),
+    'utf-8',
+  ).toString('base64');
+  entry.visible = false;
+  entry.record.ReceiptHandle = receiptHandle;
+  queue.changeVisibility(receiptHandle, visibilityTimeout);
+  return { ...entry.record, attributes: { ...entry.record.attributes } };
+}
+
+function wrapGetAttributes(
+  getAttributes: EmulatorQueue['getAttributes'],
+  index: Map<string, EmulatorEntry>,
+): EmulatorQueue['getAttributes'] {
+  return (names) => {
+    const attributes = getAttributes(names);
+    if (attributes?.ApproximateNumberOfMessages !== undefined) {
+      let visible = 0;
+      for (const entry of index.values()) if (entry.visible && !entry.delayed) visible++;
+      attributes.ApproximateNumberOfMessages = String(visible);
+    }
+    return attributes;
+  };
+}

@@ -1,0 +1,160 @@
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadDefinitions } from '../../infra/definitions.js';
+import { startEventSourceMapping } from '../../infra/local/event-source-mapping.js';
+import { ensureQueues, type LocalQueue } from '../../infra/local/resources.js';
+import { type SqsEmulator, startSqsEmulator } from '../../infra/local/sqs-emulator.js';
+
+let emulator: SqsEmulator;
+let client: SQSClient;
+let queues: LocalQueue[];
+
+beforeAll(async () => {
+  emulator = await startSqsEmulator();
+  client = new SQSClient({
+    endpoint: emulator.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  queues = await ensureQueues(client, loadDefinitions({ stage: 'local' }).queues, { visibilityTimeout: 1 });
+});
+
+afterAll(async () => {
+  client.destroy();
+  await emulator.close();
+});
+
+async function sendAll(queue: LocalQueue, messages: Array<{ body: string; group: string }>) {
+  for (let i = 0; i < messages.length; i += 10) {
+    await client.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queue.url,
+        Entries: messages.slice(i, i + 10).map((m, j) => ({
+          Id: String(j),
+          MessageBody: m.body,
+          MessageGroupId: m.group,
+          MessageDeduplicationId: m.body,
+          MessageAttributes: { event: { DataType: 'String', StringValue: 'contact.changed' } },
+        })),
+      }),
+    );
+  }
+}
+
+describe('startEventSourceMapping', () => {
+  it('invokes the handler with Lambda-shaped SQS records in batches of up to 10 and deletes them', async () => {
+    const queue = queues.find((q) => q.key === 'contact')!;
+    const batches: SQSEvent[] = [];
+    await sendAll(
+      queue,
+      Array.from({ length: 25 }, (_, i) => ({ body: `m${i}`, group: `g${i % 3}` })),
+    );
+    const mapping = startEventSourceMapping({
+      client,
+      functionName: 'contactWorker',
+      queueUrl: queue.url,
+      queueArn: queue.arn,
+      region: 'us-east-1',
+      waitTimeSeconds: 1,
+      handler: async (event) => {
+        batches.push(event);
+        return { batchItemFailures: [] };
+      },
+    });
+    await expect.poll(() => mapping.stats.succeeded, { timeout: 5000 }).toBe(25);
+    await mapping.stop();
+
+    expect(batches.every((batch) => batch.Records.length <= 10)).toBe(true);
+    const bodies = batches.flatMap((batch) => batch.Records.map((record) => record.body));
+    for (const group of [0, 1, 2]) {
+      const inGroup = bodies.filter((body) => Number(body.slice(1)) % 3 === group);
+      expect(inGroup).toEqual([...inGroup].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1))));
+    }
+    const record = batches[0]!.Records[0]!;
+    expect(record).toMatchObject({
+      messageId: expect.any(String),
+      receiptHandle: expect.any(String),
+      body: 'm0',
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: expect.stringMatching(/^\d+$/),
+        SenderId: expect.any(String),
+        ApproximateFirstReceiveTimestamp: expect.stringMatching(/^\d+$/),
+        SequenceNumber: expect.any(String),
+        MessageGroupId: 'g0',
+        MessageDeduplicationId: 'm0',
+      },
+      messageAttributes: {
+        event: {
+          stringValue: 'contact.changed',
+          stringListValues: [],
+          binaryListValues: [],
+          dataType: 'String',
+        },
+      },
+      md5OfBody: expect.any(String),
+      md5OfMessageAttributes: expect.any(String),
+      eventSource: 'aws:sqs',
+      eventSourceARN: queue.arn,
+      awsRegion: 'us-east-1',
+    });
+    expect(emulator.peek(queue.name)).toEqual([]);
+  });
+
+  it('leaves reported failures to the visibility timeout and redelivers them before later messages of the group', async () => {
+    const queue = queues.find((q) => q.key === 'activity')!;
+    await sendAll(queue, [
+      { body: 'x1', group: 'X' },
+      { body: 'x2', group: 'X' },
+      { body: 'y1', group: 'Y' },
+    ]);
+    const seen: string[] = [];
+    const mapping = startEventSourceMapping({
+      client,
+      functionName: 'activityWorker',
+      queueUrl: queue.url,
+      queueArn: queue.arn,
+      region: 'us-east-1',
+      waitTimeSeconds: 1,
+      handler: async (event): Promise<SQSBatchResponse> => {
+        const failures: string[] = [];
+        for (const record of event.Records) {
+          seen.push(`${record.body}#${record.attributes.ApproximateReceiveCount}`);
+          // Group X fails on its first delivery (x1 and, as the workers do, the rest of its group).
+          if (record.attributes.MessageGroupId === 'X' && record.attributes.ApproximateReceiveCount === '1') {
+            failures.push(record.messageId);
+          }
+        }
+        return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+      },
+    });
+    await expect.poll(() => mapping.stats.succeeded, { timeout: 6000 }).toBe(3);
+    await mapping.stop();
+    expect(seen.filter((s) => s.startsWith('x'))).toEqual(['x1#1', 'x2#1', 'x1#2', 'x2#2']);
+    expect(seen).toContain('y1#1');
+  });
+
+  it('fails the whole batch when the handler throws', async () => {
+    const queue = queues.find((q) => q.key === 'webhookState')!;
+    await sendAll(queue, [{ body: 'w1', group: 'W' }]);
+    let calls = 0;
+    const mapping = startEventSourceMapping({
+      client,
+      functionName: 'webhookStateWorker',
+      queueUrl: queue.url,
+      queueArn: queue.arn,
+      region: 'us-east-1',
+      waitTimeSeconds: 1,
+      handler: async () => {
+        calls++;
+        if (calls === 1) throw new Error('boom');
+        return { batchItemFailures: [] };
+      },
+      onError: () => undefined,
+    });
+    await expect.poll(() => mapping.stats.succeeded, { timeout: 6000 }).toBe(1);
+    await mapping.stop();
+    expect(mapping.stats).toMatchObject({ batches: 2, failed: 1, succeeded: 1 });
+  });
+});

@@ -1,0 +1,164 @@
+import {
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  ListMessageMoveTasksCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+  StartMessageMoveTaskCommand,
+} from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadDefinitions } from '../../infra/definitions.js';
+import { ensureQueues, type LocalQueue } from '../../infra/local/resources.js';
+import { type SqsEmulator, startSqsEmulator } from '../../infra/local/sqs-emulator.js';
+
+let emulator: SqsEmulator;
+let client: SQSClient;
+let queues: LocalQueue[];
+
+beforeAll(async () => {
+  emulator = await startSqsEmulator();
+  client = new SQSClient({
+    endpoint: emulator.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  queues = await ensureQueues(client, loadDefinitions({ stage: 'local' }).queues, { visibilityTimeout: 1 });
+});
+
+afterAll(async () => {
+  client.destroy();
+  await emulator.close();
+});
+
+const queue = (key: string) => queues.find((candidate) => candidate.key === key)!;
+const send = (url: string, body: string, group: string) =>
+  client.send(
+    new SendMessageCommand({
+      QueueUrl: url,
+      MessageBody: body,
+      MessageGroupId: group,
+      MessageDeduplicationId: body,
+    }),
+  );
+const receive = async (url: string, max = 10, wait = 0) =>
+  (
+    await client.send(
+      new ReceiveMessageCommand({
+        QueueUrl: url,
+        MaxNumberOfMessages: max,
+        WaitTimeSeconds: wait,
+        AttributeNames: ['All'],
+      }),
+    )
+  ).Messages ?? [];
+
+describe('the queues of infra/resources.yml on local-aws-sqs', () => {
+  it('exist as FIFO queues with a redrive policy to their DLQ', async () => {
+    expect(queues.map((q) => q.key)).toEqual(['contact', 'activity', 'webhookState', 'parked']);
+    const { Attributes } = await client.send(
+      new GetQueueAttributesCommand({ QueueUrl: queue('contact').url, AttributeNames: ['All'] }),
+    );
+    expect(Attributes?.FifoQueue).toBe('true');
+    expect(JSON.parse(Attributes?.RedrivePolicy ?? '{}')).toEqual({
+      deadLetterTargetArn: queue('contact').dlq.arn,
+      maxReceiveCount: 5,
+    });
+  });
+
+  it('are created again without error (idempotent start)', async () => {
+    const again = await ensureQueues(client, loadDefinitions({ stage: 'local' }).queues, {
+      visibilityTimeout: 1,
+    });
+    expect(again.map((q) => q.url)).toEqual(queues.map((q) => q.url));
+  });
+});
+
+describe('FIFO semantics patched into the emulator', () => {
+  it('hands out no message of a group while one of it is in flight, and keeps group order', async () => {
+    const url = queue('activity').url;
+    for (const body of ['a1', 'a2', 'a3']) await send(url, body, 'A');
+    await send(url, 'b1', 'B');
+
+    const first = await receive(url, 2);
+    expect(first.map((m) => m.Body)).toEqual(['a1', 'a2']);
+    const second = await receive(url, 10);
+    expect(second.map((m) => m.Body)).toEqual(['b1']);
+
+    await client.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: first[0]!.ReceiptHandle }));
+    await client.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: second[0]!.ReceiptHandle }));
+    expect(await receive(url, 10)).toEqual([]); // a2 is still in flight, so a3 waits
+
+    const redelivered = await receive(url, 10, 3); // a2's visibility timeout (1 s) ends
+    expect(redelivered.map((m) => [m.Body, m.Attributes?.ApproximateReceiveCount])).toEqual([
+      ['a2', '2'],
+      ['a3', '1'],
+    ]);
+    for (const m of redelivered) {
+      await client.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle }));
+    }
+  });
+
+  it('answers a long poll as soon as a message arrives', async () => {
+    const url = queue('activity').url;
+    const started = Date.now();
+    const pending = receive(url, 10, 5);
+    setTimeout(() => void send(url, 'late', 'L'), 100);
+    const messages = await pending;
+    expect(messages.map((m) => m.Body)).toEqual(['late']);
+    expect(Date.now() - started).toBeLessThan(1000);
+    await client.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: messages[0]!.ReceiptHandle }));
+  });
+
+  it('counts only available messages as ApproximateNumberOfMessages', async () => {
+    const url = queue('webhookState').url;
+    await send(url, 'w1', 'W');
+    await send(url, 'w2', 'X');
+    const [taken] = await receive(url, 1);
+    const { Attributes } = await client.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: url,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
+    );
+    expect(Attributes).toMatchObject({
+      ApproximateNumberOfMessages: '1',
+      ApproximateNumberOfMessagesNotVisible: '1',
+    });
+    expect(emulator.peek(queue('webhookState').name).map((m) => [m.body, m.inFlight])).toEqual([
+      ['w1', true],
+      ['w2', false],
+    ]);
+    await client.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: taken!.ReceiptHandle }));
+    expect(emulator.peek(queue('webhookState').name).map((m) => m.body)).toEqual(['w2']);
+  });
+
+  it('moves a message to the DLQ after maxReceiveCount receives, and back with StartMessageMoveTask', async () => {
+    const q = queue('parked');
+    await send(q.url, 'poison', 'P');
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      const [message] = await receive(q.url, 1, 3);
+      expect(message?.Attributes?.ApproximateReceiveCount).toBe(String(attempt));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(emulator.peek(q.name)).toEqual([]);
+    const [dead] = emulator.peek(q.dlq.name);
+    expect(dead).toMatchObject({
+      body: 'poison',
+      attributes: { MessageGroupId: 'P', MessageDeduplicationId: 'poison' },
+    });
+
+    await client.send(new StartMessageMoveTaskCommand({ SourceArn: q.dlq.arn, DestinationArn: q.arn }));
+    await expect
+      .poll(
+        async () =>
+          (await client.send(new ListMessageMoveTasksCommand({ SourceArn: q.dlq.arn }))).Results?.[0]?.Status,
+        { timeout: 5000 },
+      )
+      .toBe('COMPLETED');
+    expect(emulator.peek(q.dlq.name)).toEqual([]);
+    expect(emulator.peek(q.name).map((m) => [m.body, m.attributes.MessageGroupId])).toEqual([
+      ['poison', 'P'],
+    ]);
+  });
+});
