@@ -3,18 +3,27 @@ import type { RowEvent, WebhookStateEvent } from '../../lib/events/index.js';
 import { eventSeq } from '../../lib/store/keys.js';
 import { rowEvent, stateEvent } from './workers.js';
 
-const CONTACT_EVENTS = ['contact.created', 'contact.changed', 'contact.softdeleted', 'contact.deleted'] as const;
+const CONTACT_EVENTS = [
+  'contact.created',
+  'contact.changed',
+  'contact.softdeleted',
+  'contact.deleted',
+] as const;
 const FIELDS = ['name', 'department', 'associate_id', 'updated', 'deleted', 'DeletedDate', 'number1'];
 
 /** A Timestamp from a small range (so ties happen), written with 1 to 7 fraction digits. */
 const timestampArb = fc
-  .record({ second: fc.integer({ min: 0, max: 9 }), tenths: fc.integer({ min: 0, max: 2 }), digits: fc.integer({ min: 1, max: 7 }) })
+  .record({
+    second: fc.integer({ min: 0, max: 9 }),
+    tenths: fc.integer({ min: 0, max: 2 }),
+    digits: fc.integer({ min: 1, max: 7 }),
+  })
   .map(({ second, tenths, digits }) => `2025-05-14T12:00:0${second}.${String(tenths).padEnd(digits, '0')}Z`);
 
 /** Distinct events (by EventId) of one contact row, in no particular order. */
 export function contactEventsArb(maxLength = 12): fc.Arbitrary<RowEvent[]> {
   return fc
-    .array(
+    .uniqueArray(
       fc.record({
         name: fc.constantFrom(...CONTACT_EVENTS),
         timestamp: timestampArb,
@@ -27,7 +36,9 @@ export function contactEventsArb(maxLength = 12): fc.Arbitrary<RowEvent[]> {
     .map((specs) =>
       specs.map(({ name, timestamp, eventId, changes, associate }) => {
         const event = rowEvent(name, { primaryKey: 42, timestamp, eventId, changedByAssociateId: associate });
-        return name === 'contact.changed' || name === 'contact.softdeleted' ? ({ ...event, Changes: changes } as RowEvent) : event;
+        return name === 'contact.changed' || name === 'contact.softdeleted'
+          ? ({ ...event, Changes: changes } as RowEvent)
+          : event;
       }),
     );
 }
@@ -35,7 +46,7 @@ export function contactEventsArb(maxLength = 12): fc.Arbitrary<RowEvent[]> {
 /** Distinct state events of one webhook. */
 export function stateEventsArb(maxLength = 10): fc.Arbitrary<WebhookStateEvent[]> {
   return fc
-    .array(
+    .uniqueArray(
       fc.record({
         name: fc.constantFrom('webhook.started', 'webhook.stopped', 'webhook.errors') as fc.Arbitrary<
           'webhook.started' | 'webhook.stopped' | 'webhook.errors'
@@ -45,17 +56,17 @@ export function stateEventsArb(maxLength = 10): fc.Arbitrary<WebhookStateEvent[]
       }),
       { minLength: 1, maxLength, selector: (e) => e.eventId },
     )
-    .map((specs) => specs.map(({ name, timestamp, eventId }) => stateEvent(name, { primaryKey: 77, timestamp, eventId })));
+    .map((specs) =>
+      specs.map(({ name, timestamp, eventId }) => stateEvent(name, { primaryKey: 77, timestamp, eventId })),
+    );
 }
 
 /** The events in any order, with any of them repeated anywhere. */
 export function arrivalsArb<T>(events: T[]): fc.Arbitrary<T[]> {
-  return fc
-    .subarray(events)
-    .chain((duplicates) => {
-      const all = [...events, ...duplicates];
-      return fc.shuffledSubarray(all, { minLength: all.length, maxLength: all.length });
-    });
+  return fc.subarray(events).chain((duplicates) => {
+    const all = [...events, ...duplicates];
+    return fc.shuffledSubarray(all, { minLength: all.length, maxLength: all.length });
+  });
 }
 
 /** In order of (normalised Timestamp, EventId). */

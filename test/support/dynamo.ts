@@ -6,7 +6,11 @@ import { CreateTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aw
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadDefinitions } from '../../infra/definitions.js';
 
-type Dynalite = (options: { createTableMs?: number; deleteTableMs?: number; updateTableMs?: number }) => Server;
+type Dynalite = (options: {
+  createTableMs?: number;
+  deleteTableMs?: number;
+  updateTableMs?: number;
+}) => Server;
 const dynalite = createRequire(import.meta.url)('dynalite') as Dynalite;
 
 export const FAKE_AWS_ENV = {
@@ -55,12 +59,14 @@ export async function startDynalite(): Promise<LocalDynamo> {
       for (const table of tables) {
         await client.send(new CreateTableCommand(table.createTableInput));
         if (table.ttlAttribute !== undefined) {
-          await client.send(
-            new UpdateTimeToLiveCommand({
-              TableName: table.name,
-              TimeToLiveSpecification: { AttributeName: table.ttlAttribute, Enabled: true },
-            }),
-          ).catch(() => undefined); // dynalite has no TTL API; the attribute is still written and asserted
+          await client
+            .send(
+              new UpdateTimeToLiveCommand({
+                TableName: table.name,
+                TimeToLiveSpecification: { AttributeName: table.ttlAttribute, Enabled: true },
+              }),
+            )
+            .catch(() => undefined); // dynalite has no TTL API; the attribute is still written and asserted
         }
       }
       const name = (key: string): string => tables.find((table) => table.key === key)!.name;

@@ -5,7 +5,12 @@ import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { RowEvent, WebhookStateEvent } from '../../lib/events/index.js';
 import { parseDeliveryEvent } from '../../lib/events/index.js';
 import { routeEvent } from '../../lib/routing.js';
-import { buildSampleBody, dotNetTimestamp, type SampleEventName, type SampleOptions } from '../../lib/samples.js';
+import {
+  buildSampleBody,
+  dotNetTimestamp,
+  type SampleEventName,
+  type SampleOptions,
+} from '../../lib/samples.js';
 
 /** A Logger that prints nothing and a Metrics that publishes nothing (spy on them to assert). */
 export function quietObservability(): { logger: Logger; metrics: Metrics } {
@@ -24,13 +29,19 @@ export function at(seconds: number, base = Date.UTC(2025, 4, 14, 12, 0, 0)): str
 }
 
 /** A typed, validated event built from the realistic samples. */
-export function rowEvent(name: Exclude<SampleEventName, `webhook.${string}`>, options: SampleOptions = {}): RowEvent {
+export function rowEvent(
+  name: Exclude<SampleEventName, `webhook.${string}`>,
+  options: SampleOptions = {},
+): RowEvent {
   const parsed = parseDeliveryEvent(buildSampleBody(name, options));
   if (!parsed.ok) throw new Error(parsed.detail);
   return parsed.event as RowEvent;
 }
 
-export function stateEvent(name: `webhook.${'started' | 'stopped' | 'errors'}`, options: SampleOptions = {}): WebhookStateEvent {
+export function stateEvent(
+  name: `webhook.${'started' | 'stopped' | 'errors'}`,
+  options: SampleOptions = {},
+): WebhookStateEvent {
   const parsed = parseDeliveryEvent(buildSampleBody(name, options));
   if (!parsed.ok) throw new Error(parsed.detail);
   return parsed.event as WebhookStateEvent;
@@ -44,7 +55,12 @@ export function sqsRecord(
   const text = options.raw ?? JSON.stringify(body);
   const parsed = parseDeliveryEvent(body);
   const route = parsed.ok ? routeEvent(parsed.event) : { groupId: 'parked', deduplicationId: randomUUID() };
-  const attribute = (value: string) => ({ stringValue: value, dataType: 'String', stringListValues: [], binaryListValues: [] });
+  const attribute = (value: string) => ({
+    stringValue: value,
+    dataType: 'String',
+    stringListValues: [],
+    binaryListValues: [],
+  });
   return {
     messageId: options.messageId ?? randomUUID(),
     receiptHandle: randomUUID(),

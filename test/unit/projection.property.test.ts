@@ -1,9 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { apply } from '../../lib/projection.js';
-import type { Row } from '../../lib/store/types.js';
+import type { Row, Webhook } from '../../lib/store/types.js';
 import { applyStateEvent, gapsOf } from '../../lib/webhook-state.js';
-import type { Webhook } from '../../lib/store/types.js';
 import { arrivalsArb, contactEventsArb, inOrder, stateEventsArb } from '../support/arbitraries.js';
 
 describe('convergence (pure)', () => {
@@ -12,7 +11,10 @@ describe('convergence (pure)', () => {
       fc.property(
         contactEventsArb(14).chain((events) => fc.tuple(fc.constant(events), arrivalsArb(events))),
         ([events, arrivals]) => {
-          const expected = inOrder(events).reduce<Row | undefined>((row, event) => apply(row, event), undefined);
+          const expected = inOrder(events).reduce<Row | undefined>(
+            (row, event) => apply(row, event),
+            undefined,
+          );
           // The history (events table) is what tells a very late redelivery from a new event.
           const history = new Set<string>();
           const actual = arrivals.reduce<Row | undefined>((row, event) => {
@@ -30,13 +32,20 @@ describe('convergence (pure)', () => {
   });
 
   it('any permutation of a webhook’s state events, with duplicates, ends in the in-order webhook', () => {
-    const lastAccepted = { seq: '2025-05-14T12:00:04.0000000Z#x', timestamp: '2025-05-14T12:00:04.0000000Z', eventId: 'x' };
+    const lastAccepted = {
+      seq: '2025-05-14T12:00:04.0000000Z#x',
+      timestamp: '2025-05-14T12:00:04.0000000Z',
+      eventId: 'x',
+    };
     fc.assert(
       fc.property(
         stateEventsArb(10).chain((events) => fc.tuple(fc.constant(events), arrivalsArb(events))),
         ([events, arrivals]) => {
           const fold = (list: typeof events) =>
-            list.reduce<Webhook | undefined>((hook, event) => applyStateEvent(hook, event, { lastAccepted }), undefined)!;
+            list.reduce<Webhook | undefined>(
+              (hook, event) => applyStateEvent(hook, event, { lastAccepted }),
+              undefined,
+            )!;
           const expected = fold(inOrder(events));
           const actual = fold(arrivals);
           expect(actual).toEqual(expected);

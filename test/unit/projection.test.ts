@@ -4,7 +4,8 @@ import { apply, RECENT_WINDOW } from '../../lib/projection.js';
 import type { Row } from '../../lib/store/types.js';
 import { at, rowEvent } from '../support/workers.js';
 
-const fold = (events: RowEvent[], start?: Row): Row => events.reduce<Row | undefined>((row, e) => apply(row, e), start)!;
+const fold = (events: RowEvent[], start?: Row): Row =>
+  events.reduce<Row | undefined>((row, e) => apply(row, e), start)!;
 
 describe('apply: contact lifecycle in order', () => {
   const created = rowEvent('contact.created', { primaryKey: 42, timestamp: at(1) });
@@ -75,7 +76,10 @@ describe('apply: contact lifecycle in order', () => {
 describe('apply: late and duplicate events', () => {
   const created = rowEvent('contact.created', { primaryKey: 7, timestamp: at(1) });
   const first = rowEvent('contact.changed', { primaryKey: 7, timestamp: at(2) });
-  const second = { ...rowEvent('contact.changed', { primaryKey: 7, timestamp: at(3) }), Changes: ['name'] } as RowEvent;
+  const second = {
+    ...rowEvent('contact.changed', { primaryKey: 7, timestamp: at(3) }),
+    Changes: ['name'],
+  } as RowEvent;
 
   it('a late changed adds its fields but does not move the row back', () => {
     const row = fold([created, second, first]);
@@ -141,7 +145,12 @@ describe('apply: activity', () => {
     const changed = rowEvent('activity.changed', { primaryKey: 9, timestamp: at(2) });
     const deleted = rowEvent('activity.deleted', { primaryKey: 9, timestamp: at(3) });
     const row = fold([created, changed, deleted]);
-    expect(row).toMatchObject({ entity: 'activity', status: 'deleted', values: deleted.Values, eventCount: 3 });
+    expect(row).toMatchObject({
+      entity: 'activity',
+      status: 'deleted',
+      values: deleted.Values,
+      eventCount: 3,
+    });
     expect(row.changedFields).toEqual([...changed.Changes].sort());
   });
 });
