@@ -13,8 +13,9 @@ const config = readIngestConfig();
 const logger = new Logger({ serviceName: 'crm-webhook-receiver' });
 const metrics = new Metrics({ namespace: 'CrmWebhookReceiver', serviceName: 'crm-webhook-receiver' });
 const queue = createSqsSender({
-  // Bounded: three attempts with short socket timeouts, all inside the 2.5 s deadline below.
-  client: new SQSClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 500, requestTimeout: 1000 } }),
+  // The time budget: two attempts of at most 0.3 s to connect and 1 s of socket silence each, plus the
+  // SDK's sub-second backoff, stay under 3 s, so a 503 reaches the sender before its own retry is due.
+  client: new SQSClient({ maxAttempts: 2, requestHandler: { connectionTimeout: 300, requestTimeout: 1000 } }),
   queueUrls: config.queueUrls,
 });
 

@@ -8,12 +8,13 @@ export function isProxyEventV2(event: unknown): event is APIGatewayProxyEventV2 
   return candidate.version === '2.0' && typeof candidate.requestContext?.http?.method === 'string';
 }
 
-/** The raw request inside an HTTP API event; a base64 body is decoded to its exact bytes. */
+/**
+ * The raw request inside an HTTP API event: a base64 body is decoded to its exact bytes; a text
+ * body stays the string API Gateway decoded (its UTF-8 bytes are the bytes received).
+ */
 export function toDeliveryRequest(event: APIGatewayProxyEventV2, receivedAt = new Date()): DeliveryRequest {
   const body =
-    event.body === undefined
-      ? Buffer.alloc(0)
-      : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+    event.body === undefined ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body;
   return {
     method: event.requestContext.http.method,
     headers: event.headers ?? {},

@@ -12,12 +12,16 @@ import type { OutboundMessage, QueueSender } from './queue/port.js';
 import { type Route, routeEvent, routeParked } from './routing.js';
 import { type SecretMatch, type SignatureVerifier, safeEqual } from './signature.js';
 
-/** A request as any transport hands it over: raw body bytes, headers in any case. */
+/**
+ * A request as any transport hands it over, headers in any case. The body is the raw bytes, or the
+ * text when the transport already decoded it as UTF-8 (API Gateway does for JSON): signing and
+ * forwarding a string uses its UTF-8 bytes, which are the bytes that were received.
+ */
 export interface DeliveryRequest {
   method: string;
   headers: Record<string, string | undefined>;
   query: Record<string, string | undefined>;
-  body: Uint8Array;
+  body: string | Uint8Array;
   receivedAt: Date;
 }
 
@@ -77,6 +81,7 @@ export const SQS_MAX_MESSAGE_BYTES = 1_048_576;
 
 /** Characters SQS refuses in a message body or attribute (outside XML's Char production). */
 const NOT_SQS_SAFE = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+const NOT_SQS_SAFE_ALL = new RegExp(NOT_SQS_SAFE.source, 'gu');
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -107,8 +112,9 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
   if (request.method.toUpperCase() !== 'POST')
     return reject(405, 'method-not-allowed', 'only POST is accepted');
   const raw = request.body;
-  if (raw.length === 0) return reject(400, 'invalid-body', 'the body is empty');
-  if (raw.length > policy.maxBodyBytes) {
+  const size = typeof raw === 'string' ? Buffer.byteLength(raw) : raw.length;
+  if (size === 0) return reject(400, 'invalid-body', 'the body is empty');
+  if (size > policy.maxBodyBytes) {
     return reject(413, 'body-too-large', `the body is larger than ${policy.maxBodyBytes} bytes`);
   }
   const lower = lowerCaseHeaders(request.headers);
@@ -139,11 +145,17 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
   }
   const authentic = match !== undefined || tokenVerified;
 
-  const text = isUtf8(raw)
-    ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8')
-    : undefined;
+  const text = asText(raw);
   const enqueue = (route: Route, parking?: { reason: ParkReason; detail: string }): Decision => {
-    const message = buildMessage(raw, text, route, headers, request, log, parking);
+    const message = buildMessage(
+      raw,
+      parking === undefined ? text : undefined,
+      route,
+      headers,
+      request,
+      log,
+      parking,
+    );
     if (messageBytes(message) > SQS_MAX_MESSAGE_BYTES) {
       return reject(413, 'body-too-large', 'the body does not fit in one queue message');
     }
@@ -218,14 +230,14 @@ export interface DeliveryResponse {
 
 /**
  * Runs {@link decide} and, for accepted and parked deliveries, sends the message and answers 200
- * only once the queue acknowledged it; a queue failure within `deadlineMs` answers 503 with
- * Retry-After, so the sender's own retries still fit.
+ * only once the queue acknowledged it; a queue failure answers 503 with Retry-After. The time
+ * budget belongs to the queue adapter (bounded attempts and socket timeouts) or to `signal`.
  */
 export async function handleDelivery(
   request: DeliveryRequest,
   policy: DeliveryPolicy,
   queue: QueueSender,
-  options: { deadlineMs?: number } = {},
+  options: { signal?: AbortSignal } = {},
 ): Promise<DeliveryResponse> {
   const decision = decide(request, policy);
   if (decision.kind === 'reject') {
@@ -240,7 +252,7 @@ export async function handleDelivery(
   }
   const started = performance.now();
   try {
-    await queue.send(decision.message, AbortSignal.timeout(options.deadlineMs ?? 2500));
+    await queue.send(decision.message, options.signal);
   } catch (error) {
     return {
       status: 503,
@@ -303,12 +315,34 @@ function clip(value: string): string {
 }
 
 function attributeValue(value: string): string {
-  return clip(value).replace(new RegExp(NOT_SQS_SAFE.source, 'gu'), '?');
+  return clip(value).replace(NOT_SQS_SAFE_ALL, '?');
+}
+
+/** The body as text when it is well-formed UTF-8 (a string without lone surrogates); else undefined. */
+function asText(raw: string | Uint8Array): string | undefined {
+  if (typeof raw === 'string') return raw.isWellFormed() ? raw : undefined;
+  return isUtf8(raw) ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8') : undefined;
+}
+
+function bytesOf(raw: string | Uint8Array): Buffer {
+  return typeof raw === 'string'
+    ? Buffer.from(raw, 'utf8')
+    : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+}
+
+/**
+ * True when `text` can travel as an SQS body. `validJson` skips the full scan: a JSON text that
+ * parsed has no raw control characters, so only the two non-characters U+FFFE and U+FFFF remain.
+ */
+function isSqsSafe(text: string, validJson: boolean): boolean {
+  if (validJson) return !text.includes('\uFFFE') && !text.includes('\uFFFF');
+  return !NOT_SQS_SAFE.test(text);
 }
 
 function buildMessage(
-  raw: Uint8Array,
-  text: string | undefined,
+  raw: string | Uint8Array,
+  /** The text of a valid JSON body (accepted events); undefined for parked bodies. */
+  jsonText: string | undefined,
   route: Route,
   headers: DeliveryHeaders,
   request: DeliveryRequest,
@@ -328,10 +362,10 @@ function buildMessage(
     attributes.reason = parking.reason;
     attributes.detail = attributeValue(parking.detail.slice(0, 1000));
   }
-  let body = text;
-  if (body === undefined || NOT_SQS_SAFE.test(body)) {
+  let body = jsonText ?? asText(raw);
+  if (body === undefined || !isSqsSafe(body, jsonText !== undefined)) {
     // SQS only carries XML characters: keep the exact bytes, base64-encoded, and say so.
-    body = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64');
+    body = bytesOf(raw).toString('base64');
     attributes.bodyEncoding = 'base64';
   }
   return {

@@ -13,8 +13,6 @@ export interface DeliveryHeaders {
 
 export type HeaderResult = { ok: true; headers: DeliveryHeaders } | { ok: false; detail: string };
 
-const SUFFIXES = ['-eventid', '-event', '-signature'] as const;
-
 /** Lower-cases header names; a name given twice with different case keeps both values, comma-joined. */
 export function lowerCaseHeaders(headers: Record<string, string | undefined>): Map<string, string> {
   const lower = new Map<string, string>();
@@ -28,6 +26,16 @@ export function lowerCaseHeaders(headers: Record<string, string | undefined>): M
   return lower;
 }
 
+/** The prefix of a header name that ends in `-event`, `-eventid` or `-signature`, else undefined. */
+function prefixOf(name: string): string | undefined {
+  // Cheap first test on the last character: most headers end in none of these suffixes.
+  const last = name.charCodeAt(name.length - 1);
+  if (last === 116 /* t */ && name.length > 6 && name.endsWith('-event')) return name.slice(0, -6);
+  if (last === 100 /* d */ && name.length > 8 && name.endsWith('-eventid')) return name.slice(0, -8);
+  if (last === 101 /* e */ && name.length > 10 && name.endsWith('-signature')) return name.slice(0, -10);
+  return undefined;
+}
+
 /**
  * Finds the service's header prefix from the names that end in `-Event`, `-EventId` and
  * `-Signature`, in any capitalisation, or uses `pinnedPrefix` (for example `X-SuperOffice`).
@@ -36,19 +44,16 @@ export function lowerCaseHeaders(headers: Record<string, string | undefined>): M
 export function readDeliveryHeaders(lower: Map<string, string>, pinnedPrefix?: string): HeaderResult {
   let prefix = pinnedPrefix?.toLowerCase().replace(/-+$/, '');
   if (prefix === undefined) {
-    const candidates = new Set<string>();
+    let others: Set<string> | undefined;
     for (const name of lower.keys()) {
-      for (const suffix of SUFFIXES) {
-        if (name.endsWith(suffix) && name.length > suffix.length) {
-          candidates.add(name.slice(0, -suffix.length));
-          break;
-        }
-      }
+      const candidate = prefixOf(name);
+      if (candidate === undefined || candidate === prefix) continue;
+      if (prefix === undefined) prefix = candidate;
+      else (others ??= new Set([prefix])).add(candidate);
     }
-    if (candidates.size > 1) {
-      return { ok: false, detail: `headers use more than one prefix (${[...candidates].sort().join(', ')})` };
+    if (others !== undefined) {
+      return { ok: false, detail: `headers use more than one prefix (${[...others].sort().join(', ')})` };
     }
-    prefix = candidates.values().next().value;
     if (prefix === undefined) return { ok: false, detail: 'the -Event and -EventId headers are missing' };
   }
   const event = lower.get(`${prefix}-event`);
@@ -95,6 +100,7 @@ export function userAgentVersion(userAgent: string | undefined): string | undefi
  */
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
+  if (contentType === 'application/json; charset=utf-8' || contentType === 'application/json') return true;
   const [mediaType = '', ...params] = contentType.split(';');
   const type = mediaType.trim().toLowerCase();
   if (type !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(type)) return false;

@@ -36,7 +36,8 @@ export function routeEvent(event: DeliveryEvent): Route {
   return {
     queue,
     groupId: rowGroupId(event.ContextIdentifier, entity, event.PrimaryKey),
-    deduplicationId: fifoId(event.EventId),
+    // A validated EventId is a GUID: always a valid deduplication id.
+    deduplicationId: event.EventId,
   };
 }
 
@@ -45,7 +46,7 @@ export function routeEvent(event: DeliveryEvent): Route {
  * order), deduplicated by the hash of the exact bytes (identical retries collapse, different bodies
  * never do).
  */
-export function routeParked(raw: Uint8Array, body: unknown): Route {
+export function routeParked(raw: string | Uint8Array, body: unknown): Route {
   let groupId = 'parked';
   if (typeof body === 'object' && body !== null) {
     const { ContextIdentifier, Entity, PrimaryKey } = body as Record<string, unknown>;

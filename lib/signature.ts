@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 
 /** Secrets: `fallback` for every context, overridden per ContextIdentifier by `byContext`. */
 export interface SecretConfig {
@@ -15,7 +15,7 @@ export interface SignatureVerifier {
   /** True when at least one secret is configured anywhere. */
   readonly hasSecrets: boolean;
   /** The secret whose HMAC over `body` equals `signature`, or undefined. Constant time per secret. */
-  match(body: Uint8Array, signature: string): SecretMatch | undefined;
+  match(body: string | Uint8Array, signature: string): SecretMatch | undefined;
   /** True when `match` came from a secret that is valid for `context`. */
   allows(context: string, match: SecretMatch): boolean;
   /** True when `context` has at least one secret (its own or the fallback). */
@@ -45,6 +45,8 @@ export function createSignatureVerifier(config: SecretConfig): SignatureVerifier
     ]),
   );
   const allowedFor = (context: string) => byContext.get(context) ?? fallback;
+  // Imported once: a KeyObject spares every request the key set-up of a string secret.
+  const keys = secrets.map((secret) => createSecretKey(Buffer.from(secret, 'utf8')));
 
   return {
     hasSecrets: secrets.length > 0,
@@ -54,8 +56,8 @@ export function createSignatureVerifier(config: SecretConfig): SignatureVerifier
       const provided = Buffer.from(candidate, 'base64');
       if (provided.length !== 32) return undefined;
       let found: SecretMatch | undefined;
-      for (let i = 0; i < secrets.length; i++) {
-        const expected = createHmac('sha256', secrets[i]!).update(body).digest();
+      for (let i = 0; i < keys.length; i++) {
+        const expected = createHmac('sha256', keys[i]!).update(body).digest();
         if (timingSafeEqual(expected, provided) && found === undefined) found = { index: i };
       }
       return found;
