@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createDynamoStore } from '../../lib/store/index.js';
+import type { Store } from '../../lib/store/types.js';
+import { createRowWorker, createStateWorker } from '../../lib/workers/index.js';
+import { buildSampleBody } from '../../lib/samples.js';
+import { FAKE_AWS_ENV, type LocalDynamo, startDynalite, type TableNames } from '../support/dynamo.js';
+import { at, lambdaContext, quietObservability, rowEvent, sqsEvent, sqsRecord, stateEvent } from '../support/workers.js';
+
+let dynamo: LocalDynamo;
+let tables: TableNames;
+let store: Store;
+
+beforeAll(async () => {
+  dynamo = await startDynalite();
+  tables = await dynamo.createTables();
+  store = createDynamoStore({ client: dynamo.doc, tables, retentionDays: 30 });
+});
+afterAll(() => dynamo.close());
+
+const contactWorker = (hooks = {}) =>
+  createRowWorker({ entity: 'contact', store, hooks, ignoreAssociateIds: new Set(), ...quietObservability() });
+
+describe('FIFO partial batch failures', () => {
+  it('a failed record fails the rest of its group; other groups go on', async () => {
+    const a = { context: 'CustBatch', primaryKey: 1 };
+    const b = { context: 'CustBatch', primaryKey: 2 };
+    const a1 = sqsRecord(rowEvent('contact.created', { ...a, timestamp: at(1) }));
+    const b1 = sqsRecord(rowEvent('contact.created', { ...b, timestamp: at(1) }));
+    const a2 = sqsRecord(rowEvent('contact.changed', { ...a, timestamp: at(2) }));
+    const b2 = sqsRecord(rowEvent('contact.changed', { ...b, timestamp: at(2) }));
+    const a3 = sqsRecord(rowEvent('contact.changed', { ...a, timestamp: at(3) }));
+    const onContactChanged = vi.fn(async (_event, row) => {
+      if (row.primaryKey === 1) throw new Error('integrator bug');
+    });
+
+    const response = await contactWorker({ onContactChanged })(sqsEvent([a1, b1, a2, b2, a3]), lambdaContext);
+
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: a2.messageId }, { itemIdentifier: a3.messageId }]);
+    expect(await store.getRow('CustBatch', 'contact', 2)).toMatchObject({ eventCount: 2 });
+    // a2's row write happened before its hook failed; a3 was never touched, so it cannot overtake a2
+    expect(await store.getRow('CustBatch', 'contact', 1)).toMatchObject({ eventCount: 2 });
+    expect(await store.listRowEvents('CustBatch', 'contact', 1)).toHaveLength(2);
+  });
+
+  it('an unparseable body or a foreign event fails only its group', async () => {
+    const good = sqsRecord(rowEvent('contact.created', { context: 'CustBad', primaryKey: 3, timestamp: at(1) }));
+    const notJson = { ...sqsRecord({}, { raw: '{not json' }), attributes: { ...good.attributes, MessageGroupId: 'x:contact:9' } };
+    const activity = sqsRecord(rowEvent('activity.created', { context: 'CustBad', primaryKey: 4 }));
+    const invalid = sqsRecord({ ...buildSampleBody('contact.changed'), PrimaryKey: 'seven' });
+
+    const response = await contactWorker()(sqsEvent([notJson, good, activity, invalid]), lambdaContext);
+
+    expect(response.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual([
+      notJson.messageId,
+      activity.messageId,
+      invalid.messageId,
+    ]);
+    expect(await store.getRow('CustBad', 'contact', 3)).toBeDefined();
+  });
+
+  it('decodes base64 bodies (raw bytes that are not valid UTF-8 text are sent that way)', async () => {
+    const body = rowEvent('contact.created', { context: 'CustB64', primaryKey: 5, webhookName: 'Café ✓' });
+    const response = await contactWorker()(sqsEvent([sqsRecord(body, { base64: true })]), lambdaContext);
+    expect(response.batchItemFailures).toEqual([]);
+    const [record] = await store.listRowEvents('CustB64', 'contact', 5);
+    expect(record!.payload).toEqual(body);
+  });
+
+  it('the state worker rejects row events and handles its own', async () => {
+    const worker = createStateWorker({ store, hooks: {}, ...quietObservability() });
+    const row = sqsRecord(rowEvent('contact.created', { context: 'CustSW' }));
+    const state = sqsRecord(stateEvent('webhook.stopped', { context: 'CustSW', primaryKey: 8 }));
+    const response = await worker(sqsEvent([row, state]), lambdaContext);
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: row.messageId }]);
+    expect((await store.loadWebhook('CustSW', 8)).item).toMatchObject({ state: 1, stateName: 'Stopped' });
+  });
+});
+
+describe('entry points', () => {
+  it('functions/*-worker.ts compose from the environment (endpoint from AWS_ENDPOINT_URL_DYNAMODB)', async () => {
+    for (const [name, value] of Object.entries({
+      ...FAKE_AWS_ENV,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+      ROWS_TABLE: tables.rows,
+      EVENTS_TABLE: tables.events,
+      WEBHOOKS_TABLE: tables.webhooks,
+      IGNORE_ASSOCIATE_IDS: '99, 100',
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    })) {
+      vi.stubEnv(name, value);
+    }
+    vi.resetModules();
+    const contact = await import('../../functions/contact-worker.js');
+    const activity = await import('../../functions/activity-worker.js');
+    const state = await import('../../functions/webhook-state-worker.js');
+
+    const echo = rowEvent('contact.changed', { context: 'CustEnv', primaryKey: 1, changedByAssociateId: 100 });
+    const act = rowEvent('activity.deleted', { context: 'CustEnv', primaryKey: 2 });
+    const errors = stateEvent('webhook.errors', { context: 'CustEnv', primaryKey: 3 });
+    expect(await contact.handler(sqsEvent([sqsRecord(echo)]), lambdaContext)).toEqual({ batchItemFailures: [] });
+    expect(await activity.handler(sqsEvent([sqsRecord(act)]), lambdaContext)).toEqual({ batchItemFailures: [] });
+    expect(await state.handler(sqsEvent([sqsRecord(errors)]), lambdaContext)).toEqual({ batchItemFailures: [] });
+
+    expect((await store.listRowEvents('CustEnv', 'contact', 1))[0]).toMatchObject({ echo: true });
+    expect(await store.getRow('CustEnv', 'activity', 2)).toMatchObject({ status: 'deleted' });
+    expect(await store.listGaps('CustEnv')).toHaveLength(1);
+  });
+
+  it('a missing table name stops the function at load, naming the variable', async () => {
+    vi.stubEnv('ROWS_TABLE', '');
+    vi.resetModules();
+    await expect(import('../../functions/contact-worker.js')).rejects.toThrow('ROWS_TABLE must be set');
+  });
+});
