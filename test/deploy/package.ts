@@ -60,3 +60,7 @@ export async function packageStack(): Promise<Template> {
 export async function bundleSize(key: FunctionKey): Promise<number> {
   return (await stat(join(ROOT, '.esbuild', '.build', `${ENTRIES[key]}.mjs`))).size;
 }
+
+export async function bundleCode(key: FunctionKey): Promise<string> {
+  return readFile(join(ROOT, '.esbuild', '.build', `${ENTRIES[key]}.mjs`), 'utf8');
+}

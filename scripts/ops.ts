@@ -1,0 +1,95 @@
+/**
+ * Operations against a deployed stage, reading every name from the stack's outputs:
+ *
+ *   npm run ops -- status   --stage S                  queues: visible, in flight, dead-lettered
+ *   npm run ops -- parked   --stage S [--max N]        parked deliveries and why (each look is a receive)
+ *   npm run ops -- redrive  <queue> --stage S [--rate N]   DLQ → its queue (StartMessageMoveTask)
+ *   npm run ops -- rows     <context> <entity> <primaryKey> --stage S [--events]
+ *   npm run ops -- webhooks --stage S
+ *   npm run ops -- gaps     --stage S [--context C]
+ *
+ * Region and credentials come from the usual AWS environment (AWS_REGION, AWS_PROFILE, ...), or --region.
+ */
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  gaps,
+  type OpsClients,
+  OpsError,
+  parked,
+  queueKey,
+  readOutputs,
+  redrive,
+  rows,
+  status,
+  webhooks,
+} from './ops/commands.js';
+
+const USAGE = 'usage: npm run ops -- <status|parked|redrive|rows|webhooks|gaps> --stage S [options]';
+
+export async function main(argv: string[], clients?: OpsClients): Promise<unknown> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      stage: { type: 'string' },
+      region: { type: 'string' },
+      max: { type: 'string' },
+      rate: { type: 'string' },
+      context: { type: 'string' },
+      events: { type: 'boolean', default: false },
+    },
+  });
+  const [command, ...rest] = positionals;
+  if (command === undefined || values.stage === undefined) throw new OpsError(USAGE);
+  const region = values.region;
+  const ops = clients ?? {
+    cloudFormation: new CloudFormationClient({ region }),
+    sqs: new SQSClient({ region }),
+    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region })),
+  };
+  const outputs = await readOutputs(ops, values.stage);
+  switch (command) {
+    case 'status':
+      return status(ops, outputs);
+    case 'parked':
+      return parked(ops, outputs, values.max === undefined ? 10 : Number(values.max));
+    case 'redrive': {
+      if (rest[0] === undefined)
+        throw new OpsError('usage: npm run ops -- redrive <queue> --stage S [--rate N]');
+      return redrive(
+        ops,
+        outputs,
+        queueKey(rest[0]),
+        values.rate === undefined ? undefined : Number(values.rate),
+      );
+    }
+    case 'rows': {
+      const [context, entity, primaryKey] = rest;
+      if (context === undefined || entity === undefined || primaryKey === undefined) {
+        throw new OpsError('usage: npm run ops -- rows <context> <entity> <primaryKey> --stage S [--events]');
+      }
+      return rows(ops, outputs, { context, entity, primaryKey: Number(primaryKey), events: values.events });
+    }
+    case 'webhooks':
+      return webhooks(ops, outputs);
+    case 'gaps':
+      return gaps(ops, outputs, values.context);
+    default:
+      throw new OpsError(USAGE);
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main(process.argv.slice(2)).then(
+    (result) => console.log(JSON.stringify(result, null, 2)),
+    (error: unknown) => {
+      console.error(error instanceof OpsError ? error.message : error);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,201 @@
+import { type CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import {
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  type SQSClient,
+  StartMessageMoveTaskCommand,
+} from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { QUEUE_KEYS, type QueueKey, SERVICE } from '../../infra/definitions.js';
+import { createDynamoStore, createWebhookStore } from '../../lib/store/index.js';
+import type { EventRecord, Gap, Row, RowEntity, Webhook } from '../../lib/store/types.js';
+
+/** The clients every command needs; built once by the CLI, replaced by mocks in tests. */
+export interface OpsClients {
+  cloudFormation: CloudFormationClient;
+  sqs: SQSClient;
+  dynamo: DynamoDBDocumentClient;
+}
+
+/** The deployed stack's outputs (names from infra/resources.yml and serverless.yml). */
+export type StackOutputs = Record<string, string>;
+
+export class OpsError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'OpsError';
+  }
+}
+
+export function stackName(stage: string): string {
+  return `${SERVICE}-${stage}`;
+}
+
+/** The CLI spelling of a queue (`webhook-state`) to its key (`webhookState`). */
+export function queueKey(name: string): QueueKey {
+  const key = name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+  if (!(QUEUE_KEYS as string[]).includes(key)) {
+    throw new OpsError(`unknown queue ${name}: one of contact, activity, webhook-state, parked`);
+  }
+  return key as QueueKey;
+}
+
+export async function readOutputs(clients: OpsClients, stage: string): Promise<StackOutputs> {
+  const { Stacks } = await clients.cloudFormation.send(
+    new DescribeStacksCommand({ StackName: stackName(stage) }),
+  );
+  const outputs: StackOutputs = {};
+  for (const { OutputKey, OutputValue } of Stacks?.[0]?.Outputs ?? []) {
+    if (OutputKey !== undefined && OutputValue !== undefined) outputs[OutputKey] = OutputValue;
+  }
+  return outputs;
+}
+
+function output(outputs: StackOutputs, key: string): string {
+  const value = outputs[key];
+  if (value === undefined) throw new OpsError(`the stack has no output ${key}; deploy this version first`);
+  return value;
+}
+
+const pascal = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
+
+export interface QueueStatus {
+  queue: QueueKey;
+  visible: number;
+  inFlight: number;
+  deadLetter: number;
+}
+
+/** Messages waiting, in flight and dead-lettered for each queue (the admin API's `GET /queues`). */
+export async function status(clients: OpsClients, outputs: StackOutputs): Promise<QueueStatus[]> {
+  const counts = async (url: string) => {
+    const { Attributes = {} } = await clients.sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: url,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
+    );
+    return {
+      visible: Number(Attributes.ApproximateNumberOfMessages ?? 0),
+      inFlight: Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0),
+    };
+  };
+  return Promise.all(
+    QUEUE_KEYS.map(async (queue) => {
+      const [main, dlq] = await Promise.all([
+        counts(output(outputs, `${pascal(queue)}QueueUrl`)),
+        counts(output(outputs, `${pascal(queue)}DeadLetterQueueUrl`)),
+      ]);
+      return { queue, ...main, deadLetter: dlq.visible + dlq.inFlight };
+    }),
+  );
+}
+
+export interface ParkedDelivery {
+  messageId: string;
+  groupId: string | undefined;
+  receiveCount: number;
+  attributes: Record<string, string>;
+  body: string;
+}
+
+/**
+ * A look at up to `max` parked deliveries with their reason (the admin API's `GET /parked`). SQS has no
+ * peek: each look is a receive (the messages reappear after 30 s), and after 5 looks a parked message
+ * moves to the parked DLQ, where it is kept just as long and can be redriven.
+ */
+export async function parked(
+  clients: OpsClients,
+  outputs: StackOutputs,
+  max = 10,
+): Promise<ParkedDelivery[]> {
+  const url = output(outputs, 'ParkedQueueUrl');
+  const found: ParkedDelivery[] = [];
+  while (found.length < max) {
+    const { Messages = [] } = await clients.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: url,
+        MaxNumberOfMessages: Math.min(10, max - found.length),
+        VisibilityTimeout: 30,
+        WaitTimeSeconds: 0,
+        MessageSystemAttributeNames: ['MessageGroupId', 'ApproximateReceiveCount'],
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    if (Messages.length === 0) break;
+    for (const message of Messages) {
+      found.push({
+        messageId: message.MessageId ?? '',
+        groupId: message.Attributes?.MessageGroupId,
+        receiveCount: Number(message.Attributes?.ApproximateReceiveCount ?? 0),
+        attributes: Object.fromEntries(
+          Object.entries(message.MessageAttributes ?? {}).map(([name, value]) => [
+            name,
+            value.StringValue ?? '',
+          ]),
+        ),
+        body: message.Body ?? '',
+      });
+    }
+  }
+  return found;
+}
+
+/**
+ * Moves a queue's dead-lettered messages back to the queue they came from (SQS StartMessageMoveTask,
+ * which keeps FIFO order per message group). `maxPerSecond` throttles the move.
+ */
+export async function redrive(
+  clients: OpsClients,
+  outputs: StackOutputs,
+  queue: QueueKey,
+  maxPerSecond?: number,
+): Promise<{ queue: QueueKey; taskHandle: string }> {
+  const { TaskHandle } = await clients.sqs.send(
+    new StartMessageMoveTaskCommand({
+      SourceArn: output(outputs, `${pascal(queue)}DeadLetterQueueArn`),
+      ...(maxPerSecond === undefined ? {} : { MaxNumberOfMessagesPerSecond: maxPerSecond }),
+    }),
+  );
+  return { queue, taskHandle: TaskHandle ?? '' };
+}
+
+const ENTITIES: readonly RowEntity[] = ['contact', 'activity'];
+
+/** One row and, when asked, its history (the admin API's `GET /rows/...` and `.../events`). */
+export async function rows(
+  clients: OpsClients,
+  outputs: StackOutputs,
+  args: { context: string; entity: string; primaryKey: number; events: boolean },
+): Promise<{ row: Row | undefined; events?: EventRecord[] }> {
+  if (!(ENTITIES as string[]).includes(args.entity)) throw new OpsError('entity must be contact or activity');
+  if (!Number.isSafeInteger(args.primaryKey)) throw new OpsError('primaryKey must be an integer');
+  const entity = args.entity as RowEntity;
+  const store = createDynamoStore({
+    client: clients.dynamo,
+    tables: {
+      rows: output(outputs, 'RowsTableName'),
+      events: output(outputs, 'EventsTableName'),
+      webhooks: output(outputs, 'WebhooksTableName'),
+    },
+    retentionDays: 1, // read-only here; the workers' EVENT_RETENTION_DAYS applies to writes
+  });
+  const row = await store.getRow(args.context, entity, args.primaryKey);
+  if (!args.events) return { row };
+  return { row, events: await store.listRowEvents(args.context, entity, args.primaryKey) };
+}
+
+/** Every webhook and its state (the admin API's `GET /webhooks`). */
+export async function webhooks(clients: OpsClients, outputs: StackOutputs): Promise<Webhook[]> {
+  return createWebhookStore({
+    client: clients.dynamo,
+    table: output(outputs, 'WebhooksTableName'),
+  }).listWebhooks();
+}
+
+/** The windows in which a webhook was not Active (the admin API's `GET /gaps?context=`). */
+export async function gaps(clients: OpsClients, outputs: StackOutputs, context?: string): Promise<Gap[]> {
+  return createWebhookStore({ client: clients.dynamo, table: output(outputs, 'WebhooksTableName') }).listGaps(
+    context,
+  );
+}

@@ -1,0 +1,66 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build, type BuildOptions } from 'esbuild';
+import { load } from 'js-yaml';
+
+export const FUNCTIONS = ['ingest', 'contact-worker', 'activity-worker', 'webhook-state-worker'] as const;
+
+/** The esbuild options serverless.yml packages with (one source: custom.esbuild). */
+export function serverlessEsbuildOptions(): BuildOptions {
+  const doc = load(readFileSync('serverless.yml', 'utf8')) as { custom: { esbuild: Record<string, unknown> } };
+  const { bundle, minify, sourcemap, format, platform, target, mainFields, banner } = doc.custom.esbuild;
+  return { bundle, minify, sourcemap, format, platform, target, mainFields, banner } as BuildOptions;
+}
+
+/** Environment a function needs to import (values are placeholders; nothing is called). */
+const IMPORT_ENV = {
+  CONTACT_QUEUE_URL: 'http://127.0.0.1:1/q/contact.fifo',
+  ACTIVITY_QUEUE_URL: 'http://127.0.0.1:1/q/activity.fifo',
+  WEBHOOK_STATE_QUEUE_URL: 'http://127.0.0.1:1/q/webhook-state.fifo',
+  PARKED_QUEUE_URL: 'http://127.0.0.1:1/q/parked.fifo',
+  ROWS_TABLE: 'rows',
+  EVENTS_TABLE: 'events',
+  WEBHOOKS_TABLE: 'webhooks',
+  WEBHOOK_SECRET: 'bench',
+  AWS_REGION: 'eu-west-1',
+};
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/**
+ * Builds each function as serverless.yml does, then prints the minified size and the time to import
+ * it in a fresh Node process (median of `runs`), the cold-start share that the bundle controls.
+ */
+export async function benchBundles(runs = 7): Promise<Record<string, number | string>> {
+  const dir = mkdtempSync(join(tmpdir(), 'bundles-'));
+  const figures: Record<string, number | string> = {};
+  try {
+    const options = serverlessEsbuildOptions();
+    for (const name of FUNCTIONS) {
+      const outfile = join(dir, `${name}.mjs`);
+      await build({ ...options, entryPoints: [`functions/${name}.ts`], outfile, logLevel: 'error' });
+      figures[`${name} bundle KB`] = Number((statSync(outfile).size / 1024).toFixed(1));
+      const times: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const out = execFileSync(
+          process.execPath,
+          [
+            '--no-warnings',
+            '--input-type=module',
+            '-e',
+            `const t = performance.now(); await import(${JSON.stringify(outfile)}); console.log(performance.now() - t);`,
+          ],
+          { env: { ...process.env, ...IMPORT_ENV }, encoding: 'utf8' },
+        );
+        times.push(Number(out.trim().split('\n').pop()));
+      }
+      figures[`${name} import ms`] = Number(median(times).toFixed(1));
+    }
+    figures['bundle goals'] = '≤ 350 KB minified, import ≤ 50 ms';
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return figures;
+}

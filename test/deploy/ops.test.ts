@@ -1,0 +1,177 @@
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+  StartMessageMoveTaskCommand,
+} from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { OpsClients } from '../../scripts/ops/commands.js';
+import { main } from '../../scripts/ops.js';
+
+const ACCOUNT = '123456789012';
+const url = (name: string) =>
+  `https://sqs.eu-west-1.amazonaws.com/${ACCOUNT}/crm-webhook-receiver-test-${name}.fifo`;
+const arn = (name: string) => `arn:aws:sqs:eu-west-1:${ACCOUNT}:crm-webhook-receiver-test-${name}.fifo`;
+
+function outputs(): Array<{ OutputKey: string; OutputValue: string }> {
+  const list: Record<string, string> = {
+    RowsTableName: 'crm-webhook-receiver-test-rows',
+    EventsTableName: 'crm-webhook-receiver-test-events',
+    WebhooksTableName: 'crm-webhook-receiver-test-webhooks',
+  };
+  for (const [key, name] of [
+    ['Contact', 'contact'],
+    ['Activity', 'activity'],
+    ['WebhookState', 'webhook-state'],
+    ['Parked', 'parked'],
+  ] as const) {
+    list[`${key}QueueUrl`] = url(name);
+    list[`${key}DeadLetterQueueUrl`] = url(`${name}-dlq`);
+    list[`${key}DeadLetterQueueArn`] = arn(`${name}-dlq`);
+  }
+  return Object.entries(list).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue }));
+}
+
+describe('npm run ops', () => {
+  const cloudFormation = mockClient(CloudFormationClient);
+  const sqs = mockClient(SQSClient);
+  const dynamo = mockClient(DynamoDBDocumentClient);
+  let clients: OpsClients;
+
+  beforeEach(() => {
+    cloudFormation.reset();
+    sqs.reset();
+    dynamo.reset();
+    cloudFormation.on(DescribeStacksCommand).resolves({
+      Stacks: [
+        { StackName: 'x', StackStatus: 'UPDATE_COMPLETE', CreationTime: new Date(), Outputs: outputs() },
+      ],
+    });
+    clients = {
+      cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }),
+      sqs: new SQSClient({ region: 'eu-west-1' }),
+      dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
+    };
+  });
+
+  it('reads names from the outputs of the stage’s stack', async () => {
+    sqs.on(GetQueueAttributesCommand).resolves({ Attributes: {} });
+    await main(['status', '--stage', 'test'], clients);
+    expect(cloudFormation.commandCalls(DescribeStacksCommand)[0]?.args[0].input).toEqual({
+      StackName: 'crm-webhook-receiver-test',
+    });
+  });
+
+  it('status: visible, in flight and dead-lettered per queue', async () => {
+    sqs.on(GetQueueAttributesCommand).resolves({
+      Attributes: { ApproximateNumberOfMessages: '3', ApproximateNumberOfMessagesNotVisible: '1' },
+    });
+    sqs.on(GetQueueAttributesCommand, { QueueUrl: url('contact-dlq') }).resolves({
+      Attributes: { ApproximateNumberOfMessages: '2', ApproximateNumberOfMessagesNotVisible: '0' },
+    });
+
+    const result = await main(['status', '--stage', 'test'], clients);
+
+    expect(result).toEqual([
+      { queue: 'contact', visible: 3, inFlight: 1, deadLetter: 2 },
+      { queue: 'activity', visible: 3, inFlight: 1, deadLetter: 4 },
+      { queue: 'webhookState', visible: 3, inFlight: 1, deadLetter: 4 },
+      { queue: 'parked', visible: 3, inFlight: 1, deadLetter: 4 },
+    ]);
+    const calls = sqs.commandCalls(GetQueueAttributesCommand).map((c) => c.args[0].input);
+    expect(calls).toHaveLength(8);
+    expect(calls[0]).toEqual({
+      QueueUrl: url('contact'),
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    });
+  });
+
+  it('redrive: one StartMessageMoveTask from the queue’s DLQ back to its source', async () => {
+    sqs.on(StartMessageMoveTaskCommand).resolves({ TaskHandle: 'handle-1' });
+
+    const result = await main(['redrive', 'webhook-state', '--stage', 'test', '--rate', '5'], clients);
+
+    expect(result).toEqual({ queue: 'webhookState', taskHandle: 'handle-1' });
+    expect(sqs.commandCalls(StartMessageMoveTaskCommand).map((c) => c.args[0].input)).toEqual([
+      { SourceArn: arn('webhook-state-dlq'), MaxNumberOfMessagesPerSecond: 5 },
+    ]);
+  });
+
+  it('redrive refuses a queue that does not exist', async () => {
+    await expect(main(['redrive', 'contacts', '--stage', 'test'], clients)).rejects.toThrow(/unknown queue/);
+    expect(sqs.commandCalls(StartMessageMoveTaskCommand)).toHaveLength(0);
+  });
+
+  it('parked: receives with a short visibility timeout and shows each delivery’s reason', async () => {
+    sqs
+      .on(ReceiveMessageCommand)
+      .resolvesOnce({
+        Messages: [
+          {
+            MessageId: 'm-1',
+            Body: '{"Event":"sale.created"}',
+            Attributes: { MessageGroupId: 'Cust1:sale:7', ApproximateReceiveCount: '1' },
+            MessageAttributes: { reason: { DataType: 'String', StringValue: 'unknown-event' } },
+          },
+        ],
+      })
+      .resolves({ Messages: [] });
+
+    const result = await main(['parked', '--stage', 'test', '--max', '5'], clients);
+
+    expect(result).toEqual([
+      {
+        messageId: 'm-1',
+        groupId: 'Cust1:sale:7',
+        receiveCount: 1,
+        attributes: { reason: 'unknown-event' },
+        body: '{"Event":"sale.created"}',
+      },
+    ]);
+    expect(sqs.commandCalls(ReceiveMessageCommand)[0]?.args[0].input).toEqual({
+      QueueUrl: url('parked'),
+      MaxNumberOfMessages: 5,
+      VisibilityTimeout: 30,
+      WaitTimeSeconds: 0,
+      MessageSystemAttributeNames: ['MessageGroupId', 'ApproximateReceiveCount'],
+      MessageAttributeNames: ['All'],
+    });
+  });
+
+  it('rows: one consistent GetItem by row key, and the history with --events', async () => {
+    dynamo.on(GetCommand).resolves({ Item: { rowKey: 'contact#42#Cust1', status: 'active', version: 3 } });
+    dynamo.on(QueryCommand).resolves({ Items: [] });
+
+    const result = await main(['rows', 'Cust1', 'contact', '42', '--stage', 'test', '--events'], clients);
+
+    expect(result).toMatchObject({ row: { status: 'active' }, events: [] });
+    expect(dynamo.commandCalls(GetCommand)[0]?.args[0].input).toEqual({
+      TableName: 'crm-webhook-receiver-test-rows',
+      Key: { rowKey: 'contact#42#Cust1' },
+      ConsistentRead: true,
+    });
+    expect(dynamo.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
+      TableName: 'crm-webhook-receiver-test-events',
+      ExpressionAttributeValues: { ':k': 'contact#42#Cust1' },
+    });
+  });
+
+  it('gaps: the webhooks of one context from the webhooks table', async () => {
+    dynamo.on(QueryCommand).resolves({ Items: [] });
+
+    expect(await main(['gaps', '--stage', 'test', '--context', 'Cust1'], clients)).toEqual([]);
+    expect(dynamo.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
+      TableName: 'crm-webhook-receiver-test-webhooks',
+      ExpressionAttributeValues: { ':c': 'Cust1', ':p': 'webhook#' },
+    });
+  });
+
+  it('without --stage, says how to use it and calls nothing', async () => {
+    await expect(main(['status'], clients)).rejects.toThrow(/usage: npm run ops/);
+    expect(cloudFormation.calls()).toHaveLength(0);
+  });
+});
