@@ -1,0 +1,371 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { loadDefinitions } from '../definitions.js';
+import { createAdminServer } from './admin-api.js';
+import {
+  matchRoute,
+  type ProxyHandler,
+  type Route,
+  readBody,
+  routeKey,
+  toApiGatewayEvent,
+  writeApiGatewayError,
+  writeApiGatewayResult,
+} from './api-gateway.js';
+import { type DynamoEmulator, startDynamoEmulator } from './dynamo-emulator.js';
+import { type EventSourceMapping, type SqsHandler, startEventSourceMapping } from './event-source-mapping.js';
+import { type LocalFunction, loadFunctions } from './functions.js';
+import { createLambdaContext } from './lambda-context.js';
+import { ensureQueues, ensureTables, type LocalQueue } from './resources.js';
+import { restoreSnapshot, saveSnapshot } from './snapshot.js';
+import { type SqsEmulator, startSqsEmulator } from './sqs-emulator.js';
+
+export interface LocalRuntimeOptions {
+  /** Where dynalite keeps the tables and the runtime its snapshot and generated secret. Default `.data`. */
+  dataDir?: string;
+  /** Interface of the ingest; default 127.0.0.1. The admin API and the emulators always bind 127.0.0.1. */
+  host?: string;
+  /** Ingest port; default 3000, 0 for any free port. */
+  port?: number;
+  /** Admin API port; default 3001, 0 for any free port. */
+  adminPort?: number;
+  /** Emulator ports; default 0 (any free port). */
+  sqsPort?: number;
+  dynamodbPort?: number;
+  stage?: string;
+  region?: string;
+  /** Overrides every queue's VisibilityTimeout (seconds), for quick retries in experiments and tests. */
+  visibilityTimeout?: number;
+  /** The environment the functions read; default `process.env`, which is updated in place. */
+  env?: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+}
+
+export interface LocalRuntime {
+  ports: { ingest: number; admin: number; sqs: number; dynamodb: number };
+  urls: { webhook: string; ingest: string; admin: string; sqs: string; dynamodb: string };
+  dataDir: string;
+  queues: readonly LocalQueue[];
+  tables: Record<string, string>;
+  /** How the webhook secret was set: from the environment, generated now, or generated on an earlier start. */
+  secret: { source: 'environment' | 'generated' | 'data-dir' | 'unsigned'; value?: string; path?: string };
+  /** Milliseconds from the call to ready. */
+  startupMs: number;
+  stop(): Promise<void>;
+}
+
+const API_GATEWAY_PAYLOAD_LIMIT = 10 * 1024 * 1024;
+const LOOPBACK = '127.0.0.1';
+
+/**
+ * The whole receiver on one machine: local-aws-sqs and dynalite in-process, the queues and tables of
+ * infra/resources.yml, the functions of serverless.yml with their exact code (the ingest behind an
+ * API Gateway HTTP API emulation, the workers behind SQS event source mappings) and the admin API.
+ *
+ * The functions read their configuration from the environment when their module loads, so this sets
+ * the environment first and imports them afterwards; one runtime per process.
+ */
+export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
+  const started = performance.now();
+  const env = options.env ?? process.env;
+  const log = options.log ?? ((line: string) => console.log(line));
+  const dataDir = resolve(options.dataDir ?? '.data');
+  const region = options.region ?? env.AWS_REGION ?? 'us-east-1';
+  mkdirSync(dataDir, { recursive: true });
+
+  const [sqsEmulator, dynamoEmulator] = await Promise.all([
+    startSqsEmulator({ host: LOOPBACK, port: options.sqsPort ?? 0, region }),
+    startDynamoEmulator({ host: LOOPBACK, port: options.dynamodbPort ?? 0, path: join(dataDir, 'dynamodb') }),
+  ]);
+  try {
+    return await compose(options, { env, log, dataDir, region, started, sqsEmulator, dynamoEmulator });
+  } catch (error) {
+    await Promise.allSettled([sqsEmulator.close(), dynamoEmulator.close()]);
+    throw error;
+  }
+}
+
+interface Started {
+  env: NodeJS.ProcessEnv;
+  log: (line: string) => void;
+  dataDir: string;
+  region: string;
+  started: number;
+  sqsEmulator: SqsEmulator;
+  dynamoEmulator: DynamoEmulator;
+}
+
+async function compose(options: LocalRuntimeOptions, startedWith: Started): Promise<LocalRuntime> {
+  const { env, log, dataDir, region, started, sqsEmulator, dynamoEmulator } = startedWith;
+  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  const sqs = new SQSClient({ endpoint: sqsEmulator.endpoint, region, credentials });
+  const dynamodb = new DynamoDBClient({ endpoint: dynamoEmulator.endpoint, region, credentials });
+
+  const definitions = loadDefinitions({ stage: options.stage ?? 'local' });
+  const [queues] = await Promise.all([
+    ensureQueues(sqs, definitions.queues, { visibilityTimeout: options.visibilityTimeout }),
+    ensureTables(dynamodb, definitions.tables),
+  ]);
+  const snapshotPath = join(dataDir, 'sqs-snapshot.json');
+  const restored = await restoreSnapshot(snapshotPath, sqs, queues);
+  if (restored > 0) log(`restored ${restored} queued messages from ${snapshotPath}`);
+
+  // The functions' environment, as serverless.yml gives it on AWS, pointed at the emulators.
+  for (const queue of queues) env[queue.envVar] = queue.url;
+  const tables: Record<string, string> = {};
+  for (const table of definitions.tables) {
+    env[table.envVar] = table.name;
+    tables[table.key] = table.name;
+  }
+  Object.assign(env, {
+    AWS_REGION: region,
+    AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+    AWS_ENDPOINT_URL_SQS: sqsEmulator.endpoint,
+    AWS_ENDPOINT_URL_DYNAMODB: dynamoEmulator.endpoint,
+  });
+  delete env.AWS_SESSION_TOKEN;
+  delete env.AWS_PROFILE;
+  delete env.ALERT_TOPIC_ARN;
+  env.POWERTOOLS_SERVICE_NAME ??= 'crm-webhook-receiver';
+  env.POWERTOOLS_METRICS_NAMESPACE ??= 'CrmWebhookReceiver';
+  env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+  if (env.WEBHOOK_SECRETS_PARAMETER) {
+    log('WEBHOOK_SECRETS_PARAMETER is ignored locally (no SSM here): set WEBHOOK_SECRET or WEBHOOK_SECRETS.');
+    delete env.WEBHOOK_SECRETS_PARAMETER;
+  }
+  const secret = ensureSecret(env, dataDir);
+
+  const functions = loadFunctions();
+  const handlers = new Map<string, unknown>();
+  for (const fn of functions) {
+    const module = (await import(new URL(`../../${fn.module}`, import.meta.url).href)) as Record<
+      string,
+      unknown
+    >;
+    const handler = module[fn.exportName];
+    if (typeof handler !== 'function')
+      throw new Error(`${fn.module} does not export a function ${fn.exportName}`);
+    handlers.set(fn.name, handler);
+  }
+
+  const { createDynamoStore } = await import('../../lib/store/index.js');
+  const store = createDynamoStore({
+    client: DynamoDBDocumentClient.from(dynamodb),
+    tables: { rows: tables.rows!, events: tables.events!, webhooks: tables.webhooks! },
+    retentionDays: 30,
+  });
+
+  const mappings: EventSourceMapping[] = [];
+  for (const fn of functions) {
+    for (const source of fn.sqs) {
+      const definition = definitions.queues.find((queue) => queue.logicalId === source.queueLogicalId);
+      const queue = queues.find((candidate) => candidate.key === definition?.key);
+      if (!queue)
+        throw new Error(
+          `${fn.name} polls ${source.queueLogicalId}, which infra/resources.yml does not define`,
+        );
+      mappings.push(
+        startEventSourceMapping({
+          client: sqs,
+          functionName: fn.name,
+          queueUrl: queue.url,
+          queueArn: queue.arn,
+          region,
+          handler: handlers.get(fn.name) as SqsHandler,
+          batchSize: source.batchSize,
+          concurrency: source.maximumConcurrency,
+          timeoutMs: fn.timeoutMs,
+          onError: (error) => log(`[${fn.name}] ${error instanceof Error ? error.stack : String(error)}`),
+        }),
+      );
+    }
+  }
+
+  let ready = false;
+  const ingest = createIngestServer(functions, handlers, region, log);
+  const admin = createAdminServer({
+    store,
+    sqs,
+    queues,
+    peek: (name, limit) => sqsEmulator.peek(name, limit),
+    isReady: () => ready,
+    info: () => ({ urls, ports, dataDir, queues, tables }),
+  });
+  const host = options.host ?? LOOPBACK;
+  const [ingestPort, adminPort] = await Promise.all([
+    listen(ingest.server, options.port ?? 3000, host),
+    listen(admin, options.adminPort ?? 3001, LOOPBACK),
+  ]);
+  const ports = {
+    ingest: ingestPort,
+    admin: adminPort,
+    sqs: sqsEmulator.port,
+    dynamodb: dynamoEmulator.port,
+  };
+  const urlHost = host === '0.0.0.0' || host === '::' ? LOOPBACK : host;
+  const urls = {
+    webhook: `http://${urlHost}:${ingestPort}/webhook`,
+    ingest: `http://${urlHost}:${ingestPort}`,
+    admin: `http://${LOOPBACK}:${adminPort}`,
+    sqs: sqsEmulator.endpoint,
+    dynamodb: dynamoEmulator.endpoint,
+  };
+  ready = true;
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      ready = false;
+      await ingest.close();
+      await Promise.all(mappings.map((mapping) => mapping.stop()));
+      const saved = await saveSnapshot(snapshotPath, queues, (name) => sqsEmulator.peek(name));
+      if (saved > 0) log(`saved ${saved} queued messages to ${snapshotPath}`);
+      admin.closeAllConnections();
+      await new Promise<void>((done) => admin.close(() => done()));
+      sqs.destroy();
+      dynamodb.destroy();
+      await sqsEmulator.close();
+      await dynamoEmulator.close();
+    })();
+    return stopping;
+  };
+
+  return {
+    ports,
+    urls,
+    dataDir,
+    queues,
+    tables,
+    secret,
+    startupMs: Math.round(performance.now() - started),
+    stop,
+  };
+}
+
+function ensureSecret(env: NodeJS.ProcessEnv, dataDir: string): LocalRuntime['secret'] {
+  if (env.WEBHOOK_SECRET?.trim() || env.WEBHOOK_SECRETS?.trim()) return { source: 'environment' };
+  if (env.ALLOW_UNSIGNED?.trim().toLowerCase() === 'true') return { source: 'unsigned' };
+  const path = join(dataDir, 'webhook-secret');
+  if (existsSync(path)) {
+    env.WEBHOOK_SECRET = readFileSync(path, 'utf8').trim();
+    return { source: 'data-dir', value: env.WEBHOOK_SECRET, path };
+  }
+  const value = randomBytes(32).toString('base64url');
+  writeFileSync(path, `${value}\n`, { mode: 0o600 });
+  env.WEBHOOK_SECRET = value;
+  return { source: 'generated', value, path };
+}
+
+interface IngestServer {
+  server: Server;
+  /** Stops accepting connections and waits for the requests in flight. */
+  close(): Promise<void>;
+}
+
+/** API Gateway's HTTP API in front of the functions that have `httpApi` events. */
+function createIngestServer(
+  functions: readonly LocalFunction[],
+  handlers: ReadonlyMap<string, unknown>,
+  region: string,
+  log: (line: string) => void,
+): IngestServer {
+  const routes: Array<{ route: Route; fn: LocalFunction }> = functions.flatMap((fn) =>
+    fn.httpRoutes.map((route) => ({ route, fn })),
+  );
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? '/';
+    const path = url.split('?')[0] ?? '/';
+    const route = matchRoute(
+      routes.map((entry) => entry.route),
+      req.method ?? 'GET',
+      path,
+    );
+    const entry = routes.find((candidate) => candidate.route === route);
+    if (!entry) {
+      req.resume();
+      return writeApiGatewayError(res, 404, 'Not Found');
+    }
+    const body = await readBody(req, API_GATEWAY_PAYLOAD_LIMIT);
+    if (!body) return writeApiGatewayError(res, 413, 'Request Entity Too Large');
+    const event = toApiGatewayEvent(
+      {
+        method: req.method ?? 'GET',
+        url,
+        rawHeaders: req.rawHeaders,
+        body,
+        sourceIp: (req.socket.remoteAddress ?? LOOPBACK).replace(/^::ffff:/, ''),
+        protocol: `HTTP/${req.httpVersion}`,
+      },
+      { routeKey: routeKey(entry.route) },
+    );
+    const handler = handlers.get(entry.fn.name) as ProxyHandler;
+    const context = createLambdaContext({
+      functionName: entry.fn.name,
+      timeoutMs: entry.fn.timeoutMs,
+      region,
+    });
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const result = await Promise.race([
+        handler(event, context),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`Task timed out after ${entry.fn.timeoutMs} ms`)),
+            entry.fn.timeoutMs,
+          );
+        }),
+      ]);
+      writeApiGatewayResult(res, result);
+    } catch (error) {
+      log(`[${entry.fn.name}] ${error instanceof Error ? error.stack : String(error)}`);
+      writeApiGatewayError(res, 500, 'Internal Server Error');
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const server = createServer((req, res) => {
+    inFlight++;
+    handle(req, res)
+      .catch((error: unknown) => {
+        log(`[ingest] ${error instanceof Error ? error.stack : String(error)}`);
+        if (!res.headersSent) writeApiGatewayError(res, 500, 'Internal Server Error');
+      })
+      .finally(() => {
+        inFlight--;
+        if (inFlight === 0) drained?.();
+      });
+  });
+  server.keepAliveTimeout = 65_000;
+
+  return {
+    server,
+    async close() {
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      server.closeIdleConnections();
+      if (inFlight > 0) await new Promise<void>((done) => (drained = done));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolvePort((server.address() as AddressInfo).port);
+    });
+  });
+}
