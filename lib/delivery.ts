@@ -299,9 +299,21 @@ function headerMismatch(headers: DeliveryHeaders, event: DeliveryEvent): string 
   return undefined;
 }
 
+let cutoffFor = Number.NaN;
+let cutoffIso = '';
+
+/**
+ * True when a validated UTC Timestamp lies more than `maxAgeSeconds` before `receivedAt`. ISO 8601
+ * UTC strings sort as time does, so the check is a string comparison with a cutoff built once per
+ * second (seconds precision, rounded in the event's favour).
+ */
 function isTooOld(timestamp: string, receivedAt: Date, maxAgeSeconds: number): boolean {
-  const at = Date.parse(`${timestamp.slice(0, 19)}Z`);
-  return receivedAt.getTime() - at > maxAgeSeconds * 1000 + 1000;
+  const limit = Math.floor(receivedAt.getTime() / 1000) - maxAgeSeconds - 1;
+  if (limit !== cutoffFor) {
+    cutoffFor = limit;
+    cutoffIso = new Date(limit * 1000).toISOString().slice(0, 19);
+  }
+  return timestamp.slice(0, 19) < cutoffIso;
 }
 
 function contextOf(json: unknown): string | undefined {

@@ -36,6 +36,30 @@ function prefixOf(name: string): string | undefined {
   return undefined;
 }
 
+interface HeaderNames {
+  event: string;
+  eventId: string;
+  signature: string;
+  retry: string;
+}
+
+const namesByPrefix = new Map<string, HeaderNames>();
+
+/** The header names under one prefix, built once per prefix seen (a sender uses one or two). */
+function headerNames(prefix: string): HeaderNames {
+  let names = namesByPrefix.get(prefix);
+  if (names === undefined) {
+    names = {
+      event: `${prefix}-event`,
+      eventId: `${prefix}-eventid`,
+      signature: `${prefix}-signature`,
+      retry: `${prefix}-retry`,
+    };
+    if (namesByPrefix.size < 16) namesByPrefix.set(prefix, names);
+  }
+  return names;
+}
+
 /**
  * Finds the service's header prefix from the names that end in `-Event`, `-EventId` and
  * `-Signature`, in any capitalisation, or uses `pinnedPrefix` (for example `X-SuperOffice`).
@@ -56,19 +80,20 @@ export function readDeliveryHeaders(lower: Map<string, string>, pinnedPrefix?: s
     }
     if (prefix === undefined) return { ok: false, detail: 'the -Event and -EventId headers are missing' };
   }
-  const event = lower.get(`${prefix}-event`);
-  const eventId = lower.get(`${prefix}-eventid`);
-  if (event === undefined || event === '') return { ok: false, detail: `header ${prefix}-event is missing` };
+  const names = headerNames(prefix);
+  const event = lower.get(names.event);
+  const eventId = lower.get(names.eventId);
+  if (event === undefined || event === '') return { ok: false, detail: `header ${names.event} is missing` };
   if (eventId === undefined || eventId === '')
-    return { ok: false, detail: `header ${prefix}-eventid is missing` };
+    return { ok: false, detail: `header ${names.eventId} is missing` };
   return {
     ok: true,
     headers: {
       prefix,
       event,
       eventId,
-      signature: lower.get(`${prefix}-signature`),
-      retry: lower.get(`${prefix}-retry`),
+      signature: lower.get(names.signature),
+      retry: lower.get(names.retry),
       contentType: lower.get('content-type'),
       userAgent: lower.get('user-agent'),
       receiverToken: lower.get('x-receiver-token'),

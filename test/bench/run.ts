@@ -1,0 +1,23 @@
+/**
+ * `npm run bench`: every benchmark of the project in one run, printed as figures. Ratios compare
+ * ours against a floor or the emulator's own raw rate measured in the same run, since absolute
+ * times on a shared machine are noisy. Pass names to run a subset: `npm run bench -- ingest bundles`.
+ */
+import { benchBundles } from './bundles.js';
+import { benchIngestCpu } from './ingest.js';
+
+type Bench = () => Promise<Record<string, number | string>>;
+
+const benches: Record<string, Bench> = {
+  ingest: () => benchIngestCpu(),
+  bundles: () => benchBundles(),
+};
+
+const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+for (const [name, run] of Object.entries(benches)) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  const started = performance.now();
+  const figures = await run();
+  console.log(`\n## ${name} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  for (const [key, value] of Object.entries(figures)) console.log(`${key.padEnd(44)} ${value}`);
+}
