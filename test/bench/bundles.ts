@@ -2,16 +2,31 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build, type BuildOptions } from 'esbuild';
+import { type BuildOptions, build } from 'esbuild';
 import { load } from 'js-yaml';
 
 export const FUNCTIONS = ['ingest', 'contact-worker', 'activity-worker', 'webhook-state-worker'] as const;
 
 /** The esbuild options serverless.yml packages with (one source: custom.esbuild). */
 export function serverlessEsbuildOptions(): BuildOptions {
-  const doc = load(readFileSync('serverless.yml', 'utf8')) as { custom: { esbuild: Record<string, unknown> } };
-  const { bundle, minify, sourcemap, format, platform, target, mainFields, banner } = doc.custom.esbuild;
-  return { bundle, minify, sourcemap, format, platform, target, mainFields, banner } as BuildOptions;
+  const doc = load(readFileSync('serverless.yml', 'utf8')) as {
+    custom: { esbuild: Record<string, unknown> };
+  };
+  const { bundle, minify, sourcemap, format, platform, target, mainFields, banner, alias, exclude } =
+    doc.custom.esbuild;
+  // serverless-esbuild passes `exclude` to esbuild as `external`.
+  return {
+    bundle,
+    minify,
+    sourcemap,
+    format,
+    platform,
+    target,
+    mainFields,
+    banner,
+    alias,
+    external: exclude,
+  } as BuildOptions;
 }
 
 /** Environment a function needs to import (values are placeholders; nothing is called). */
