@@ -1,10 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildSampleBody } from '../../lib/samples.js';
 import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { createRowWorker, createStateWorker } from '../../lib/workers/index.js';
-import { buildSampleBody } from '../../lib/samples.js';
 import { FAKE_AWS_ENV, type LocalDynamo, startDynalite, type TableNames } from '../support/dynamo.js';
-import { at, lambdaContext, quietObservability, rowEvent, sqsEvent, sqsRecord, stateEvent } from '../support/workers.js';
+import {
+  at,
+  lambdaContext,
+  quietObservability,
+  rowEvent,
+  sqsEvent,
+  sqsRecord,
+  stateEvent,
+} from '../support/workers.js';
 
 let dynamo: LocalDynamo;
 let tables: TableNames;
@@ -18,7 +26,13 @@ beforeAll(async () => {
 afterAll(() => dynamo.close());
 
 const contactWorker = (hooks = {}) =>
-  createRowWorker({ entity: 'contact', store, hooks, ignoreAssociateIds: new Set(), ...quietObservability() });
+  createRowWorker({
+    entity: 'contact',
+    store,
+    hooks,
+    ignoreAssociateIds: new Set(),
+    ...quietObservability(),
+  });
 
 describe('FIFO partial batch failures', () => {
   it('a failed record fails the rest of its group; other groups go on', async () => {
@@ -35,7 +49,10 @@ describe('FIFO partial batch failures', () => {
 
     const response = await contactWorker({ onContactChanged })(sqsEvent([a1, b1, a2, b2, a3]), lambdaContext);
 
-    expect(response.batchItemFailures).toEqual([{ itemIdentifier: a2.messageId }, { itemIdentifier: a3.messageId }]);
+    expect(response.batchItemFailures).toEqual([
+      { itemIdentifier: a2.messageId },
+      { itemIdentifier: a3.messageId },
+    ]);
     expect(await store.getRow('CustBatch', 'contact', 2)).toMatchObject({ eventCount: 2 });
     // a2's row write happened before its hook failed; a3 was never touched, so it cannot overtake a2
     expect(await store.getRow('CustBatch', 'contact', 1)).toMatchObject({ eventCount: 2 });
@@ -43,8 +60,13 @@ describe('FIFO partial batch failures', () => {
   });
 
   it('an unparseable body or a foreign event fails only its group', async () => {
-    const good = sqsRecord(rowEvent('contact.created', { context: 'CustBad', primaryKey: 3, timestamp: at(1) }));
-    const notJson = { ...sqsRecord({}, { raw: '{not json' }), attributes: { ...good.attributes, MessageGroupId: 'x:contact:9' } };
+    const good = sqsRecord(
+      rowEvent('contact.created', { context: 'CustBad', primaryKey: 3, timestamp: at(1) }),
+    );
+    const notJson = {
+      ...sqsRecord({}, { raw: '{not json' }),
+      attributes: { ...good.attributes, MessageGroupId: 'x:contact:9' },
+    };
     const activity = sqsRecord(rowEvent('activity.created', { context: 'CustBad', primaryKey: 4 }));
     const invalid = sqsRecord({ ...buildSampleBody('contact.changed'), PrimaryKey: 'seven' });
 
@@ -95,12 +117,22 @@ describe('entry points', () => {
     const activity = await import('../../functions/activity-worker.js');
     const state = await import('../../functions/webhook-state-worker.js');
 
-    const echo = rowEvent('contact.changed', { context: 'CustEnv', primaryKey: 1, changedByAssociateId: 100 });
+    const echo = rowEvent('contact.changed', {
+      context: 'CustEnv',
+      primaryKey: 1,
+      changedByAssociateId: 100,
+    });
     const act = rowEvent('activity.deleted', { context: 'CustEnv', primaryKey: 2 });
     const errors = stateEvent('webhook.errors', { context: 'CustEnv', primaryKey: 3 });
-    expect(await contact.handler(sqsEvent([sqsRecord(echo)]), lambdaContext)).toEqual({ batchItemFailures: [] });
-    expect(await activity.handler(sqsEvent([sqsRecord(act)]), lambdaContext)).toEqual({ batchItemFailures: [] });
-    expect(await state.handler(sqsEvent([sqsRecord(errors)]), lambdaContext)).toEqual({ batchItemFailures: [] });
+    expect(await contact.handler(sqsEvent([sqsRecord(echo)]), lambdaContext)).toEqual({
+      batchItemFailures: [],
+    });
+    expect(await activity.handler(sqsEvent([sqsRecord(act)]), lambdaContext)).toEqual({
+      batchItemFailures: [],
+    });
+    expect(await state.handler(sqsEvent([sqsRecord(errors)]), lambdaContext)).toEqual({
+      batchItemFailures: [],
+    });
 
     expect((await store.listRowEvents('CustEnv', 'contact', 1))[0]).toMatchObject({ echo: true });
     expect(await store.getRow('CustEnv', 'activity', 2)).toMatchObject({ status: 'deleted' });

@@ -109,14 +109,14 @@ async function drain(handler: SqsBatchHandler): Promise<{ invocations: number; f
     const failed = new Set(batchItemFailures.map((failure) => failure.itemIdentifier));
     failures += failed.size;
     for (const message of messages) {
-      const command = failed.has(message.MessageId!)
-        ? new ChangeMessageVisibilityCommand({
-            QueueUrl: queueUrl,
-            ReceiptHandle: message.ReceiptHandle!,
-            VisibilityTimeout: 0,
-          })
-        : new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle! });
-      await sqs.client.send(command);
+      const ReceiptHandle = message.ReceiptHandle!;
+      if (failed.has(message.MessageId!)) {
+        await sqs.client.send(
+          new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle, VisibilityTimeout: 0 }),
+        );
+      } else {
+        await sqs.client.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle }));
+      }
     }
     if (invocations > 50) throw new Error('the queue never drained');
   }
