@@ -73,7 +73,10 @@ export function readDeliveryHeaders(lower: Map<string, string>, pinnedPrefix?: s
       const candidate = prefixOf(name);
       if (candidate === undefined || candidate === prefix) continue;
       if (prefix === undefined) prefix = candidate;
-      else (others ??= new Set([prefix])).add(candidate);
+      else {
+        others ??= new Set([prefix]);
+        others.add(candidate);
+      }
     }
     if (others !== undefined) {
       return { ok: false, detail: `headers use more than one prefix (${[...others].sort().join(', ')})` };
