@@ -130,7 +130,7 @@ export interface LastAccepted {
 /** What the local admin API and the tests read. */
 export interface StoreReader {
   getRow(context: string, entity: RowEntity, primaryKey: number): Promise<Row | undefined>;
-  /** History of a row, oldest first (entity `webhook` lists nothing: state events live in the webhook item). */
+  /** History of a row, oldest first. (A webhook's state events live in its item, as `transitions`.) */
   listRowEvents(context: string, entity: RowEntity, primaryKey: number): Promise<EventRecord[]>;
   listWebhooks(): Promise<Webhook[]>;
   listGaps(context?: string): Promise<Gap[]>;
