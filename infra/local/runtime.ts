@@ -144,16 +144,16 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
 
   const functions = loadFunctions();
   const handlers = new Map<string, unknown>();
-  for (const fn of functions) {
-    const module = (await import(new URL(`../../${fn.module}`, import.meta.url).href)) as Record<
-      string,
-      unknown
-    >;
-    const handler = module[fn.exportName];
-    if (typeof handler !== 'function')
-      throw new Error(`${fn.module} does not export a function ${fn.exportName}`);
-    handlers.set(fn.name, handler);
-  }
+  await Promise.all(
+    functions.map(async (fn) => {
+      const url = new URL(`../../${fn.module}`, import.meta.url).href;
+      const module = (await import(url)) as Record<string, unknown>;
+      const handler = module[fn.exportName];
+      if (typeof handler !== 'function')
+        throw new Error(`${fn.module} does not export a function ${fn.exportName}`);
+      handlers.set(fn.name, handler);
+    }),
+  );
 
   const { createDynamoStore } = await import('../../lib/store/index.js');
   const store = createDynamoStore({

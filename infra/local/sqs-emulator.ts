@@ -83,7 +83,11 @@ interface EmulatorQueue {
   getAttributes(names: string[]): Record<string, string> | undefined;
 }
 
-const POLL_MS = 10;
+/**
+ * Pollers wake on a new message or a deletion; this interval covers what the emulator changes on its
+ * own timers (a visibility timeout ending).
+ */
+const POLL_MS = 50;
 
 /** Starts the emulator on `host:port` (a free port by default). */
 export async function startSqsEmulator(options: SqsEmulatorOptions = {}): Promise<SqsEmulator> {
@@ -156,6 +160,9 @@ function patchQueue(queue: EmulatorQueue, indexes: Map<EmulatorQueue, Map<string
   const index = new Map<string, EmulatorEntry>();
   indexes.set(queue, index);
   const waiters = new Set<() => void>();
+  const wakeAll = () => {
+    for (const wake of waiters) wake();
+  };
 
   const newRecord = queue.newRecord;
   queue.newRecord = (record, delaySeconds) => {
@@ -166,20 +173,20 @@ function patchQueue(queue: EmulatorQueue, indexes: Map<EmulatorQueue, Map<string
     // A message moved to a DLQ keeps its MessageId: it has left its source queue.
     for (const [other, otherIndex] of indexes) if (other !== queue) otherIndex.delete(record.MessageId);
     index.set(record.MessageId, entry);
-    setTimeout(() => {
-      for (const wake of waiters) wake();
-    }, 1).unref();
+    // New messages turn visible on the emulator's own 0 ms delay timer; wake the pollers after it.
+    setTimeout(wakeAll, 1).unref();
     return entry;
   };
 
   const remove = queue.delete.bind(queue);
   queue.delete = (receiptHandle) => {
     const deleted = remove(receiptHandle);
-    for (const [id, entry] of index) {
-      if (entry.record.ReceiptHandle === receiptHandle) {
-        index.delete(id);
-        break;
-      }
+    const id = messageIdOf(receiptHandle);
+    const entry = id === undefined ? undefined : index.get(id);
+    if (id !== undefined && entry?.record.ReceiptHandle === receiptHandle) {
+      index.delete(id);
+      // A deleted message may unblock its group.
+      if (entry.record.attributes.MessageGroupId !== undefined) wakeAll();
     }
     return deleted;
   };
@@ -218,6 +225,17 @@ function patchQueue(queue: EmulatorQueue, indexes: Map<EmulatorQueue, Map<string
       });
     }
   };
+}
+
+/** The MessageId inside a receipt handle (base64 of a UUID and `{date, MessageId, QueueName}`). */
+function messageIdOf(receiptHandle: string): string | undefined {
+  try {
+    const text = Buffer.from(receiptHandle, 'base64').toString('utf-8');
+    const parsed = JSON.parse(text.slice(text.indexOf('{'))) as { MessageId?: unknown };
+    return typeof parsed.MessageId === 'string' ? parsed.MessageId : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Available messages in order; on a FIFO queue none of a group that has a message in flight. */

@@ -1,0 +1,69 @@
+import { parseArgs } from 'node:util';
+import { loadEnvFile } from './env-file.js';
+import { localAdminUrl, localWebhookUrl, senderSecret } from './sender-config.js';
+import { formatReport, runSimulation } from './simulate.js';
+
+const USAGE = `Usage: npm run simulate -- --events N --rows M [--duplicates P] [--shuffle] [--concurrency C]
+                                    [--url U] [--admin-url A] [--context C] [--seed S] [--json]
+
+Sends a realistic stream of N events over M rows to the local receiver with a sender that behaves like
+the CRM's (3 attempts, 1 s and 4 s apart, only 200 counts, 9 consecutive failures stop the webhook),
+waits for the queues to drain, and checks every row through the admin API. Exits 1 on any mismatch.`;
+
+async function main(argv: string[]): Promise<number> {
+  loadEnvFile(process.env.ENV_FILE ?? '.env');
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      events: { type: 'string', default: '1000' },
+      rows: { type: 'string', default: '100' },
+      duplicates: { type: 'string', default: '0' },
+      shuffle: { type: 'boolean', default: false },
+      concurrency: { type: 'string', default: '10' },
+      url: { type: 'string' },
+      'admin-url': { type: 'string' },
+      context: { type: 'string' },
+      seed: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const number = (name: string, raw: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER) => {
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max)
+      throw new Error(`--${name} must be an integer in ${min}..${max}`);
+    return value;
+  };
+  const context = values.context;
+  const report = await runSimulation({
+    url: values.url ?? localWebhookUrl(),
+    adminUrl: values['admin-url'] ?? localAdminUrl(),
+    secret: senderSecret(context ?? ''),
+    events: number('events', values.events, 1),
+    rows: number('rows', values.rows, 1),
+    duplicates: number('duplicates', values.duplicates, 0, 100),
+    shuffle: values.shuffle,
+    concurrency: number('concurrency', values.concurrency, 1, 1000),
+    context,
+    seed: values.seed === undefined ? undefined : number('seed', values.seed, 0),
+    headers: process.env.STATE_EVENT_TOKEN
+      ? { 'X-Receiver-Token': process.env.STATE_EVENT_TOKEN }
+      : undefined,
+    log: values.json ? undefined : (line) => console.log(line),
+  });
+  console.log(values.json ? JSON.stringify(report, null, 2) : formatReport(report));
+  return report.mismatches === 0 && report.drained ? 0 : 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    console.error(`\n${USAGE}`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,246 @@
+import { Agent } from 'node:http';
+import { isDeepStrictEqual } from 'node:util';
+import { isRowEvent, parseDeliveryEvent } from '../../lib/events/index.js';
+import { apply } from '../../lib/projection.js';
+import type { Row } from '../../lib/store/types.js';
+import { type QueueView, type RowView, toRowView } from './admin-api.js';
+import { getJson, httpRequest } from './http-client.js';
+import { createRealisticSender } from './sender.js';
+import { buildStream } from './stream.js';
+
+export interface SimulationOptions {
+  /** The receiver's webhook URL, e.g. http://127.0.0.1:3000/webhook. */
+  url: string;
+  /** The local admin API, e.g. http://127.0.0.1:3001. */
+  adminUrl: string;
+  secret?: string;
+  events: number;
+  rows: number;
+  /** Percentage of events delivered twice (same EventId, same bytes). */
+  duplicates?: number;
+  shuffle?: boolean;
+  concurrency?: number;
+  /** ContextIdentifier of the run; a fresh one by default, so runs never share rows. */
+  context?: string;
+  prefix?: string;
+  seed?: number;
+  /** Extra headers on every delivery (X-Receiver-Token, ...). */
+  headers?: Record<string, string>;
+  /** How long to wait for the worker queues to drain. */
+  drainTimeoutMs?: number;
+  retryDelaysMs?: readonly [number, number];
+  log?: (line: string) => void;
+}
+
+export interface Mismatch {
+  row: string;
+  /** Fields that differ, or `missing` when the admin API has no such row. */
+  fields: string[];
+  expected: unknown;
+  actual: unknown;
+}
+
+export interface SimulationReport {
+  context: string;
+  events: number;
+  rows: number;
+  deliveries: number;
+  sent: number;
+  accepted: number;
+  retried: number;
+  discarded: number;
+  notSent: number;
+  failures: Record<string, number>;
+  stoppedBy?: string;
+  rowsChecked: number;
+  mismatches: number;
+  mismatchDetails: Mismatch[];
+  drained: boolean;
+  /** Accepted events per second, from the first POST until the queues were drained (rows written). */
+  eventsPerSecond: number;
+  /** Accepted deliveries per second while sending. */
+  postsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  sendMs: number;
+  drainMs: number;
+  totalMs: number;
+}
+
+const WORKER_QUEUES = new Set(['contact', 'activity', 'webhookState']);
+
+/**
+ * Drives a running receiver like the CRM would: a realistic stream over many rows, sent by a sender
+ * with the real one's retry and give-up rules, then checks through the admin API that every row ended
+ * in the state that applying the accepted events in order gives (lib/projection's `apply`).
+ */
+export async function runSimulation(options: SimulationOptions): Promise<SimulationReport> {
+  const log = options.log ?? (() => undefined);
+  const context = options.context ?? `Sim${Date.now().toString(36)}`;
+  const concurrency = options.concurrency ?? 10;
+  const stream = buildStream({
+    events: options.events,
+    rows: options.rows,
+    context,
+    duplicates: options.duplicates,
+    shuffle: options.shuffle,
+    seed: options.seed,
+  });
+  const sender = createRealisticSender({
+    url: options.url,
+    secret: options.secret,
+    prefix: options.prefix,
+    concurrency,
+    headers: options.headers,
+    retryDelaysMs: options.retryDelaysMs,
+  });
+  log(
+    `sending ${stream.deliveries.length} deliveries (${options.events} events over ${stream.rows.length} rows` +
+      `${options.shuffle ? ', shuffled' : ''}${options.duplicates ? `, ${options.duplicates}% duplicates` : ''})` +
+      ` with ${concurrency} concurrent senders to ${options.url}`,
+  );
+
+  const accepted = new Set<string>();
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < stream.deliveries.length) {
+        const delivery = stream.deliveries[next++]!;
+        const outcome = await sender.deliver(delivery.body);
+        if (outcome === 'accepted') accepted.add(delivery.eventId);
+      }
+    }),
+  );
+  const sent = performance.now();
+  sender.close();
+  log(`sent in ${((sent - started) / 1000).toFixed(1)} s; waiting for the worker queues to drain`);
+
+  const admin = new Agent({ keepAlive: true, maxSockets: 16 });
+  try {
+    const drained = await waitForDrain(options.adminUrl, admin, options.drainTimeoutMs ?? 120_000);
+    const done = performance.now();
+
+    // The rows as applying every accepted event in timestamp order makes them.
+    const expected = new Map<string, Row>();
+    for (const delivery of stream.inOrder) {
+      if (!accepted.has(delivery.eventId)) continue;
+      const parsed = parseDeliveryEvent(JSON.parse(delivery.body));
+      if (!parsed.ok || !isRowEvent(parsed.event))
+        throw new Error(`simulated event is invalid: ${delivery.body}`);
+      expected.set(delivery.rowKey, apply(expected.get(delivery.rowKey), parsed.event));
+    }
+
+    const mismatchDetails: Mismatch[] = [];
+    let mismatches = 0;
+    const keys = [...expected.keys()];
+    let cursor = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (cursor < keys.length) {
+          const key = keys[cursor++]!;
+          const want = JSON.parse(JSON.stringify(toRowView(expected.get(key)!))) as RowView;
+          const answer = await httpRequest(
+            'GET',
+            `${options.adminUrl}/rows/${want.context.split('/').map(encodeURIComponent).join('%2F')}/${want.entity}/${want.primaryKey}`,
+            {},
+            undefined,
+            { agent: admin },
+          );
+          const got = answer.status === 200 ? (JSON.parse(answer.body) as RowView) : undefined;
+          if (got !== undefined && isDeepStrictEqual(got, want)) continue;
+          mismatches++;
+          if (mismatchDetails.length < 10) {
+            const fields = got
+              ? Object.keys(want).filter(
+                  (field) => !isDeepStrictEqual(got[field as keyof RowView], want[field as keyof RowView]),
+                )
+              : ['missing'];
+            mismatchDetails.push({ row: key, fields, expected: want, actual: got ?? answer.status });
+          }
+        }
+      }),
+    );
+
+    const latencies = [...sender.stats.latencies].sort((a, b) => a - b);
+    const seconds = (ms: number) => Math.max(ms, 1) / 1000;
+    return {
+      context,
+      events: stream.inOrder.length,
+      rows: stream.rows.length,
+      deliveries: stream.deliveries.length,
+      sent: sender.stats.sent,
+      accepted: sender.stats.accepted,
+      retried: sender.stats.retried,
+      discarded: sender.stats.discarded,
+      notSent: sender.stats.notSent,
+      failures: sender.stats.failures,
+      ...(sender.stats.stoppedBy ? { stoppedBy: sender.stats.stoppedBy } : {}),
+      rowsChecked: keys.length,
+      mismatches,
+      mismatchDetails,
+      drained,
+      eventsPerSecond: round(accepted.size / seconds(done - started)),
+      postsPerSecond: round(sender.stats.accepted / seconds(sent - started)),
+      p50Ms: round(percentile(latencies, 0.5)),
+      p99Ms: round(percentile(latencies, 0.99)),
+      sendMs: Math.round(sent - started),
+      drainMs: Math.round(done - sent),
+      totalMs: Math.round(performance.now() - started),
+    };
+  } finally {
+    admin.destroy();
+  }
+}
+
+/** Waits until no worker queue has a message visible or in flight, twice in a row. */
+async function waitForDrain(adminUrl: string, agent: Agent, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  let quiet = 0;
+  while (Date.now() < deadline) {
+    const queues = await getJson<QueueView[]>(`${adminUrl}/queues`, { agent });
+    const busy = queues
+      .filter((queue) => WORKER_QUEUES.has(queue.key))
+      .some((queue) => queue.visible + queue.inFlight + queue.delayed > 0);
+    quiet = busy ? 0 : quiet + 1;
+    if (quiet >= 2) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
+}
+
+function round(value: number): number {
+  return Math.round(value * 10) / 10;
+}
+
+/** The report as a person reads it. */
+export function formatReport(report: SimulationReport): string {
+  const lines = [
+    `context         ${report.context}`,
+    `events          ${report.events} over ${report.rows} rows (${report.deliveries} deliveries)`,
+    `sent            ${report.sent}`,
+    `accepted        ${report.accepted}`,
+    `retried         ${report.retried}`,
+    `discarded       ${report.discarded}`,
+    ...(report.notSent > 0
+      ? [`not sent        ${report.notSent} (webhook stopped: ${report.stoppedBy})`]
+      : []),
+    ...(Object.keys(report.failures).length > 0
+      ? [`failed answers  ${JSON.stringify(report.failures)}`]
+      : []),
+    `rows checked    ${report.rowsChecked}${report.drained ? '' : ' (queues did NOT drain in time)'}`,
+    `mismatches      ${report.mismatches}`,
+    `events/s        ${report.eventsPerSecond} (POST to row written; ${report.postsPerSecond} POSTs/s while sending)`,
+    `POST latency    p50 ${report.p50Ms} ms, p99 ${report.p99Ms} ms`,
+    `time            ${(report.sendMs / 1000).toFixed(1)} s sending + ${(report.drainMs / 1000).toFixed(1)} s draining`,
+  ];
+  for (const mismatch of report.mismatchDetails) {
+    lines.push(`  mismatch ${mismatch.row}: ${mismatch.fields.join(', ')}`);
+  }
+  return lines.join('\n');
+}

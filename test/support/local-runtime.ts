@@ -1,0 +1,126 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface RuntimeProcess {
+  child: ChildProcess;
+  port: number;
+  adminPort: number;
+  webhookUrl: string;
+  adminUrl: string;
+  /** Milliseconds from spawning `npm start` to its ready line. */
+  readyMs: number;
+  /** Everything the process printed so far (stdout and stderr, the last 1 MB). */
+  output(): string;
+  /** SIGTERM to the process group, as a terminal's Ctrl-C would; resolves with npm's exit code once all of it is gone. */
+  stop(): Promise<number | null>;
+}
+
+export interface SpawnOptions {
+  dataDir: string;
+  env?: Record<string, string>;
+  port?: number;
+  adminPort?: number;
+  readyTimeoutMs?: number;
+}
+
+/** A port that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts `npm start` the way a user does, in its own process group, on the given (or free) ports, and
+ * resolves once it prints its ready line. The emulators pick their own free ports, so several of these
+ * can run side by side.
+ */
+export async function spawnLocalRuntime(options: SpawnOptions): Promise<RuntimeProcess> {
+  const port = options.port ?? (await freePort());
+  const adminPort = options.adminPort ?? (await freePort());
+  const started = performance.now();
+  const child = spawn('npm', ['start', '--silent'], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      DATA_DIR: options.dataDir,
+      PORT: String(port),
+      ADMIN_PORT: String(adminPort),
+      SQS_PORT: '0',
+      DYNAMODB_PORT: '0',
+      ENV_FILE: '/nonexistent/.env',
+      POWERTOOLS_LOG_LEVEL: 'WARN',
+      ...options.env,
+    },
+  });
+  let output = '';
+  const append = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-1_000_000);
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const readyMs = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      clearInterval(poll);
+      reject(new Error(`npm start was not ready within ${options.readyTimeoutMs ?? 30_000} ms:\n${output}`));
+    }, options.readyTimeoutMs ?? 30_000);
+    const poll = setInterval(() => {
+      if (/^ready in \d+ ms/m.test(output)) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve(Math.round(performance.now() - started));
+      }
+    }, 20);
+    void exited.then((code) => {
+      clearInterval(poll);
+      clearTimeout(timer);
+      reject(new Error(`npm start exited with ${code} before it was ready:\n${output}`));
+    });
+  });
+
+  return {
+    child,
+    port,
+    adminPort,
+    webhookUrl: `http://127.0.0.1:${port}/webhook`,
+    adminUrl: `http://127.0.0.1:${adminPort}`,
+    readyMs,
+    output: () => output,
+    async stop() {
+      const group = -child.pid!;
+      const alive = () => {
+        try {
+          process.kill(group, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      if (!alive()) return exited;
+      process.kill(group, 'SIGTERM');
+      // npm may exit before the runtime it started has finished stopping: wait for the whole group.
+      const deadline = Date.now() + 20_000;
+      while (alive()) {
+        if (Date.now() > deadline) {
+          process.kill(group, 'SIGKILL');
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      return exited;
+    },
+  };
+}
