@@ -2,6 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import {
   GetQueueAttributesCommand,
   ListMessageMoveTasksCommand,
+  type QueueAttributeName,
   type SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
@@ -231,7 +232,7 @@ export function createAdminServer(deps: AdminApiDeps): Server {
 }
 
 async function queueView(sqs: SQSClient, queue: LocalQueue): Promise<QueueView> {
-  const names = [
+  const names: QueueAttributeName[] = [
     'ApproximateNumberOfMessages',
     'ApproximateNumberOfMessagesNotVisible',
     'ApproximateNumberOfMessagesDelayed',
@@ -239,7 +240,7 @@ async function queueView(sqs: SQSClient, queue: LocalQueue): Promise<QueueView> 
   const [main, dlq] = await Promise.all(
     [queue.url, queue.dlq.url].map(async (QueueUrl) => {
       const { Attributes = {} } = await sqs.send(
-        new GetQueueAttributesCommand({ QueueUrl, AttributeNames: names as never }),
+        new GetQueueAttributesCommand({ QueueUrl, AttributeNames: names }),
       );
       return {
         visible: Number(Attributes.ApproximateNumberOfMessages ?? 0),

@@ -142,7 +142,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
           const want = JSON.parse(JSON.stringify(toRowView(expected.get(key)!))) as RowView;
           const answer = await httpRequest(
             'GET',
-            `${options.adminUrl}/rows/${want.context.split('/').map(encodeURIComponent).join('%2F')}/${want.entity}/${want.primaryKey}`,
+            `${options.adminUrl}/rows/${encodeURIComponent(want.context)}/${want.entity}/${want.primaryKey}`,
             {},
             undefined,
             { agent: admin },

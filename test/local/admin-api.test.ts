@@ -1,0 +1,146 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadDefinitions } from '../../infra/definitions.js';
+import { createAdminServer } from '../../infra/local/admin-api.js';
+import { ensureQueues, type LocalQueue } from '../../infra/local/resources.js';
+import { type SqsEmulator, startSqsEmulator } from '../../infra/local/sqs-emulator.js';
+import type { Row, StoreReader, Webhook } from '../../lib/store/types.js';
+
+const row: Row = {
+  context: 'Cust1',
+  entity: 'contact',
+  primaryKey: 42,
+  status: 'active',
+  fieldValues: { updated: '0001-01-01T00:00:00' },
+  changedFields: ['department'],
+  changedFieldSeqs: { department: 'x' },
+  lastEventId: 'e2',
+  lastEvent: 'contact.changed',
+  lastTimestamp: '2025-05-14T16:11:02.4593434Z',
+  lastSeq: 'x',
+  changedByAssociateId: 5,
+  eventCount: 2,
+  recentSeqs: ['x'],
+};
+
+const store: StoreReader = {
+  getRow: async (context, entity, primaryKey) =>
+    context === row.context && entity === row.entity && primaryKey === row.primaryKey ? row : undefined,
+  listRowEvents: async () => [],
+  listWebhooks: async () => [{ context: 'Cust1', webhookId: 9, state: 1, stateName: 'Stopped' } as Webhook],
+  listGaps: async (context) =>
+    context === 'Cust1'
+      ? [{ context, webhookId: 9, webhookName: 'w', openedAt: 't', openedByEventId: 'e' }]
+      : [],
+};
+
+let emulator: SqsEmulator;
+let client: SQSClient;
+let queues: LocalQueue[];
+let server: Server;
+let base: string;
+let ready = false;
+
+beforeAll(async () => {
+  emulator = await startSqsEmulator();
+  client = new SQSClient({
+    endpoint: emulator.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  queues = await ensureQueues(client, loadDefinitions({ stage: 'local' }).queues);
+  server = createAdminServer({ store, sqs: client, queues, peek: emulator.peek, isReady: () => ready });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.close();
+  client.destroy();
+  await emulator.close();
+});
+
+const get = async (path: string, init?: RequestInit) => {
+  const answer = await fetch(`${base}${path}`, init);
+  return { status: answer.status, body: (await answer.json()) as unknown };
+};
+
+describe('admin API', () => {
+  it('answers /health with 503 until ready, then {"status":"ok"}', async () => {
+    expect(await get('/health')).toEqual({ status: 503, body: { status: 'starting' } });
+    ready = true;
+    expect(await get('/health')).toEqual({ status: 200, body: { status: 'ok' } });
+  });
+
+  it('shows a row without its bookkeeping, 404 for an unknown one, 400 for a bad key', async () => {
+    const { status, body } = await get('/rows/Cust1/contact/42');
+    expect(status).toBe(200);
+    expect(body).toEqual({
+      context: 'Cust1',
+      entity: 'contact',
+      primaryKey: 42,
+      status: 'active',
+      fieldValues: { updated: '0001-01-01T00:00:00' },
+      values: null,
+      changedFields: ['department'],
+      lastEventId: 'e2',
+      lastEvent: 'contact.changed',
+      lastTimestamp: '2025-05-14T16:11:02.4593434Z',
+      changedByAssociateId: 5,
+      eventCount: 2,
+    });
+    expect((await get('/rows/Cust1/contact/43')).status).toBe(404);
+    expect((await get('/rows/Cust1/person/42')).status).toBe(400);
+    expect((await get('/rows/Cust1/contact/abc')).status).toBe(400);
+  });
+
+  it('lists webhooks and gaps', async () => {
+    expect((await get('/webhooks')).body).toEqual([
+      expect.objectContaining({ webhookId: 9, stateName: 'Stopped' }),
+    ]);
+    expect((await get('/gaps?context=Cust1')).body).toHaveLength(1);
+    expect((await get('/gaps?context=Other')).body).toEqual([]);
+  });
+
+  it('counts queue messages and shows parked deliveries with their reason, without consuming them', async () => {
+    const parked = queues.find((queue) => queue.key === 'parked')!;
+    await client.send(
+      new SendMessageCommand({
+        QueueUrl: parked.url,
+        MessageBody: '{"Event":"person.created"}',
+        MessageGroupId: 'Cust1:person:1',
+        MessageDeduplicationId: 'd1',
+        MessageAttributes: { reason: { DataType: 'String', StringValue: 'unknown-event' } },
+      }),
+    );
+    for (let i = 0; i < 2; i++) {
+      expect((await get('/parked')).body).toEqual([
+        expect.objectContaining({
+          reason: 'unknown-event',
+          body: '{"Event":"person.created"}',
+          receiveCount: 0,
+        }),
+      ]);
+    }
+    const { body } = await get('/queues');
+    expect(body).toContainEqual(expect.objectContaining({ key: 'parked', visible: 1, inFlight: 0, dlq: 0 }));
+    expect((body as Array<{ key: string }>).map((queue) => queue.key)).toEqual([
+      'contact',
+      'activity',
+      'webhookState',
+      'parked',
+    ]);
+  });
+
+  it('redrives an empty DLQ, and 404s unknown queues and routes, 405 wrong methods', async () => {
+    expect(await get('/queues/webhook-state/redrive', { method: 'POST' })).toEqual({
+      status: 200,
+      body: { queue: 'webhookState', status: 'COMPLETED', moved: 0 },
+    });
+    expect((await get('/queues/nope/redrive', { method: 'POST' })).status).toBe(404);
+    expect((await get('/queues/contact/redrive')).status).toBe(405);
+    expect((await get('/nothing')).status).toBe(404);
+  });
+});
