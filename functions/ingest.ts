@@ -10,8 +10,9 @@ import { createSqsSender } from '../lib/queue/sqs.js';
 import { createSignatureVerifier } from '../lib/signature.js';
 
 const config = readIngestConfig();
-const logger = new Logger({ serviceName: 'crm-webhook-receiver' });
-const metrics = new Metrics({ namespace: 'CrmWebhookReceiver', serviceName: 'crm-webhook-receiver' });
+// Service name and log level come from POWERTOOLS_SERVICE_NAME / POWERTOOLS_LOG_LEVEL, as in every function.
+const logger = new Logger();
+const metrics = new Metrics({ namespace: 'CrmWebhookReceiver' });
 const queue = createSqsSender({
   // The time budget: two attempts of at most 0.3 s to connect and 1 s of socket silence each, plus the
   // SDK's sub-second backoff, stay under 3 s, so a 503 reaches the sender before its own retry is due.

@@ -5,12 +5,14 @@
  */
 import { benchBundles } from './bundles.js';
 import { benchIngestCpu } from './ingest.js';
+import { benchWorkers } from './workers.js';
 
 type Bench = () => Promise<Record<string, number | string>>;
 
 const benches: Record<string, Bench> = {
   ingest: () => benchIngestCpu(),
   bundles: () => benchBundles(),
+  workers: () => benchWorkers(),
 };
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
