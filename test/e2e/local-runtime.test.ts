@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSimulation } from '../../infra/local/simulate.js';
 import { buildSampleBody, buildSampleDelivery, type SampleEventName } from '../../lib/samples.js';
 import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 
@@ -185,6 +186,22 @@ describe('npm start', () => {
         },
       )
       .toBe(1);
+  }, 60_000);
+
+  it('converges under simulate: shuffled order, duplicates, concurrent senders', async () => {
+    const report = await runSimulation({
+      url: runtime.webhookUrl,
+      adminUrl: runtime.adminUrl,
+      secret: SECRET,
+      events: 300,
+      rows: 30,
+      duplicates: 10,
+      shuffle: true,
+      concurrency: 10,
+      seed: 3,
+    });
+    expect(report).toMatchObject({ accepted: report.deliveries, discarded: 0, drained: true, mismatches: 0 });
+    expect(report.rowsChecked).toBe(30);
   }, 60_000);
 
   it('keeps rows, webhook states, parked and dead-letter messages across a restart', async () => {
