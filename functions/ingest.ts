@@ -1,12 +1,13 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { getParameter } from '@aws-lambda-powertools/parameters/ssm';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { isProxyEventV2, toDeliveryRequest, toProxyResult } from '../lib/apigateway.js';
+import { requireEnv } from '../lib/config/env.js';
 import { parseSecretsJson, readIngestConfig, secretConfig } from '../lib/config/ingest.js';
 import { type DeliveryPolicy, type DeliveryResponse, handleDelivery, problem } from '../lib/delivery.js';
 import { createSqsSender } from '../lib/queue/sqs.js';
+import { SsmParameterProvider } from '../lib/secrets/ssm.js';
 import { createSignatureVerifier } from '../lib/signature.js';
 
 const config = readIngestConfig();
@@ -29,11 +30,15 @@ const basePolicy: Omit<DeliveryPolicy, 'verifier'> = {
 };
 let policy: DeliveryPolicy = { ...basePolicy, verifier: createSignatureVerifier(config.secrets) };
 let parameterValue: string | undefined;
+const parameters =
+  config.secretsParameter === undefined
+    ? undefined
+    : new SsmParameterProvider({ region: requireEnv('AWS_REGION') });
 
 /** With WEBHOOK_SECRETS_PARAMETER, secrets come from SSM (cached 5 minutes); rebuilt only when they change. */
 async function currentPolicy(): Promise<DeliveryPolicy> {
-  if (config.secretsParameter === undefined) return policy;
-  const value = await getParameter(config.secretsParameter, { decrypt: true, maxAge: 300 });
+  if (parameters === undefined || config.secretsParameter === undefined) return policy;
+  const value = (await parameters.get(config.secretsParameter, { maxAge: 300 })) as string | undefined;
   if (value !== undefined && value !== parameterValue) {
     const byContext = parseSecretsJson(value, 'WEBHOOK_SECRETS_PARAMETER');
     policy = {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { QueueKey } from '../queue/port.js';
 import type { SecretConfig } from '../signature.js';
 import { boolEnv, ConfigError, intEnv, listEnv, optionalEnv, requireEnv } from './env.js';
@@ -16,7 +16,10 @@ export interface IngestConfig {
 }
 
 /** JSON object ContextIdentifier → secrets; the key `*` sets the secrets for every other context. */
-const SecretsJsonSchema = z.record(z.string().min(1), z.array(z.string().min(1)));
+const SecretsJsonSchema = z.record(
+  z.string().check(z.minLength(1)),
+  z.array(z.string().check(z.minLength(1))),
+);
 
 /**
  * Parses WEBHOOK_SECRETS / the SSM parameter value. Throws a ConfigError that names `source` but

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { EnvelopeSchema } from './envelope.js';
 import { absent, DateStringSchema, EmptyChangesSchema, IntSchema } from './primitives.js';
 
@@ -31,21 +31,21 @@ export const ActivityDeletedValuesSchema = z.looseObject({
   sale_id: IntSchema,
 });
 
-const ActivityBaseSchema = EnvelopeSchema.extend({ Entity: z.literal('activity') });
+const ActivityBaseSchema = z.extend(EnvelopeSchema, { Entity: z.literal('activity') });
 
-export const ActivityCreatedSchema = ActivityBaseSchema.extend({
+export const ActivityCreatedSchema = z.extend(ActivityBaseSchema, {
   Event: z.literal('activity.created'),
   FieldValues: ActivityFieldValuesSchema,
   Values: absent('must be absent on created events'),
 });
 
-export const ActivityChangedSchema = ActivityBaseSchema.extend({
+export const ActivityChangedSchema = z.extend(ActivityBaseSchema, {
   Event: z.literal('activity.changed'),
   FieldValues: absent('must be absent on changed events'),
   Values: absent('must be absent on changed events'),
 });
 
-export const ActivityDeletedSchema = ActivityBaseSchema.extend({
+export const ActivityDeletedSchema = z.extend(ActivityBaseSchema, {
   Event: z.literal('activity.deleted'),
   Changes: EmptyChangesSchema,
   FieldValues: absent('must be absent on deleted events'),

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { EnvelopeSchema } from './envelope.js';
 import { absent, DateStringSchema, EmptyChangesSchema, IntSchema } from './primitives.js';
 
@@ -23,15 +23,15 @@ export const ContactDeletedValuesSchema = z.looseObject({
   contact_id: IntSchema,
 });
 
-const ContactBaseSchema = EnvelopeSchema.extend({ Entity: z.literal('contact') });
+const ContactBaseSchema = z.extend(EnvelopeSchema, { Entity: z.literal('contact') });
 
-export const ContactCreatedSchema = ContactBaseSchema.extend({
+export const ContactCreatedSchema = z.extend(ContactBaseSchema, {
   Event: z.literal('contact.created'),
   FieldValues: ContactFieldValuesSchema,
   Values: absent('must be absent on created events'),
 });
 
-export const ContactChangedSchema = ContactBaseSchema.extend({
+export const ContactChangedSchema = z.extend(ContactBaseSchema, {
   Event: z.literal('contact.changed'),
   FieldValues: absent('must be absent on changed events'),
   Values: absent('must be absent on changed events'),
@@ -41,13 +41,13 @@ export const ContactChangedSchema = ContactBaseSchema.extend({
  * The spec does not show this payload. The envelope rules hold; FieldValues and Values, when
  * present, are kept as delivered (objects, any keys) so that nothing the sender adds is lost.
  */
-export const ContactSoftDeletedSchema = ContactBaseSchema.extend({
+export const ContactSoftDeletedSchema = z.extend(ContactBaseSchema, {
   Event: z.literal('contact.softdeleted'),
-  FieldValues: z.record(z.string(), z.unknown()).optional(),
-  Values: z.record(z.string(), z.unknown()).optional(),
+  FieldValues: z.optional(z.record(z.string(), z.unknown())),
+  Values: z.optional(z.record(z.string(), z.unknown())),
 });
 
-export const ContactDeletedSchema = ContactBaseSchema.extend({
+export const ContactDeletedSchema = z.extend(ContactBaseSchema, {
   Event: z.literal('contact.deleted'),
   Changes: EmptyChangesSchema,
   FieldValues: absent('must be absent on deleted events'),

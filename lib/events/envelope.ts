@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { ChangesSchema, IntSchema, UtcTimestampSchema } from './primitives.js';
 
 /**
@@ -9,9 +9,9 @@ export const EnvelopeSchema = z.looseObject({
   EventId: z.guid('must be a UUID'),
   Timestamp: UtcTimestampSchema,
   Changes: ChangesSchema,
-  Event: z.string().min(1),
+  Event: z.string().check(z.minLength(1)),
   PrimaryKey: IntSchema,
-  ContextIdentifier: z.string().min(1),
+  ContextIdentifier: z.string().check(z.minLength(1)),
   ChangedByAssociateId: IntSchema,
   WebhookName: z.string(),
 });

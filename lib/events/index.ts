@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import {
   ActivityChangedSchema,
   ActivityCreatedSchema,
@@ -82,7 +82,7 @@ export function parseDeliveryEvent(body: unknown): ParseOutcome {
 }
 
 /** `FieldValues.updated: must be ...; Changes: ...` (paths and messages only, at most five). */
-export function describeIssues(error: z.ZodError): string {
+export function describeIssues(error: { issues: readonly z.core.$ZodIssue[] }): string {
   return error.issues
     .slice(0, 5)
     .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(body)'}: ${issue.message}`)

@@ -1,33 +1,37 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+
+/** A string matching `regex`; `message` is what a refusal says (never the value). */
+const pattern = (regex: RegExp, message: string) => z.string().check(z.regex(regex, message));
 
 /**
  * Envelope `Timestamp`: ISO 8601 UTC with fractional seconds (1 to 7 digits, as .NET writes them)
  * and a trailing `Z`. The string is kept exactly as sent; see {@link normaliseTimestamp} for ordering.
  */
-export const UtcTimestampSchema = z
-  .string()
-  .regex(
-    /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{1,7}Z$/,
-    'must be an ISO 8601 UTC timestamp with fractional seconds and a trailing Z',
-  );
+export const UtcTimestampSchema = pattern(
+  /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{1,7}Z$/,
+  'must be an ISO 8601 UTC timestamp with fractional seconds and a trailing Z',
+);
 
 const DATE_TIME = String.raw`\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,7})?`;
 const OFFSET = String.raw`(Z|[+-]([01]\d|2[0-3]):[0-5]\d)`;
 
 /** A date inside FieldValues: with or without an offset; `0001-01-01T00:00:00` means "never". Kept verbatim. */
-export const DateStringSchema = z
-  .string()
-  .regex(new RegExp(`^${DATE_TIME}${OFFSET}?$`), 'must be an ISO 8601 timestamp');
+export const DateStringSchema = pattern(
+  new RegExp(`^${DATE_TIME}${OFFSET}?$`),
+  'must be an ISO 8601 timestamp',
+);
 
 /** A date that the spec writes with an offset (webhook `registered`). */
-export const DateWithOffsetSchema = z
-  .string()
-  .regex(new RegExp(`^${DATE_TIME}${OFFSET}$`), 'must be an ISO 8601 timestamp with an offset');
+export const DateWithOffsetSchema = pattern(
+  new RegExp(`^${DATE_TIME}${OFFSET}$`),
+  'must be an ISO 8601 timestamp with an offset',
+);
 
 /** A date that the spec writes without an offset (webhook `updated`). */
-export const DateWithoutOffsetSchema = z
-  .string()
-  .regex(new RegExp(`^${DATE_TIME}$`), 'must be an ISO 8601 timestamp without an offset');
+export const DateWithoutOffsetSchema = pattern(
+  new RegExp(`^${DATE_TIME}$`),
+  'must be an ISO 8601 timestamp without an offset',
+);
 
 /** An integer as JSON carries it (no strings, no fractions). */
 export const IntSchema = z.int();
@@ -36,7 +40,9 @@ export const IntSchema = z.int();
 export const ChangesSchema = z.array(z.string());
 
 /** Exactly `[]`: state events and deleted events. */
-export const EmptyChangesSchema = z.array(z.string()).length(0, 'must be an empty array for this event');
+export const EmptyChangesSchema = z
+  .array(z.string())
+  .check(z.length(0, 'must be an empty array for this event'));
 
 /**
  * Sort key for an envelope Timestamp: the fraction padded to 7 digits, so that `...42.089895Z` and
@@ -52,4 +58,4 @@ export function normaliseTimestamp(timestamp: string): string {
 }
 
 /** A key that must not be present at all (`{ Entity: undefined }` cannot come out of JSON). */
-export const absent = (message: string) => z.never(message).optional();
+export const absent = (message: string) => z.optional(z.never(message));

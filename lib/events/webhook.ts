@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { EnvelopeSchema } from './envelope.js';
 import {
   absent,
@@ -18,7 +18,7 @@ export const WebhookFieldValuesSchema = z.looseObject({
   updated_associate_id: IntSchema,
 });
 
-const WebhookStateBaseSchema = EnvelopeSchema.extend({
+const WebhookStateBaseSchema = z.extend(EnvelopeSchema, {
   Changes: EmptyChangesSchema,
   ChangedByAssociateId: z.literal(0, 'must be 0 for webhook state events'),
   Entity: absent('must be absent on webhook state events'),
@@ -26,9 +26,9 @@ const WebhookStateBaseSchema = EnvelopeSchema.extend({
   Values: absent('must be absent on webhook state events'),
 });
 
-export const WebhookStartedSchema = WebhookStateBaseSchema.extend({ Event: z.literal('webhook.started') });
-export const WebhookStoppedSchema = WebhookStateBaseSchema.extend({ Event: z.literal('webhook.stopped') });
-export const WebhookErrorsSchema = WebhookStateBaseSchema.extend({ Event: z.literal('webhook.errors') });
+export const WebhookStartedSchema = z.extend(WebhookStateBaseSchema, { Event: z.literal('webhook.started') });
+export const WebhookStoppedSchema = z.extend(WebhookStateBaseSchema, { Event: z.literal('webhook.stopped') });
+export const WebhookErrorsSchema = z.extend(WebhookStateBaseSchema, { Event: z.literal('webhook.errors') });
 
 export type WebhookFieldValues = z.infer<typeof WebhookFieldValuesSchema>;
 export type WebhookStarted = z.infer<typeof WebhookStartedSchema>;

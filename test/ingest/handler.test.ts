@@ -119,3 +119,50 @@ describe('functions/ingest handler', () => {
     expect(result.statusCode).toBe(400);
   });
 });
+
+describe('functions/ingest with WEBHOOK_SECRETS_PARAMETER', () => {
+  const sqs = mockClient(SQSClient);
+
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('verifies with the per-context secrets read from SSM, fetched once for many deliveries', async () => {
+    const { startFakeSsm } = await import('../support/fake-ssm.js');
+    const ssm = await startFakeSsm();
+    try {
+      ssm.parameters.set(
+        '/crm/test/webhook-secrets',
+        JSON.stringify({ CustA: ['from-ssm'], '*': ['fallback-ssm'] }),
+      );
+      sqs.reset();
+      sqs.on(SendMessageCommand).resolves({});
+      for (const [name, value] of Object.entries(URLS)) vi.stubEnv(name, value);
+      vi.stubEnv('WEBHOOK_SECRET', '');
+      vi.stubEnv('WEBHOOK_SECRETS_PARAMETER', '/crm/test/webhook-secrets');
+      vi.stubEnv('AWS_ENDPOINT_URL_SSM', ssm.endpoint);
+      vi.stubEnv('AWS_REGION', 'eu-west-1');
+      vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKID');
+      vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret');
+      vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+      vi.resetModules();
+      const { handler } = await import('../../functions/ingest.js');
+      const send = (context: string, secret: string) => {
+        const delivery = buildSampleDelivery(buildSampleBody('contact.changed', { context }), { secret });
+        return handler(httpEvent(delivery.headers, delivery.body));
+      };
+
+      const results = [
+        await send('CustA', 'from-ssm'),
+        await send('CustA', 'fallback-ssm'),
+        await send('CustB', 'fallback-ssm'),
+        await send('CustB', 'from-ssm'),
+      ];
+
+      expect(results.map((r) => r.statusCode)).toEqual([200, 401, 200, 401]);
+      expect(ssm.requests).toHaveLength(1);
+    } finally {
+      await ssm.close();
+    }
+  });
+});

@@ -1,0 +1,41 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeSsm {
+  endpoint: string;
+  requests: Array<{ headers: IncomingHttpHeaders; body: string }>;
+  parameters: Map<string, string>;
+  close(): Promise<void>;
+}
+
+/** A loopback HTTP server that answers SSM GetParameter (JSON 1.1 protocol) from `parameters`. */
+export async function startFakeSsm(): Promise<FakeSsm> {
+  const requests: FakeSsm['requests'] = [];
+  const parameters = new Map<string, string>();
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => {
+      body += chunk;
+    });
+    req.on('end', () => {
+      requests.push({ headers: req.headers, body });
+      const { Name } = JSON.parse(body) as { Name: string };
+      const value = parameters.get(Name);
+      res.setHeader('content-type', 'application/x-amz-json-1.1');
+      if (value === undefined) {
+        res.statusCode = 400;
+        res.end(JSON.stringify({ __type: 'com.amazonaws.ssm#ParameterNotFound', message: 'not found' }));
+        return;
+      }
+      res.end(JSON.stringify({ Parameter: { Name, Type: 'SecureString', Value: value, Version: 1 } }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}/`,
+    requests,
+    parameters,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
