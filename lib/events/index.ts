@@ -26,8 +26,7 @@ export * from './envelope.js';
 export * from './primitives.js';
 export * from './webhook.js';
 
-/** Every event of the spec, told apart by the body's `Event`. */
-export const DeliveryEventSchema = z.discriminatedUnion('Event', [
+const EVENT_SCHEMAS = [
   WebhookStartedSchema,
   WebhookStoppedSchema,
   WebhookErrorsSchema,
@@ -38,25 +37,22 @@ export const DeliveryEventSchema = z.discriminatedUnion('Event', [
   ActivityCreatedSchema,
   ActivityChangedSchema,
   ActivityDeletedSchema,
-]);
+] as const;
+
+/** Every event of the spec, told apart by the body's `Event`. */
+export const DeliveryEventSchema = z.discriminatedUnion('Event', [...EVENT_SCHEMAS]);
+
+/** The schema of each body `Event`: one lookup, then one object parse (cheaper than the union's dispatch). */
+const SCHEMA_BY_EVENT: ReadonlyMap<string, (typeof EVENT_SCHEMAS)[number]> = new Map(
+  EVENT_SCHEMAS.map((schema) => [schema.shape.Event.def.values[0] as string, schema]),
+);
 
 export type DeliveryEvent = z.infer<typeof DeliveryEventSchema>;
 export type RowEvent = ContactEvent | ActivityEvent;
 export type { ActivityEvent, ContactEvent, WebhookStateEvent };
 
 /** Body `Event` names the spec covers. */
-export const KNOWN_EVENTS: ReadonlySet<string> = new Set([
-  'webhook.started',
-  'webhook.stopped',
-  'webhook.errors',
-  'contact.created',
-  'contact.changed',
-  'contact.softdeleted',
-  'contact.deleted',
-  'activity.created',
-  'activity.changed',
-  'activity.deleted',
-]);
+export const KNOWN_EVENTS: ReadonlySet<string> = new Set(SCHEMA_BY_EVENT.keys());
 
 export type ParseOutcome =
   | { ok: true; event: DeliveryEvent }
@@ -68,8 +64,10 @@ export type ParseOutcome =
  * detail naming the first offending fields (never their values).
  */
 export function parseDeliveryEvent(body: unknown): ParseOutcome {
-  const result = DeliveryEventSchema.safeParse(body);
-  if (result.success) return { ok: true, event: result.data };
+  const event = typeof body === 'object' && body !== null ? (body as { Event?: unknown }).Event : undefined;
+  const schema = typeof event === 'string' ? SCHEMA_BY_EVENT.get(event) : undefined;
+  const result = (schema ?? DeliveryEventSchema).safeParse(body);
+  if (result.success) return { ok: true, event: result.data as DeliveryEvent };
   const envelope = EnvelopeSchema.safeParse(body);
   if (envelope.success && !KNOWN_EVENTS.has(envelope.data.Event)) {
     return {
