@@ -526,3 +526,24 @@ describe('answers', () => {
     expect(sent).toHaveLength(1);
   });
 });
+
+describe('replay window', () => {
+  it('accepts an event exactly at the edge of MAX_EVENT_AGE_SECONDS and refuses one two seconds older', async () => {
+    const receivedAt = new Date('2026-11-21T12:00:00.000Z');
+    const atEdge = sample('contact.changed', { timestamp: '2026-11-21T11:00:00.0000000Z' });
+    const beyond = sample('contact.changed', { timestamp: '2026-11-21T10:59:58.9999999Z' });
+
+    const edge = await handleDelivery(
+      request(atEdge, { receivedAt }),
+      policy({ maxEventAgeSeconds: 3600 }),
+      new RecordingQueue(),
+    );
+    const old = await handleDelivery(
+      request(beyond, { receivedAt }),
+      policy({ maxEventAgeSeconds: 3600 }),
+      new RecordingQueue(),
+    );
+
+    expect([edge.status, old.status]).toEqual([200, 400]);
+  });
+});

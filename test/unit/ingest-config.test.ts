@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../lib/config/env.js';
+import { parseSecretsJson, readIngestConfig, secretConfig } from '../../lib/config/ingest.js';
+
+const QUEUES = {
+  CONTACT_QUEUE_URL: 'http://q/contact.fifo',
+  ACTIVITY_QUEUE_URL: 'http://q/activity.fifo',
+  WEBHOOK_STATE_QUEUE_URL: 'http://q/state.fifo',
+  PARKED_QUEUE_URL: 'http://q/parked.fifo',
+};
+
+describe('readIngestConfig', () => {
+  it('reads the defaults of the spec-silent limits', () => {
+    const config = readIngestConfig({ ...QUEUES });
+    expect(config).toMatchObject({
+      allowUnsigned: false,
+      maxEventAgeSeconds: 604_800,
+      maxBodyBytes: 1_048_576,
+      headerPrefix: undefined,
+      stateEventToken: undefined,
+      secrets: { fallback: [], byContext: {} },
+    });
+  });
+
+  it('splits WEBHOOK_SECRET on commas and lets WEBHOOK_SECRETS override per context', () => {
+    const config = readIngestConfig({
+      ...QUEUES,
+      WEBHOOK_SECRET: ' old , new ,',
+      WEBHOOK_SECRETS: '{"Cust1":["c1a","c1b"]}',
+    });
+    expect(config.secrets).toEqual({ fallback: ['old', 'new'], byContext: { Cust1: ['c1a', 'c1b'] } });
+  });
+
+  it('names the missing variable', () => {
+    const { PARKED_QUEUE_URL: _, ...rest } = QUEUES;
+    expect(() => readIngestConfig(rest)).toThrow(
+      new ConfigError('PARKED_QUEUE_URL must be set', 'PARKED_QUEUE_URL'),
+    );
+  });
+
+  it.each([
+    ['ALLOW_UNSIGNED', 'yes', 'ALLOW_UNSIGNED must be true or false'],
+    ['MAX_EVENT_AGE_SECONDS', '-1', 'MAX_EVENT_AGE_SECONDS must be a positive integer'],
+    ['MAX_BODY_BYTES', '1.5', 'MAX_BODY_BYTES must be a positive integer'],
+  ])('refuses %s=%s', (name, value, message) => {
+    expect(() => readIngestConfig({ ...QUEUES, [name]: value })).toThrow(message);
+  });
+});
+
+describe('parseSecretsJson', () => {
+  it.each([
+    ['not JSON', '{"Cust1":["supersecret"'],
+    ['not an object of arrays', '{"Cust1":"supersecret"}'],
+    ['an empty secret', '{"Cust1":[""]}'],
+  ])('refuses %s without echoing the value', (_label, json) => {
+    const error = (() => {
+      try {
+        parseSecretsJson(json, 'WEBHOOK_SECRETS');
+      } catch (e) {
+        return e as Error;
+      }
+      throw new Error('expected a ConfigError');
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).not.toContain('supersecret');
+    expect(error.message).toContain('WEBHOOK_SECRETS');
+  });
+});
+
+describe('secretConfig', () => {
+  it('uses the "*" entry as the fallback for every other context', () => {
+    expect(secretConfig(['env'], { '*': ['star'], Cust1: ['c1'] })).toEqual({
+      fallback: ['star'],
+      byContext: { Cust1: ['c1'] },
+    });
+    expect(secretConfig(['env'], { Cust1: ['c1'] })).toEqual({
+      fallback: ['env'],
+      byContext: { Cust1: ['c1'] },
+    });
+  });
+});
