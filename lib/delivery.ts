@@ -118,7 +118,7 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
     return reject(413, 'body-too-large', `the body is larger than ${policy.maxBodyBytes} bytes`);
   }
   const lower = lowerCaseHeaders(request.headers);
-  if (!isJsonContentType(lower.get('content-type'))) {
+  if (!isJsonContentType(lower['content-type'])) {
     return reject(415, 'unsupported-media-type', 'Content-Type must be application/json (UTF-8)');
   }
   const read = readDeliveryHeaders(lower, policy.headerPrefix);

@@ -13,15 +13,29 @@ export interface DeliveryHeaders {
 
 export type HeaderResult = { ok: true; headers: DeliveryHeaders } | { ok: false; detail: string };
 
-/** Lower-cases header names; a name given twice with different case keeps both values, comma-joined. */
-export function lowerCaseHeaders(headers: Record<string, string | undefined>): Map<string, string> {
-  const lower = new Map<string, string>();
+/** Header names in lower case mapped to their values. */
+export type LowerCaseHeaders = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Header names in lower case. API Gateway (payload 2.0) already lower-cases them, and then the object
+ * is used as it is; otherwise a copy is made, and a name given twice in different case keeps both
+ * values, comma-joined as API Gateway joins repeated headers.
+ */
+export function lowerCaseHeaders(headers: Record<string, string | undefined>): LowerCaseHeaders {
+  for (const name in headers) {
+    if (name !== name.toLowerCase()) return lowerCaseCopy(headers);
+  }
+  return headers;
+}
+
+function lowerCaseCopy(headers: Record<string, string | undefined>): LowerCaseHeaders {
+  const lower: Record<string, string> = Object.create(null);
   for (const name in headers) {
     const value = headers[name];
     if (value === undefined) continue;
     const key = name.toLowerCase();
-    const previous = lower.get(key);
-    lower.set(key, previous === undefined ? value : `${previous},${value}`);
+    const previous = lower[key];
+    lower[key] = previous === undefined ? value : `${previous},${value}`;
   }
   return lower;
 }
@@ -65,11 +79,12 @@ function headerNames(prefix: string): HeaderNames {
  * `-Signature`, in any capitalisation, or uses `pinnedPrefix` (for example `X-SuperOffice`).
  * Two different candidate prefixes in one request are refused: which one to trust is ambiguous.
  */
-export function readDeliveryHeaders(lower: Map<string, string>, pinnedPrefix?: string): HeaderResult {
+export function readDeliveryHeaders(lower: LowerCaseHeaders, pinnedPrefix?: string): HeaderResult {
   let prefix = pinnedPrefix?.toLowerCase().replace(/-+$/, '');
   if (prefix === undefined) {
     let others: Set<string> | undefined;
-    for (const name of lower.keys()) {
+    for (const name in lower) {
+      if (lower[name] === undefined) continue;
       const candidate = prefixOf(name);
       if (candidate === undefined || candidate === prefix) continue;
       if (prefix === undefined) prefix = candidate;
@@ -84,8 +99,8 @@ export function readDeliveryHeaders(lower: Map<string, string>, pinnedPrefix?: s
     if (prefix === undefined) return { ok: false, detail: 'the -Event and -EventId headers are missing' };
   }
   const names = headerNames(prefix);
-  const event = lower.get(names.event);
-  const eventId = lower.get(names.eventId);
+  const event = lower[names.event];
+  const eventId = lower[names.eventId];
   if (event === undefined || event === '') return { ok: false, detail: `header ${names.event} is missing` };
   if (eventId === undefined || eventId === '')
     return { ok: false, detail: `header ${names.eventId} is missing` };
@@ -95,11 +110,11 @@ export function readDeliveryHeaders(lower: Map<string, string>, pinnedPrefix?: s
       prefix,
       event,
       eventId,
-      signature: lower.get(names.signature),
-      retry: lower.get(names.retry),
-      contentType: lower.get('content-type'),
-      userAgent: lower.get('user-agent'),
-      receiverToken: lower.get('x-receiver-token'),
+      signature: lower[names.signature],
+      retry: lower[names.retry],
+      contentType: lower['content-type'],
+      userAgent: lower['user-agent'],
+      receiverToken: lower['x-receiver-token'],
     },
   };
 }
