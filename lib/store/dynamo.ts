@@ -8,9 +8,11 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { gapsOf } from '../webhook-state.js';
+import { compressBody, decompressBody } from './body-codec.js';
 import { VersionConflictError } from './errors.js';
 import { acceptedSk, rowKey, WEBHOOK_SK_PREFIX, webhookSk } from './keys.js';
-import type { EventRecord, Row, Store, Versioned, Webhook } from './types.js';
+import { fromRowItem, toRowItem } from './row-item.js';
+import type { EventRecord, Store, Versioned, Webhook } from './types.js';
 
 export interface DynamoStoreConfig {
   /** Defaults to a client built from the SDK's environment (AWS_ENDPOINT_URL_DYNAMODB included). */
@@ -58,7 +60,8 @@ export function createDynamoStore(config: DynamoStoreConfig): Store {
         ConsistentRead: true,
       }),
     );
-    return versioned<Row>(Item, 'rowKey');
+    if (Item === undefined) return { item: undefined, version: 0 };
+    return { item: fromRowItem(Item), version: Number(Item.version ?? 0) };
   };
 
   return {
@@ -71,17 +74,21 @@ export function createDynamoStore(config: DynamoStoreConfig): Store {
     },
 
     async saveRow(row, expectedVersion) {
-      const key = rowKey(row.context, row.entity, row.primaryKey);
-      const item = { ...defined(row), rowKey: key, version: expectedVersion + 1 };
-      await versionedPut(doc, rows, item, 'rowKey', key, expectedVersion);
+      const item = toRowItem(row, expectedVersion + 1);
+      await versionedPut(doc, rows, item, 'rowKey', String(item.rowKey), expectedVersion);
     },
 
     async recordEvent(record) {
       const recordedAt = now();
+      // Only what the body does not already say: the body itself holds the event's id, name, Timestamp
+      // and associate, the key holds the row.
       const item: Item = {
-        ...defined(record),
         rowKey: rowKey(record.context, record.entity, record.primaryKey),
-        payload: JSON.stringify(record.payload),
+        seq: record.seq,
+        body: compressBody(record.body ?? JSON.stringify(record.payload)),
+        echo: record.echo,
+        ...(record.signatureVerified !== undefined && { signatureVerified: record.signatureVerified }),
+        ...(record.receivedAt !== undefined && { receivedAt: record.receivedAt }),
         recordedAt: recordedAt.toISOString(),
         expiresAt: Math.floor(recordedAt.getTime() / 1000) + retentionSeconds,
       };
@@ -277,9 +284,27 @@ function toWebhook(item: Item): Webhook {
 }
 
 function toEventRecord(item: Item): EventRecord {
-  const record = strip(item, 'rowKey');
+  if (item.body === undefined) {
+    // Written before bodies were compressed: every field was an attribute, the payload a JSON string.
+    const record = strip(item, 'rowKey');
+    return { ...(record as unknown as EventRecord), payload: JSON.parse(String(record.payload)) };
+  }
+  const payload = JSON.parse(decompressBody(item.body as Uint8Array)) as Record<string, unknown>;
+  const [entity, primaryKey] = String(item.rowKey).split('#');
   return {
-    ...(record as unknown as EventRecord),
-    payload: typeof record.payload === 'string' ? JSON.parse(record.payload) : record.payload,
+    context: String(payload.ContextIdentifier),
+    entity: entity as EventRecord['entity'],
+    primaryKey: Number(primaryKey),
+    seq: String(item.seq),
+    eventId: String(payload.EventId),
+    eventName: String(payload.Event),
+    timestamp: String(payload.Timestamp),
+    changedByAssociateId: Number(payload.ChangedByAssociateId),
+    echo: item.echo === true,
+    ...(item.signatureVerified !== undefined && { signatureVerified: item.signatureVerified === true }),
+    ...(item.receivedAt !== undefined && { receivedAt: String(item.receivedAt) }),
+    recordedAt: String(item.recordedAt),
+    expiresAt: Number(item.expiresAt),
+    payload,
   };
 }

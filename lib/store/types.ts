@@ -68,7 +68,10 @@ export interface EventRecord {
 }
 
 /** A history record before the store stamps it. */
-export type NewEventRecord = Omit<EventRecord, 'recordedAt' | 'expiresAt'>;
+export type NewEventRecord = Omit<EventRecord, 'recordedAt' | 'expiresAt'> & {
+  /** The delivery body exactly as received; what the store keeps (compressed). Defaults to `payload` as JSON. */
+  body?: string;
+};
 
 /** One state event of a webhook, kept in the webhook item: the input of gaps and stateChangedAt. */
 export interface StateTransition {

@@ -8,6 +8,8 @@ export interface DeliveryMeta {
   signatureVerified?: boolean;
   receivedAt?: string;
   userAgentVersion?: string;
+  /** The delivery body exactly as received (what the history keeps). */
+  rawBody?: string;
 }
 
 export interface DecodedRecord {
@@ -44,6 +46,7 @@ export function decodeRecord(record: SQSRecord): DecodedRecord {
     event: parsed.event,
     meta: {
       messageId: record.messageId,
+      rawBody: raw,
       ...(verified !== undefined && { signatureVerified: verified === 'true' }),
       ...(receivedAt !== undefined && { receivedAt }),
       ...(userAgentVersion !== undefined && { userAgentVersion }),
