@@ -1,33 +1,44 @@
+import type { SQSRecord } from 'aws-lambda';
 import { isRowEvent } from '../events/index.js';
 import type { RowEntity } from '../store/types.js';
+import { createAcceptedBatch } from './accepted.js';
 import { InvalidRecordError } from './errors.js';
 import { createFifoBatchHandler, type SqsBatchHandler } from './handler.js';
 import { decodeRecord } from './record.js';
 import { processRowEvent, type RowWorkerDeps } from './rows.js';
 import { processStateEvent, type StateWorkerDeps } from './webhooks.js';
 
+export { type AcceptedBatch, createAcceptedBatch } from './accepted.js';
 export { type AlertPublisher, createSnsAlertPublisher } from './alerts.js';
 export * from './errors.js';
-export { createFifoBatchHandler, type SqsBatchHandler } from './handler.js';
+export { type BatchRun, createFifoBatchHandler, type SqsBatchHandler } from './handler.js';
 export { type DeliveryMeta, decodeRecord } from './record.js';
-export { processRowEvent, type RowStore, type RowWorkerDeps } from './rows.js';
+export { processRowEvent, type RowEventOptions, type RowStore, type RowWorkerDeps } from './rows.js';
 export { processStateEvent, type StateWorkerDeps, type WebhookStore } from './webhooks.js';
 
-/** The SQS handler of the contact or activity queue. */
+/**
+ * The SQS handler of the contact or activity queue. The last-accepted markers of a batch are written
+ * once per (context, WebhookName) after its records, not once per event.
+ */
 export function createRowWorker(deps: RowWorkerDeps & { entity: RowEntity }): SqsBatchHandler {
-  return createFifoBatchHandler(async (record) => {
-    const { event, meta } = decodeRecord(record);
-    if (!isRowEvent(event) || event.Entity !== deps.entity) {
-      throw new InvalidRecordError(
-        `the ${deps.entity} worker does not handle ${event.Event}`,
-        record.messageId,
-        {
-          eventId: event.EventId,
-        },
-      );
-    }
-    await processRowEvent(deps, event, meta);
-  }, deps);
+  const perBatch = () => {
+    const accepted = createAcceptedBatch();
+    return {
+      handleRecord: async (record: SQSRecord) => {
+        const { event, meta } = decodeRecord(record);
+        if (!isRowEvent(event) || event.Entity !== deps.entity) {
+          throw new InvalidRecordError(
+            `the ${deps.entity} worker does not handle ${event.Event}`,
+            record.messageId,
+            { eventId: event.EventId },
+          );
+        }
+        await processRowEvent(deps, event, meta, { accepted });
+      },
+      afterRecords: () => accepted.flush(deps.store, deps.logger),
+    };
+  };
+  return createFifoBatchHandler({ perBatch }, deps);
 }
 
 /** The SQS handler of the webhook-state queue. */

@@ -7,6 +7,7 @@ import { apply } from '../projection.js';
 import { VersionConflictError } from '../store/errors.js';
 import { eventSeq } from '../store/keys.js';
 import type { Row, StoreWriter } from '../store/types.js';
+import type { AcceptedBatch } from './accepted.js';
 import { ContentionError, HookError } from './errors.js';
 import type { DeliveryMeta } from './record.js';
 
@@ -23,6 +24,14 @@ export interface RowWorkerDeps {
   maxAttempts?: number;
 }
 
+export interface RowEventOptions {
+  /**
+   * The batch this event belongs to: the last-accepted marker is noted there and written once per
+   * batch (see {@link AcceptedBatch}). Without it the marker is written for this event alone.
+   */
+  accepted?: AcceptedBatch;
+}
+
 export interface RowResult {
   row: Row;
   outcome: Outcome;
@@ -36,7 +45,8 @@ export interface RowResult {
  *    event was seen before);
  * 2. the row — read, {@link apply}, one put conditioned on the version read (retried on conflict;
  *    skipped when the event is already part of the row);
- * 3. the context's last-accepted marker for gap windows — one conditional update that only raises it;
+ * 3. the context's last-accepted marker for gap windows — one conditional update that only raises it,
+ *    or, in a batch, a note that the batch writes once per context and WebhookName when it ends;
  * 4. the integrator hook, unless the event is an echo.
  *
  * Every step is safe to repeat, so a redelivery at any point converges on the same state.
@@ -45,6 +55,7 @@ export async function processRowEvent(
   deps: RowWorkerDeps,
   event: RowEvent,
   meta: DeliveryMeta,
+  options: RowEventOptions = {},
 ): Promise<RowResult> {
   const { store, logger, metrics } = deps;
   const seq = eventSeq(event);
@@ -63,14 +74,19 @@ export async function processRowEvent(
     ...(meta.signatureVerified !== undefined && { signatureVerified: meta.signatureVerified }),
     ...(meta.receivedAt !== undefined && { receivedAt: meta.receivedAt }),
     payload: event,
+    ...(meta.rawBody !== undefined && { body: meta.rawBody }),
   });
 
   const { row, outcome } = await mergeRow(deps, event, seq, !isNew, meta.messageId);
-  await store.markAccepted(event.ContextIdentifier, event.WebhookName, {
-    seq,
-    timestamp: event.Timestamp,
-    eventId: event.EventId,
-  });
+  if (options.accepted !== undefined) {
+    options.accepted.note(event, seq, meta.messageId);
+  } else {
+    await store.markAccepted(event.ContextIdentifier, event.WebhookName, {
+      seq,
+      timestamp: event.Timestamp,
+      eventId: event.EventId,
+    });
+  }
 
   metrics.addMetric(OUTCOME_METRIC[outcome], MetricUnit.Count, 1);
   if (echo) metrics.addMetric('EchoEvents', MetricUnit.Count, 1);
