@@ -56,6 +56,8 @@ export interface SimulationReport {
   mismatches: number;
   mismatchDetails: Mismatch[];
   drained: boolean;
+  /** Messages that reached a worker queue's DLQ during the run (should be 0). */
+  deadLettered: number;
   /** Accepted events per second, from the first POST until the queues were drained (rows written). */
   eventsPerSecond: number;
   /** Accepted deliveries per second while sending. */
@@ -100,6 +102,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       ` with ${concurrency} concurrent senders to ${options.url}`,
   );
 
+  const deadLetteredBefore = await deadLettered(options.adminUrl);
   const accepted = new Set<string>();
   const started = performance.now();
   let next = 0;
@@ -120,6 +123,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   try {
     const drained = await waitForDrain(options.adminUrl, admin, options.drainTimeoutMs ?? 120_000);
     const done = performance.now();
+    const deadLetteredDuring = (await deadLettered(options.adminUrl)) - deadLetteredBefore;
 
     // The rows as applying every accepted event in timestamp order makes them.
     const expected = new Map<string, Row>();
@@ -180,6 +184,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       mismatches,
       mismatchDetails,
       drained,
+      deadLettered: deadLetteredDuring,
       eventsPerSecond: round(accepted.size / seconds(done - started)),
       postsPerSecond: round(sender.stats.accepted / seconds(sent - started)),
       p50Ms: round(percentile(latencies, 0.5)),
@@ -191,6 +196,12 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   } finally {
     admin.destroy();
   }
+}
+
+/** Messages in the worker queues' DLQs right now. */
+async function deadLettered(adminUrl: string): Promise<number> {
+  const queues = await getJson<QueueView[]>(`${adminUrl}/queues`);
+  return queues.filter((queue) => WORKER_QUEUES.has(queue.key)).reduce((sum, queue) => sum + queue.dlq, 0);
 }
 
 /** Waits until no worker queue has a message visible or in flight, twice in a row. */
@@ -235,6 +246,7 @@ export function formatReport(report: SimulationReport): string {
       : []),
     `rows checked    ${report.rowsChecked}${report.drained ? '' : ' (queues did NOT drain in time)'}`,
     `mismatches      ${report.mismatches}`,
+    ...(report.deadLettered > 0 ? [`dead-lettered   ${report.deadLettered} (see GET /queues)`] : []),
     `events/s        ${report.eventsPerSecond} (POST to row written; ${report.postsPerSecond} POSTs/s while sending)`,
     `POST latency    p50 ${report.p50Ms} ms, p99 ${report.p99Ms} ms`,
     `time            ${(report.sendMs / 1000).toFixed(1)} s sending + ${(report.drainMs / 1000).toFixed(1)} s draining`,
