@@ -73,7 +73,7 @@ export function parseDeliveryEvent(body: unknown): ParseOutcome {
     return {
       ok: false,
       reason: 'unknown-event',
-      detail: `event "${envelope.data.Event}" is not in the spec`,
+      detail: `event "${clipped(envelope.data.Event)}" is not in the spec`,
     };
   }
   return { ok: false, reason: 'invalid-event', detail: describeIssues(result.error) };
@@ -83,8 +83,19 @@ export function parseDeliveryEvent(body: unknown): ParseOutcome {
 export function describeIssues(error: { issues: readonly z.core.$ZodIssue[] }): string {
   return error.issues
     .slice(0, 5)
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(body)'}: ${issue.message}`)
+    .map(
+      (issue) =>
+        `${issue.path.length > 0 ? issue.path.map((key) => clipped(String(key))).join('.') : '(body)'}: ${issue.message}`,
+    )
     .join('; ');
+}
+
+/**
+ * A body value quoted in a detail, cut to 64 characters: details reach answers and log lines, which
+ * must not grow with what an unauthenticated sender puts in a body.
+ */
+function clipped(value: string): string {
+  return value.length > 64 ? `${value.slice(0, 64)}…` : value;
 }
 
 export function isRowEvent(event: DeliveryEvent): event is RowEvent {
