@@ -1,18 +1,17 @@
 /**
- * Cost per million events at list prices, from the requests the stack really makes per event: the
- * contact worker's code runs against a recording DynamoDB client, so item sizes (and so write units)
- * are those of real rows and history records. `tsx scripts/cost.ts` prints the table in docs/deploy.md.
+ * Cost per million events at list prices, from the requests and log lines the stack really makes per
+ * event: the real ingest and contact-worker handlers (functions/) run here, the ingest against a
+ * recording SQS client and the worker, on what the ingest queued, against a recording DynamoDB client.
+ * Item sizes (so write units) are those of real rows and history records, log bytes those the
+ * handlers print at the stage's log level. `tsx scripts/cost.ts` prints the table in docs/deploy.md.
  */
+import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
-import { isRowEvent, parseDeliveryEvent } from '../lib/events/index.js';
-import { buildSampleBody, dotNetTimestamp } from '../lib/samples.js';
-import { createDynamoStore } from '../lib/store/index.js';
-import { processRowEvent } from '../lib/workers/index.js';
+import type { APIGatewayProxyEventV2, Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
+import { buildSampleBody, buildSampleDelivery, dotNetTimestamp } from '../lib/samples.js';
 
 /** us-east-1 list prices (USD), 2025. */
 export const PRICES = {
@@ -25,16 +24,29 @@ export const PRICES = {
   logsPerGb: 0.5,
 };
 
-/** What the stack is configured with, and measured or assumed durations (see docs/deploy.md). */
+/** What the stack is configured with, and estimated durations (see docs/deploy.md). */
 export const ASSUMPTIONS = {
   batchSize: 10,
   ingestMemoryGb: 0.25,
   ingestMs: 30,
   workerMemoryGb: 0.25,
   workerMsPerEvent: 25,
-  /** Platform START/END/REPORT lines, one Powertools log line and one EMF blob per ingest call. */
-  logBytesPerEvent: 1_400,
+  /** CloudWatch Logs bills each log event's message plus 26 bytes. */
+  logEventOverheadBytes: 26,
 };
+
+/**
+ * Lambda's own START, END and REPORT lines of one invocation in the Text log format. With the JSON
+ * format and `SystemLogLevel: WARN` (serverless.yml) they are not written at all.
+ */
+export function platformLines(): string[] {
+  const id = randomUUID();
+  return [
+    `START RequestId: ${id} Version: $LATEST`,
+    `END RequestId: ${id}`,
+    `REPORT RequestId: ${id}\tDuration: 23.61 ms\tBilled Duration: 24 ms\tMemory Size: 256 MB\tMax Memory Used: 94 MB\t`,
+  ];
+}
 
 /** DynamoDB's item size: attribute names plus values (UTF-8 strings, ~1 byte per 2 digits of numbers). */
 export function itemBytes(value: unknown): number {
@@ -54,75 +66,247 @@ export function itemBytes(value: unknown): number {
 
 const units = (bytes: number, per: number) => Math.max(1, Math.ceil(bytes / per));
 
-/** DynamoDB requests and units per contact event, averaged over one created and nine changed events. */
-export async function measureDynamo(): Promise<{
+export interface Measured {
+  /** DynamoDB write and read units and requests per event. */
   wru: number;
   rru: number;
   requests: Record<string, number>;
-}> {
-  const recorded = mockClient(DynamoDBDocumentClient);
-  const items = new Map<string, Record<string, unknown>>();
-  let wru = 0;
-  let rru = 0;
-  const requests: Record<string, number> = { GetItem: 0, PutItem: 0, UpdateItem: 0 };
-  recorded.on(GetCommand).callsFake((input: { TableName: string; Key: Record<string, unknown> }) => {
-    requests.GetItem = (requests.GetItem ?? 0) + 1;
-    const item = items.get(`${input.TableName}:${JSON.stringify(input.Key)}`);
-    rru += units(item === undefined ? 1 : itemBytes(item), 4096); // strongly consistent read
-    return { Item: item };
-  });
-  recorded.on(PutCommand).callsFake((input: { TableName: string; Item: Record<string, unknown> }) => {
-    requests.PutItem = (requests.PutItem ?? 0) + 1;
-    wru += units(itemBytes(input.Item), 1024);
-    const key =
-      input.TableName === 'rows'
-        ? { rowKey: input.Item.rowKey }
-        : { rowKey: input.Item.rowKey, seq: input.Item.seq };
-    items.set(`${input.TableName}:${JSON.stringify(key)}`, input.Item);
-    return {};
-  });
-  recorded.on(UpdateCommand).callsFake(() => {
-    requests.UpdateItem = (requests.UpdateItem ?? 0) + 1;
-    wru += 1;
-    return {};
-  });
+  /** Bytes and lines the ingest and the worker print per event (their own, without Lambda's). */
+  logBytes: number;
+  logLines: number;
+}
 
-  const store = createDynamoStore({
-    client: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })),
-    tables: { rows: 'rows', events: 'events', webhooks: 'webhooks' },
-    retentionDays: 30,
-  });
-  const deps = {
-    store,
-    hooks: {},
-    ignoreAssociateIds: new Set<number>(),
-    logger: new Logger({ logLevel: 'SILENT' }),
-    metrics: new Metrics({ namespace: 'CostModel', serviceName: 'cost' }),
-  };
-  const names = ['contact.created', ...Array(9).fill('contact.changed')] as const;
-  const start = Date.now();
-  for (const [i, name] of names.entries()) {
-    const body = buildSampleBody(name, {
-      primaryKey: 418_233,
-      timestamp: dotNetTimestamp(new Date(start + i * 1000)),
+const STAGE_ENV = {
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'cost-model',
+  AWS_SECRET_ACCESS_KEY: 'cost-model',
+  POWERTOOLS_SERVICE_NAME: 'crm-webhook-receiver',
+  POWERTOOLS_METRICS_NAMESPACE: 'CrmWebhookReceiver',
+  CONTACT_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/contact.fifo',
+  ACTIVITY_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/activity.fifo',
+  WEBHOOK_STATE_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/webhook-state.fifo',
+  PARKED_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/parked.fifo',
+  WEBHOOK_SECRET: 'cost-model-secret',
+  ROWS_TABLE: 'rows',
+  EVENTS_TABLE: 'events',
+  WEBHOOKS_TABLE: 'webhooks',
+};
+
+/** The log settings a deployed function runs with. */
+export const LOG_SETUPS = {
+  /** serverless.yml on AWS: JSON format, so Lambda sets AWS_LAMBDA_LOG_LEVEL, which Powertools obeys. */
+  deployed: { POWERTOOLS_LOG_LEVEL: 'WARN', AWS_LAMBDA_LOG_LEVEL: 'INFO', AWS_LAMBDA_LOG_FORMAT: 'JSON' },
+  /** The Text format (before advanced logging) with the prod stage's POWERTOOLS_LOG_LEVEL. */
+  textWarn: { POWERTOOLS_LOG_LEVEL: 'WARN' },
+} as const;
+
+/**
+ * One row's stream — a contact.created (the spec's body) then nine contact.changed — delivered to the
+ * real ingest handler, then the ten queued messages as one batch to the real contact-worker handler,
+ * with the environment `logSetup` adds. One batch is one context, as for a receiver serving one CRM
+ * tenant: one last-accepted marker per batch.
+ */
+export async function measure(logSetup: keyof typeof LOG_SETUPS): Promise<Measured> {
+  const saved = { ...process.env };
+  Object.assign(process.env, STAGE_ENV, LOG_SETUPS[logSetup]);
+  const sqs = mockClient(SQSClient);
+  const dynamo = mockClient(DynamoDBDocumentClient);
+  // The SDK's warning about Node 20 is this machine's, not Lambda's (nodejs22.x): not counted.
+  const emitWarning = process.emitWarning;
+  process.emitWarning = () => undefined;
+  const output = captureOutput();
+  try {
+    const queued: SQSRecord[] = [];
+    sqs.on(SendMessageCommand).callsFake((input) => {
+      queued.push(toSqsRecord(input));
+      return { MessageId: randomUUID(), SequenceNumber: '1' };
     });
-    const parsed = parseDeliveryEvent(body);
-    if (!parsed.ok || !isRowEvent(parsed.event)) throw new Error(`sample ${name} did not parse`);
-    await processRowEvent(deps, parsed.event, { messageId: `m-${i}`, signatureVerified: true });
+    const table = recordDynamo(dynamo);
+    // A fresh module per level: each handler reads its environment once, at import.
+    const ingest = await import(`../functions/ingest.ts?logs=${logSetup}`);
+    const worker = await import(`../functions/contact-worker.ts?logs=${logSetup}`);
+
+    const names = ['contact.created', ...Array(9).fill('contact.changed')] as const;
+    const start = Date.now();
+    for (const [i, name] of names.entries()) {
+      const body = buildSampleBody(name, {
+        primaryKey: 418_233,
+        timestamp: dotNetTimestamp(new Date(start + i * 1000)),
+      });
+      const delivery = buildSampleDelivery(body, { secret: STAGE_ENV.WEBHOOK_SECRET });
+      const response = await ingest.handler(httpApiEvent(delivery), lambdaContext('ingest'));
+      if (response.statusCode !== 200)
+        throw new Error(`ingest answered ${response.statusCode}: ${response.body}`);
+    }
+    const batch = await worker.handler(
+      { Records: queued } satisfies SQSEvent,
+      lambdaContext('contactWorker'),
+    );
+    if (batch.batchItemFailures.length > 0) throw new Error('the worker failed records');
+
+    const n = names.length;
+    return {
+      wru: table.wru / n,
+      rru: table.rru / n,
+      requests: Object.fromEntries(Object.entries(table.requests).map(([k, v]) => [k, v / n])),
+      logBytes: output.bytes / n,
+      logLines: output.lines / n,
+    };
+  } finally {
+    output.restore();
+    process.emitWarning = emitWarning;
+    sqs.restore();
+    dynamo.restore();
+    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+    Object.assign(process.env, saved);
   }
-  recorded.restore();
-  const n = names.length;
+}
+
+/** Serves GetItem/PutItem/UpdateItem from memory and counts their units from the real item sizes. */
+function recordDynamo(dynamo: AwsClientStub<DynamoDBDocumentClient>) {
+  const items = new Map<string, Record<string, unknown>>();
+  const counts = { wru: 0, rru: 0, requests: { GetItem: 0, PutItem: 0, UpdateItem: 0 } };
+  const keyOf = (table: string, item: Record<string, unknown>) =>
+    `${table}:${JSON.stringify(table === 'rows' ? { rowKey: item.rowKey } : { rowKey: item.rowKey, seq: item.seq })}`;
+  dynamo.on(GetCommand).callsFake((input: { TableName: string; Key: Record<string, unknown> }) => {
+    counts.requests.GetItem++;
+    const item = items.get(keyOf(input.TableName, input.Key));
+    counts.rru += units(item === undefined ? 1 : itemBytes(item), 4096); // strongly consistent read
+    return { Item: item === undefined ? undefined : structuredClone(item) };
+  });
+  dynamo.on(PutCommand).callsFake((input: { TableName: string; Item: Record<string, unknown> }) => {
+    counts.requests.PutItem++;
+    counts.wru += units(itemBytes(input.Item), 1024);
+    items.set(keyOf(input.TableName, input.Item), structuredClone(input.Item));
+    return {};
+  });
+  dynamo.on(UpdateCommand).callsFake(() => {
+    counts.requests.UpdateItem++;
+    counts.wru += 1; // the marker item is under 1 KB
+    return {};
+  });
+  return counts;
+}
+
+/** Counts what is written to stdout and stderr (Powertools writes there directly) and keeps it quiet. */
+function captureOutput() {
+  const streams = [process.stdout, process.stderr];
+  const writes = streams.map((stream) => stream.write);
+  const restore = () => {
+    for (const [i, stream] of streams.entries()) stream.write = writes[i]!;
+  };
+  const counted = { bytes: 0, lines: 0, restore };
+  for (const stream of streams) {
+    stream.write = ((chunk: string | Uint8Array) => {
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      for (const line of text.split('\n')) {
+        if (line.length === 0) continue;
+        counted.bytes += Buffer.byteLength(line);
+        counted.lines++;
+      }
+      return true;
+    }) as typeof stream.write;
+  }
+  return counted;
+}
+
+function toSqsRecord(input: {
+  MessageBody?: string;
+  MessageGroupId?: string;
+  MessageDeduplicationId?: string;
+  MessageAttributes?: Record<string, { DataType?: string; StringValue?: string }>;
+}): SQSRecord {
   return {
-    wru: wru / n,
-    rru: rru / n,
-    requests: Object.fromEntries(Object.entries(requests).map(([k, v]) => [k, v / n])),
+    messageId: randomUUID(),
+    receiptHandle: randomUUID(),
+    body: input.MessageBody ?? '',
+    attributes: {
+      ApproximateReceiveCount: '1',
+      SentTimestamp: String(Date.now()),
+      SenderId: 'ingest',
+      ApproximateFirstReceiveTimestamp: String(Date.now()),
+      MessageGroupId: input.MessageGroupId ?? '',
+      MessageDeduplicationId: input.MessageDeduplicationId ?? '',
+    },
+    messageAttributes: Object.fromEntries(
+      Object.entries(input.MessageAttributes ?? {}).map(([name, value]) => [
+        name,
+        { dataType: value.DataType ?? 'String', stringValue: value.StringValue ?? '' },
+      ]),
+    ),
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:contact.fifo',
+    awsRegion: 'us-east-1',
   };
 }
 
-export async function costTable(): Promise<Array<[string, string, number]>> {
-  const dynamo = await measureDynamo();
+function httpApiEvent(delivery: { headers: Record<string, string>; body: string }): APIGatewayProxyEventV2 {
+  return {
+    version: '2.0',
+    routeKey: 'POST /webhook',
+    rawPath: '/webhook',
+    rawQueryString: '',
+    headers: Object.fromEntries(Object.entries(delivery.headers).map(([k, v]) => [k.toLowerCase(), v])),
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'abcdef1234',
+      domainName: 'abcdef1234.execute-api.us-east-1.amazonaws.com',
+      domainPrefix: 'abcdef1234',
+      http: {
+        method: 'POST',
+        path: '/webhook',
+        protocol: 'HTTP/1.1',
+        sourceIp: '203.0.113.7',
+        userAgent: 'NetServer-Webhook/10.3.5',
+      },
+      requestId: randomUUID(),
+      routeKey: 'POST /webhook',
+      stage: '$default',
+      time: new Date().toISOString(),
+      timeEpoch: Date.now(),
+    },
+    body: delivery.body,
+    isBase64Encoded: false,
+  };
+}
+
+function lambdaContext(name: string): Context {
+  const functionName = `crm-webhook-receiver-prod-${name}`;
+  return {
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`,
+    memoryLimitInMB: '256',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: '2025/05/14/[$LATEST]0123456789abcdef0123456789abcdef',
+    callbackWaitsForEmptyEventLoop: false,
+    getRemainingTimeInMillis: () => 6000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** Log bytes billed per event: the handlers' own lines, Lambda's lines unless JSON + system WARN. */
+export function logBytesPerEvent(measured: Measured, advancedLogging: boolean, batchSize: number): number {
+  const invocations = 1 + 1 / batchSize; // the ingest per event, the worker per batch
+  const platform = advancedLogging ? [] : platformLines();
+  const platformBytes = platform.reduce((sum, line) => sum + Buffer.byteLength(line), 0);
+  const lines = measured.logLines + invocations * platform.length;
+  return measured.logBytes + invocations * platformBytes + lines * ASSUMPTIONS.logEventOverheadBytes;
+}
+
+export async function costTable(): Promise<{
+  rows: Array<[string, string, number]>;
+  notes: string[];
+}> {
+  const deployed = await measure('deployed');
+  const textWarn = await measure('textWarn');
   const a = ASSUMPTIONS;
   const p = PRICES;
+  const logBytes = logBytesPerEvent(deployed, true, a.batchSize);
   const rows: Array<[string, string, number]> = [
     ['API Gateway HTTP API', '1 request', p.httpApiPerRequest],
     ['Ingest Lambda requests', '1 invocation', p.lambdaPerRequest],
@@ -144,21 +328,33 @@ export async function costTable(): Promise<Array<[string, string, number]>> {
     ],
     [
       'DynamoDB writes',
-      `${dynamo.wru.toFixed(2)} WRU (${dynamo.requests.PutItem?.toFixed(1)} PutItem + ${dynamo.requests.UpdateItem?.toFixed(1)} UpdateItem)`,
-      dynamo.wru * p.dynamoPerWru,
+      `${deployed.wru.toFixed(2)} WRU (${deployed.requests.PutItem?.toFixed(1)} PutItem + ${deployed.requests.UpdateItem?.toFixed(1)} UpdateItem)`,
+      deployed.wru * p.dynamoPerWru,
     ],
     [
       'DynamoDB reads',
-      `${dynamo.rru.toFixed(2)} RRU (${dynamo.requests.GetItem?.toFixed(1)} consistent GetItem)`,
-      dynamo.rru * p.dynamoPerRru,
+      `${deployed.rru.toFixed(2)} RRU (${deployed.requests.GetItem?.toFixed(1)} consistent GetItem)`,
+      deployed.rru * p.dynamoPerRru,
     ],
-    ['CloudWatch Logs', `~${a.logBytesPerEvent} B ingested`, (a.logBytesPerEvent / 1024 ** 3) * p.logsPerGb],
+    [
+      'CloudWatch Logs',
+      `${Math.round(logBytes)} B in ${deployed.logLines.toFixed(1)} lines (JSON, system WARN, app INFO)`,
+      (logBytes / 1024 ** 3) * p.logsPerGb,
+    ],
   ];
-  return rows;
+  const dollars = (bytes: number) => ((bytes / 1024 ** 3) * p.logsPerGb * 1e6).toFixed(3);
+  const text = logBytesPerEvent(textWarn, false, a.batchSize);
+  const withoutInfo = logBytesPerEvent(textWarn, true, a.batchSize);
+  const notes = [
+    `Logs per event: deployed ${Math.round(logBytes)} B ($${dollars(logBytes)});` +
+      ` Text format at WARN ${Math.round(text)} B ($${dollars(text)});` +
+      ` JSON with no INFO line per event ${Math.round(withoutInfo)} B ($${dollars(withoutInfo)}).`,
+  ];
+  return { rows, notes };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const rows = await costTable();
+  const { rows, notes } = await costTable();
   let total = 0;
   console.log('| Item | Per event | $ per million events |\n|---|---|---:|');
   for (const [item, per, dollars] of rows) {
@@ -166,4 +362,5 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     console.log(`| ${item} | ${per} | ${(dollars * 1e6).toFixed(3)} |`);
   }
   console.log(`| **Total** | | **${(total * 1e6).toFixed(2)}** |`);
+  for (const note of notes) console.log(`\n${note}`);
 }

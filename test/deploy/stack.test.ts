@@ -68,6 +68,17 @@ describe('functions', () => {
     expect(template.Resources).not.toHaveProperty('IamRoleLambdaExecution');
   });
 
+  it('log JSON with Lambda advanced logging: system lines from WARN, application lines from INFO (EMF survives)', () => {
+    for (const key of FUNCTIONS) {
+      // An EMF line has no "level" key, which Lambda files at INFO: a higher application level drops metrics.
+      expect(fn(key).Properties.LoggingConfig).toEqual({
+        LogFormat: 'JSON',
+        SystemLogLevel: 'WARN',
+        ApplicationLogLevel: 'INFO',
+      });
+    }
+  });
+
   it('ingest answers within a few seconds and has no concurrency cap', () => {
     const { Properties } = fn('ingest');
     expect(Properties.Timeout).toBeGreaterThanOrEqual(3);
