@@ -140,7 +140,7 @@ describe('fuzz: handleDelivery', () => {
         { numRuns: RUNS, ...(SEED !== undefined && { seed: SEED }) },
       );
       if (process.env.FC_TALLY) console.log(Object.fromEntries([...tally].sort()));
-    // The generator reaches every outcome (a fuzz that only ever sees 400 proves little).
+      // The generator reaches every outcome (a fuzz that only ever sees 400 proves little).
       for (const key of [
         '200:contact',
         '200:activity',
