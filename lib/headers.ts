@@ -133,9 +133,16 @@ export function parseStateHeaderEvent(event: string): { webhookId: number; bodyE
 /** `NetServer-Webhook/10.3.5` → `10.3.5`; undefined when the agent does not end in `-Webhook/<version>`. */
 export function userAgentVersion(userAgent: string | undefined): string | undefined {
   if (userAgent === undefined) return undefined;
-  const match = /-Webhook\/([0-9A-Za-z.+-]{1,64})\s*$/i.exec(userAgent);
-  return match?.[1];
+  // A sender sends the same agent on every delivery: remember the last answer.
+  if (userAgent !== lastAgent) {
+    lastAgent = userAgent;
+    lastVersion = /-Webhook\/([0-9A-Za-z.+-]{1,64})\s*$/i.exec(userAgent)?.[1];
+  }
+  return lastVersion;
 }
+
+let lastAgent: string | undefined;
+let lastVersion: string | undefined;
 
 /**
  * True for `application/json` and `application/*+json`, with no charset or a UTF-8 one: the body
