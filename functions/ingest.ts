@@ -26,6 +26,7 @@ const basePolicy: Omit<DeliveryPolicy, 'verifier'> = {
   stateEventToken: config.stateEventToken,
   allowUnsigned: config.allowUnsigned,
   maxEventAgeSeconds: config.maxEventAgeSeconds,
+  maxClockSkewSeconds: config.maxClockSkewSeconds,
   maxBodyBytes: config.maxBodyBytes,
 };
 let policy: DeliveryPolicy = { ...basePolicy, verifier: createSignatureVerifier(config.secrets) };
@@ -89,7 +90,7 @@ function record(response: DeliveryResponse): void {
     signatureVerified: decision.log.signatureVerified,
   });
   if (response.enqueueMs !== undefined) {
-    metrics.addMetric('EnqueueLatency', MetricUnit.Milliseconds, response.enqueueMs);
+    metrics.addMetric('EnqueueLatency', MetricUnit.Milliseconds, Math.round(response.enqueueMs * 10) / 10);
   }
   if (response.status === 503) {
     logger.error('queue unavailable; answered 503', {
@@ -98,7 +99,8 @@ function record(response: DeliveryResponse): void {
     });
     metrics.addMetric('EnqueueFailures', MetricUnit.Count, 1);
   } else if (decision.kind === 'accept') {
-    logger.info('accepted', { queue: decision.message.queue });
+    // Accepted deliveries are the bulk: counted by the Accepted metric, logged at DEBUG only (cost).
+    logger.debug('accepted', { queue: decision.message.queue });
     metrics.addMetric('Accepted', MetricUnit.Count, 1);
   } else if (decision.kind === 'park') {
     logger.warn('parked', { reason: decision.reason, detail: decision.detail });

@@ -32,6 +32,12 @@ export interface DeliveryPolicy {
   stateEventToken?: string | undefined;
   allowUnsigned: boolean;
   maxEventAgeSeconds: number;
+  /**
+   * How far in the future an unauthenticated event (a state event without STATE_EVENT_TOKEN, or an
+   * ALLOW_UNSIGNED delivery) may be dated; a forged far-future Timestamp would otherwise win every
+   * ordering comparison until a real, newer event arrives. Default 300.
+   */
+  maxClockSkewSeconds?: number;
   maxBodyBytes: number;
 }
 
@@ -44,6 +50,7 @@ export type RejectReason =
   | 'invalid-event'
   | 'header-mismatch'
   | 'event-too-old'
+  | 'event-from-future'
   | 'signature-missing'
   | 'signature-invalid'
   | 'signature-wrong-context'
@@ -221,6 +228,14 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
       `the event Timestamp is older than ${policy.maxEventAgeSeconds} seconds`,
     );
   }
+  const skew = policy.maxClockSkewSeconds ?? 300;
+  if (!authentic && isFromFuture(event.Timestamp, request.receivedAt, skew)) {
+    return reject(
+      400,
+      'event-from-future',
+      `an unauthenticated event may be dated at most ${skew} seconds ahead`,
+    );
+  }
   return enqueue(routeEvent(event));
 }
 
@@ -320,6 +335,12 @@ function isTooOld(timestamp: string, receivedAt: Date, maxAgeSeconds: number): b
     cutoffIso = new Date(limit * 1000).toISOString().slice(0, 19);
   }
   return timestamp.slice(0, 19) < cutoffIso;
+}
+
+/** True when a validated UTC Timestamp lies more than `skewSeconds` after `receivedAt` (second precision). */
+function isFromFuture(timestamp: string, receivedAt: Date, skewSeconds: number): boolean {
+  const limit = new Date((Math.floor(receivedAt.getTime() / 1000) + skewSeconds + 1) * 1000).toISOString();
+  return timestamp.slice(0, 19) > limit.slice(0, 19);
 }
 
 function contextOf(json: unknown): string | undefined {

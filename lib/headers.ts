@@ -123,6 +123,7 @@ const STATE_EVENT = /^webhook(\d+)\.(started|stopped|errors)$/;
 
 /** `webhook123.errors` → `{ webhookId: 123, bodyEvent: 'webhook.errors' }`; anything else → undefined. */
 export function parseStateHeaderEvent(event: string): { webhookId: number; bodyEvent: string } | undefined {
+  if (!event.startsWith('webhook')) return undefined;
   const match = STATE_EVENT.exec(event);
   if (match === null) return undefined;
   const webhookId = Number(match[1]);

@@ -8,15 +8,22 @@ export interface Route {
   deduplicationId: string;
 }
 
-const FIFO_ID = /^[\x21-\x7e]{1,128}$/;
-
 /**
  * A valid FIFO MessageGroupId/MessageDeduplicationId (printable ASCII, at most 128 characters).
  * Anything else is replaced by a stable hash, so the same input always maps to the same id and
  * per-row ordering survives odd ContextIdentifiers.
  */
 export function fifoId(value: string): string {
-  return FIFO_ID.test(value) ? value : `sha256:${createHash('sha256').update(value).digest('hex')}`;
+  return isFifoSafe(value) ? value : `sha256:${createHash('sha256').update(value).digest('hex')}`;
+}
+
+function isFifoSafe(value: string): boolean {
+  if (value.length === 0 || value.length > 128) return false;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code < 0x21 || code > 0x7e) return false;
+  }
+  return true;
 }
 
 /** The row a body speaks of, as a group id: `ContextIdentifier:Entity:PrimaryKey` (`webhook` for state events). */

@@ -12,6 +12,7 @@ export interface IngestConfig {
   stateEventToken: string | undefined;
   allowUnsigned: boolean;
   maxEventAgeSeconds: number;
+  maxClockSkewSeconds: number;
   maxBodyBytes: number;
 }
 
@@ -70,6 +71,7 @@ export function readIngestConfig(env: Record<string, string | undefined> = proce
     stateEventToken: optionalEnv('STATE_EVENT_TOKEN', env),
     allowUnsigned: boolEnv('ALLOW_UNSIGNED', false, env),
     maxEventAgeSeconds: intEnv('MAX_EVENT_AGE_SECONDS', 7 * 24 * 3600, env),
+    maxClockSkewSeconds: intEnv('MAX_CLOCK_SKEW_SECONDS', 300, env),
     maxBodyBytes: intEnv('MAX_BODY_BYTES', 1_048_576, env),
   };
 }

@@ -547,3 +547,44 @@ describe('replay window', () => {
     expect([edge.status, old.status]).toEqual([200, 400]);
   });
 });
+
+describe('future-dated events', () => {
+  const receivedAt = new Date('2026-11-21T12:00:00.000Z');
+  const future = '2026-11-21T12:10:00.0000000Z';
+
+  it('refuses an unauthenticated state event dated beyond MAX_CLOCK_SKEW_SECONDS', async () => {
+    const forged = sample('webhook.errors', { timestamp: future });
+    const within = sample('webhook.errors', { timestamp: '2026-11-21T12:04:59.0000000Z' });
+    const queue = new RecordingQueue();
+
+    const refused = await handleDelivery(
+      request(forged, { receivedAt }),
+      policy({ maxClockSkewSeconds: 300 }),
+      queue,
+    );
+    const accepted = await handleDelivery(
+      request(within, { receivedAt }),
+      policy({ maxClockSkewSeconds: 300 }),
+      queue,
+    );
+
+    expect([refused.status, accepted.status]).toEqual([400, 200]);
+    expect(JSON.parse(refused.body).type).toContain('event-from-future');
+    expect(queue.sent).toHaveLength(1);
+  });
+
+  it('keeps authentic future-dated events (signed, or state events with the token): the sender’s clock rules', async () => {
+    const signed = sample('contact.changed', { timestamp: future });
+    const tokened = sample('webhook.started', { timestamp: future });
+    const strict = policy({ maxClockSkewSeconds: 300, stateEventToken: 't' });
+
+    const a = await handleDelivery(request(signed, { receivedAt }), strict, new RecordingQueue());
+    const b = await handleDelivery(
+      request(tokened, { receivedAt, query: { token: 't' } }),
+      strict,
+      new RecordingQueue(),
+    );
+
+    expect([a.status, b.status]).toEqual([200, 200]);
+  });
+});

@@ -36,6 +36,7 @@ describe('functions/ingest handler', () => {
     vi.stubEnv('WEBHOOK_SECRET', SECRET);
     vi.stubEnv('AWS_REGION', 'eu-west-1');
     vi.stubEnv('POWERTOOLS_DEV', 'false');
+    vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'DEBUG');
     output = [];
     const capture = (chunk: unknown) => {
       output.push(String(chunk));
