@@ -23,11 +23,10 @@ import { type EventSourceMapping, type SqsHandler, startEventSourceMapping } fro
 import { type LocalFunction, loadFunctions } from './functions.js';
 import { createLambdaContext } from './lambda-context.js';
 import { ensureQueues, ensureTables, type LocalQueue } from './resources.js';
-import { restoreSnapshot, saveSnapshot } from './snapshot.js';
 import { type SqsEmulator, startSqsEmulator } from './sqs-emulator.js';
 
 export interface LocalRuntimeOptions {
-  /** Where dynalite keeps the tables and the runtime its snapshot and generated secret. Default `.data`. */
+  /** Where dynalite keeps the tables and the runtime its SQS journal and generated secret. Default `.data`. */
   dataDir?: string;
   /** Interface of the ingest; default 127.0.0.1. The admin API and the emulators always bind 127.0.0.1. */
   host?: string;
@@ -62,6 +61,8 @@ export interface LocalRuntime {
 
 const API_GATEWAY_PAYLOAD_LIMIT = 10 * 1024 * 1024;
 const LOOPBACK = '127.0.0.1';
+/** The SQS emulator's write-ahead journal under DATA_DIR (sqs-journal.ts). */
+const SQS_JOURNAL = 'sqs-journal.ndjson';
 
 /**
  * The whole receiver on one machine: local-aws-sqs and dynalite in-process, the queues and tables of
@@ -80,7 +81,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   mkdirSync(dataDir, { recursive: true });
 
   const [sqsEmulator, dynamoEmulator] = await Promise.all([
-    startSqsEmulator({ host: LOOPBACK, port: options.sqsPort ?? 0, region }),
+    startSqsEmulator({
+      host: LOOPBACK,
+      port: options.sqsPort ?? 0,
+      region,
+      journalPath: join(dataDir, SQS_JOURNAL),
+    }),
     startDynamoEmulator({ host: LOOPBACK, port: options.dynamodbPort ?? 0, path: join(dataDir, 'dynamodb') }),
   ]);
   try {
@@ -112,9 +118,11 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     ensureQueues(sqs, definitions.queues, { visibilityTimeout: options.visibilityTimeout }),
     ensureTables(dynamodb, definitions.tables),
   ]);
-  const snapshotPath = join(dataDir, 'sqs-snapshot.json');
-  const restored = await restoreSnapshot(snapshotPath, sqs, queues);
-  if (restored > 0) log(`restored ${restored} queued messages from ${snapshotPath}`);
+  const recovered = sqsEmulator.recover();
+  if (recovered.restored > 0)
+    log(`restored ${recovered.restored} queued messages from ${join(dataDir, SQS_JOURNAL)}`);
+  if (recovered.kept > 0)
+    log(`kept ${recovered.kept} journaled messages of queues this stage does not define`);
 
   // The functions' environment, as serverless.yml gives it on AWS, pointed at the emulators.
   for (const queue of queues) env[queue.envVar] = queue.url;
@@ -225,8 +233,10 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
       ready = false;
       await ingest.close();
       await Promise.all(mappings.map((mapping) => mapping.stop()));
-      const saved = await saveSnapshot(snapshotPath, queues, (name) => sqsEmulator.peek(name));
-      if (saved > 0) log(`saved ${saved} queued messages to ${snapshotPath}`);
+      let queued = 0;
+      for (const queue of queues)
+        queued += sqsEmulator.peek(queue.name).length + sqsEmulator.peek(queue.dlq.name).length;
+      if (queued > 0) log(`${queued} messages stay queued (${join(dataDir, SQS_JOURNAL)})`);
       admin.closeAllConnections();
       await new Promise<void>((done) => admin.close(() => done()));
       sqs.destroy();

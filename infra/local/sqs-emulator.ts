@@ -2,6 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequestHandler } from 'local-aws-sqs';
+import {
+  type Journal,
+  type JournalRecord,
+  type JournalState,
+  openJournal,
+  readJournal,
+} from './sqs-journal.js';
 
 /**
  * local-aws-sqs, in-process, made to behave like SQS where the receiver depends on it.
@@ -18,7 +25,8 @@ import { createRequestHandler } from 'local-aws-sqs';
  *    in-flight messages too.
  *
  * It also keeps an ordered index of each queue's messages, which gives the local runtime a peek that
- * does not touch receive counts (for the admin API) and a snapshot that survives a restart.
+ * does not touch receive counts (for the admin API), and, with `journalPath`, journals every change to
+ * them (sqs-journal.ts) so that the queues survive a restart and a killed process alike.
  */
 export interface SqsEmulator {
   endpoint: string;
@@ -27,6 +35,13 @@ export interface SqsEmulator {
   accountId: string;
   /** The queue's messages in order, without receiving them (visible and in flight alike). */
   peek(queueName: string, limit?: number): StoredMessage[];
+  /**
+   * With `journalPath`: puts the journal's messages back into the queues that exist now (create them
+   * first), compacts the journal and starts journaling. Returns how many messages came back. Messages
+   * of queues that do not exist are kept in the journal for a later start.
+   */
+  recover(): { restored: number; kept: number };
+  /** Stops the server; with a journal, compacts it to the messages left and closes it. */
   close(): Promise<void>;
 }
 
@@ -50,6 +65,8 @@ export interface SqsEmulatorOptions {
   port?: number;
   region?: string;
   accountId?: string;
+  /** Write-ahead journal of the queues' contents (see sqs-journal.ts); none by default. */
+  journalPath?: string;
 }
 
 /* The emulator's internal shapes the patch relies on (local-aws-sqs 2.x, dist/index.js). */
@@ -59,6 +76,8 @@ interface EmulatorRecord {
   MessageBody: string;
   attributes: Record<string, string>;
   MessageAttributes?: Record<string, EmulatorMessageAttribute>;
+  MD5OfMessageBody?: string;
+  MD5OfMessageAttributes?: string;
 }
 interface EmulatorEntry {
   visible: boolean;
@@ -104,10 +123,23 @@ export async function startSqsEmulator(options: SqsEmulatorOptions = {}): Promis
   const indexes = new Map<EmulatorQueue, Map<string, EmulatorEntry>>();
   const queues = service.Queues as unknown as EmulatorQueue[];
   const push = queues.push.bind(queues);
+  const durable: Durable = { journal: undefined };
   queues.push = (...created: EmulatorQueue[]) => {
-    for (const queue of created) patchQueue(queue, indexes);
+    for (const queue of created) patchQueue(queue, indexes, durable);
     return push(...created);
   };
+  const journaled = options.journalPath === undefined ? undefined : readJournal(options.journalPath);
+  /** The live messages, plus those of queues that are not there (kept for a later start). */
+  const liveState = (): JournalState => {
+    const state: JournalState = new Map(kept);
+    for (const [queue, index] of indexes) {
+      const records = new Map<string, JournalRecord>();
+      for (const [id, entry] of index) records.set(id, toJournalRecord(entry.record));
+      if (records.size > 0) state.set(queue.QueueName, records);
+    }
+    return state;
+  };
+  let kept: JournalState = new Map();
 
   const server = createServer((req, res) => {
     void requestHandler(req, res);
@@ -142,14 +174,61 @@ export async function startSqsEmulator(options: SqsEmulatorOptions = {}): Promis
       }
       return messages;
     },
+    recover() {
+      if (!options.journalPath || !journaled) return { restored: 0, kept: 0 };
+      if (durable.journal) throw new Error('recover() was already called');
+      let restored = 0;
+      kept = new Map();
+      for (const [name, records] of journaled) {
+        const queue = queues.find((candidate) => candidate.QueueName === name);
+        if (!queue) {
+          if (records.size > 0) kept.set(name, records);
+          continue;
+        }
+        for (const record of records.values()) {
+          queue.newRecord({ ...record, ReceiptHandle: '', attributes: { ...record.attributes } }, 0);
+          restored++;
+        }
+      }
+      journaled.clear();
+      durable.journal = openJournal(options.journalPath, liveState(), liveState);
+      let keptCount = 0;
+      for (const records of kept.values()) keptCount += records.size;
+      return { restored, kept: keptCount };
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (durable.journal) {
+        durable.journal.compact(liveState());
+        durable.journal.close();
+        durable.journal = undefined;
+      }
     },
   };
 }
 
-function patchQueue(queue: EmulatorQueue, indexes: Map<EmulatorQueue, Map<string, EmulatorEntry>>): void {
+/** Where a patched queue journals its changes, once the runtime has recovered the journal. */
+interface Durable {
+  journal: Journal | undefined;
+}
+
+function toJournalRecord(record: EmulatorRecord): JournalRecord {
+  return {
+    MessageId: record.MessageId,
+    MessageBody: record.MessageBody,
+    attributes: { ...record.attributes },
+    ...(record.MessageAttributes ? { MessageAttributes: record.MessageAttributes } : {}),
+    ...(record.MD5OfMessageBody ? { MD5OfMessageBody: record.MD5OfMessageBody } : {}),
+    ...(record.MD5OfMessageAttributes ? { MD5OfMessageAttributes: record.MD5OfMessageAttributes } : {}),
+  };
+}
+
+function patchQueue(
+  queue: EmulatorQueue,
+  indexes: Map<EmulatorQueue, Map<string, EmulatorEntry>>,
+  durable: Durable,
+): void {
   for (const method of ['newRecord', 'receive', 'delete', 'changeVisibility', 'clearRecords'] as const) {
     if (typeof queue[method] !== 'function') {
       throw new Error(
@@ -166,6 +245,8 @@ function patchQueue(queue: EmulatorQueue, indexes: Map<EmulatorQueue, Map<string
 
   const newRecord = queue.newRecord;
   queue.newRecord = (record, delaySeconds) => {
+    // Write-ahead: on disk before the emulator answers SendMessage (and so before the ingest's 200).
+    durable.journal?.put(queue.QueueName, toJournalRecord(record));
     const entry = newRecord(record, delaySeconds);
     if (typeof entry?.visible !== 'boolean' || entry.record !== record) {
       throw new Error('local-aws-sqs changed: newRecord no longer returns its entry');
@@ -185,6 +266,7 @@ function patchQueue(queue: EmulatorQueue, indexes: Map<EmulatorQueue, Map<string
     const entry = id === undefined ? undefined : index.get(id);
     if (id !== undefined && entry?.record.ReceiptHandle === receiptHandle) {
       index.delete(id);
+      durable.journal?.remove(queue.QueueName, id);
       // A deleted message may unblock its group.
       if (entry.record.attributes.MessageGroupId !== undefined) wakeAll();
     }
@@ -195,6 +277,7 @@ function patchQueue(queue: EmulatorQueue, indexes: Map<EmulatorQueue, Map<string
   queue.clearRecords = () => {
     clearRecords();
     index.clear();
+    durable.journal?.clear(queue.QueueName);
   };
 
   if (queue.FifoQueue) {
@@ -212,7 +295,14 @@ function patchQueue(queue: EmulatorQueue, indexes: Map<EmulatorQueue, Map<string
     for (;;) {
       const picked = pick(index, max, queue.FifoQueue);
       if (picked.length > 0 || Date.now() >= deadline) {
-        return picked.map((entry) => take(queue, entry, visibility));
+        const taken = picked.map((entry) => take(queue, entry, visibility));
+        if (taken.length > 0 && durable.journal) {
+          const counts: Record<string, number> = {};
+          for (const record of taken)
+            counts[record.MessageId] = Number(record.attributes.ApproximateReceiveCount);
+          durable.journal.received(queue.QueueName, counts);
+        }
+        return taken;
       }
       await new Promise<void>((resolve) => {
         const wake = () => {
