@@ -1,4 +1,4 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {
   GetQueueAttributesCommand,
   ListMessageMoveTasksCommand,
@@ -114,7 +114,8 @@ class HttpError extends Error {
 
 /**
  * The local admin API (JSON): rows, their history, webhooks, gaps, queue depths, parked deliveries,
- * dead-letter contents and redrive. Meant to be bound to 127.0.0.1 only.
+ * dead-letter contents and redrive. Meant to be bound to 127.0.0.1 only; requests that name another
+ * host or come from a web page of another origin are refused (see `refuseForeign`).
  */
 export function createAdminServer(deps: AdminApiDeps): Server {
   const queueByName = (name: string): LocalQueue => {
@@ -197,6 +198,11 @@ export function createAdminServer(deps: AdminApiDeps): Server {
   ];
 
   return createServer((req, res) => {
+    const refused = refuseForeign(req);
+    if (refused) {
+      req.resume();
+      return send(res, 403, { error: refused });
+    }
     const url = new URL(req.url ?? '/', 'http://admin.local');
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const matches = routes
@@ -229,6 +235,24 @@ export function createAdminServer(deps: AdminApiDeps): Server {
       },
     );
   });
+}
+
+/**
+ * Why a request is refused, or undefined. The Host must be the loopback address and port the request
+ * arrived on (127.0.0.1 or localhost): a DNS-rebound name pointing at 127.0.0.1 carries its own name.
+ * A request with an Origin header must come from this very origin: a browser adds Origin to
+ * cross-site POSTs and fetches, so another site's page can neither redrive nor read. Tools (curl,
+ * fetch in Node) send no Origin.
+ */
+export function refuseForeign(req: IncomingMessage): string | undefined {
+  const port = req.socket.localPort;
+  const hosts = [`127.0.0.1:${port}`, `localhost:${port}`];
+  if (!hosts.includes(req.headers.host?.toLowerCase() ?? ''))
+    return `Host must be 127.0.0.1:${port} or localhost:${port}`;
+  const origin = req.headers.origin;
+  if (origin !== undefined && !hosts.some((host) => origin.toLowerCase() === `http://${host}`))
+    return 'cross-origin requests are refused';
+  return undefined;
 }
 
 async function queueView(sqs: SQSClient, queue: LocalQueue): Promise<QueueView> {

@@ -4,6 +4,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDefinitions } from '../../infra/definitions.js';
 import { createAdminServer } from '../../infra/local/admin-api.js';
+import { httpRequest } from '../../infra/local/http-client.js';
 import { ensureQueues, type LocalQueue } from '../../infra/local/resources.js';
 import { type SqsEmulator, startSqsEmulator } from '../../infra/local/sqs-emulator.js';
 import type { Row, StoreReader, Webhook } from '../../lib/store/types.js';
@@ -142,5 +143,36 @@ describe('admin API', () => {
     expect((await get('/queues/nope/redrive', { method: 'POST' })).status).toBe(404);
     expect((await get('/queues/contact/redrive')).status).toBe(405);
     expect((await get('/nothing')).status).toBe(404);
+  });
+
+  it('refuses a Host other than its own loopback host:port (DNS rebinding) and any foreign Origin (CSRF)', async () => {
+    const port = new URL(base).port;
+    const raw = (method: string, path: string, headers: Record<string, string>) =>
+      httpRequest(method, `${base}${path}`, headers);
+
+    // Tools and same-origin pages are served, by either loopback name.
+    expect((await raw('GET', '/webhooks', { host: `localhost:${port}` })).status).toBe(200);
+    expect((await raw('GET', '/webhooks', { origin: `http://127.0.0.1:${port}` })).status).toBe(200);
+
+    // A rebound name resolving to 127.0.0.1, or the right name on another port, is refused.
+    for (const host of [
+      `evil.example:${port}`,
+      'localhost',
+      `127.0.0.1:${Number(port) + 1}`,
+      `[::1]:${port}`,
+    ]) {
+      const answer = await raw('GET', '/rows/Cust1/contact/42', { host });
+      expect({ host, status: answer.status }).toEqual({ host, status: 403 });
+      expect(answer.body).not.toContain('Cust1');
+    }
+    // A cross-site POST from a browser page carries its Origin: no redrive starts.
+    for (const origin of ['https://evil.example', 'null', `http://localhost:${Number(port) + 1}`]) {
+      const answer = await raw('POST', '/queues/contact/redrive', { origin });
+      expect({ origin, status: answer.status, body: JSON.parse(answer.body) }).toEqual({
+        origin,
+        status: 403,
+        body: { error: 'cross-origin requests are refused' },
+      });
+    }
   });
 });
