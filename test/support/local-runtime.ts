@@ -16,6 +16,8 @@ export interface RuntimeProcess {
   output(): string;
   /** SIGTERM to the process group, as a terminal's Ctrl-C would; resolves with npm's exit code once all of it is gone. */
   stop(): Promise<number | null>;
+  /** SIGKILL to the whole process group (npm, tsx, the runtime): a crash; resolves once all of it is gone. */
+  kill(): Promise<void>;
 }
 
 export interface SpawnOptions {
@@ -91,6 +93,16 @@ export async function spawnLocalRuntime(options: SpawnOptions): Promise<RuntimeP
     });
   });
 
+  const group = -child.pid!;
+  const alive = () => {
+    try {
+      process.kill(group, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
   return {
     child,
     port,
@@ -99,16 +111,15 @@ export async function spawnLocalRuntime(options: SpawnOptions): Promise<RuntimeP
     adminUrl: `http://127.0.0.1:${adminPort}`,
     readyMs,
     output: () => output,
+    async kill() {
+      if (!alive()) return;
+      process.kill(group, 'SIGKILL');
+      // Killed processes that no one reaps (a container without an init) stay visible: bounded wait.
+      const deadline = Date.now() + 10_000;
+      while (alive() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      await exited;
+    },
     async stop() {
-      const group = -child.pid!;
-      const alive = () => {
-        try {
-          process.kill(group, 0);
-          return true;
-        } catch {
-          return false;
-        }
-      };
       if (!alive()) return exited;
       process.kill(group, 'SIGTERM');
       // npm may exit before the runtime it started has finished stopping: wait for the whole group.
