@@ -1,45 +1,15 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
 import { toDeliveryRequest } from '../../lib/apigateway.js';
 import { type DeliveryPolicy, handleDelivery } from '../../lib/delivery.js';
 import type { QueueSender } from '../../lib/queue/port.js';
-import { buildSampleBody, buildSampleDelivery } from '../../lib/samples.js';
 import { createSignatureVerifier } from '../../lib/signature.js';
 
-const SECRET = 'bench-secret-0123456789abcdef';
-
-/** A realistic contact.created of about 2 KB: the spec's body plus the custom properties a webhook may add. */
-export function realisticContactCreated(): { event: APIGatewayProxyEventV2; body: string } {
-  const body = {
-    ...buildSampleBody('contact.created', { context: 'Cust26759', primaryKey: 418_233 }),
-    CustomProperties: {
-      integration: 'erp-sync',
-      region: 'nordics',
-      tenantDisplayName: 'Example Customer AS',
-      pipeline: 'crm-to-erp/contacts/v2',
-      correlation: '7f0c1d0e-9a3b-4b7e-8e45-6d7a2b3c4d5e',
-      notes: 'Delivered through the CRM webhook; fields as selected in the webhook registration.',
-      owner: { team: 'integrations', contact: 'integrations@example.com', escalation: 'on-call rotation B' },
-      mappings: ['contact_id:CustomerNo', 'name:CustomerName', 'orgNr:VatNumber', 'country_id:CountryCode'],
-      syncWindow: { from: '2025-05-14T00:00:00.0000000Z', to: '2025-05-15T00:00:00.0000000Z' },
-      flags: { dryRun: false, sendWelcomeMail: false, exportToErp: true, retries: 3 },
-      source: { system: 'crm', instance: 'online-eu', tenant: 'Cust26759', environment: 'production' },
-      labels: ['customer', 'priority-b', 'nordics', 'erp-linked', 'newsletter', 'gdpr-consent'],
-    },
-  };
-  const delivery = buildSampleDelivery(body, { secret: SECRET });
-  const event = {
-    version: '2.0',
-    routeKey: 'POST /webhook',
-    rawPath: '/webhook',
-    rawQueryString: '',
-    headers: Object.fromEntries(Object.entries(delivery.headers).map(([k, v]) => [k.toLowerCase(), v])),
-    body: delivery.body,
-    isBase64Encoded: false,
-    requestContext: { http: { method: 'POST', path: '/webhook' } },
-  } as unknown as APIGatewayProxyEventV2;
-  return { event, body: delivery.body };
-}
+import { realisticContactCreated, BENCH_SECRET as SECRET } from './sample.js';
 
 function cpuMicros(run: () => void, iterations: number): number {
   const start = process.cpuUsage();
@@ -107,4 +77,65 @@ export async function benchIngestCpu(
     'ingest / floor': Number((oursMedian / floorMedian).toFixed(2)),
     'ingest goal': '≤ 1.5× (stretch 1.3×)',
   };
+}
+
+/** Instructions valgrind counts for one run of the driver (callgrind's "Collected" total). */
+function instructions(bundle: string, name: string, count: number): number {
+  const result = spawnSync(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--callgrind-out-file=/dev/null',
+      process.execPath,
+      '--single-threaded',
+      bundle,
+      name,
+      String(count),
+    ],
+    { encoding: 'utf8' },
+  );
+  if (result.status !== 0) throw new Error(`the bench driver failed (${name}): ${result.stderr.slice(-800)}`);
+  const match = /Collected : (\d+)/.exec(result.stderr);
+  if (match === null) throw new Error(`valgrind gave no count for ${name}: ${result.stderr.slice(-500)}`);
+  return Number(match[1]);
+}
+
+/**
+ * Instructions per event of the ingest path and of the floor, counted by valgrind (callgrind) as the
+ * difference between a run of N events and a run of none. Unlike CPU time, the count does not move
+ * with the machine's load, so the ratio is the one to compare across runs.
+ */
+export async function benchIngestInstructions(events = 2500): Promise<Record<string, number | string>> {
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+  } catch {
+    return { 'ingest instructions': 'valgrind not installed (apt-get install valgrind): skipped' };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'bench-instructions-'));
+  try {
+    const bundle = join(dir, 'driver.mjs');
+    await build({
+      entryPoints: ['test/bench/instructions-driver.ts'],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      outfile: bundle,
+      logLevel: 'error',
+    });
+    const perEvent = (name: string) =>
+      (instructions(bundle, name, events) - instructions(bundle, name, 0)) / events;
+    const floor = perEvent('floor');
+    const floorZod = perEvent('floor+zod');
+    const ingest = perEvent('ingest');
+    return {
+      'floor instructions/event': Math.round(floor),
+      'floor + zod validation instructions/event': Math.round(floorZod),
+      'ingest instructions/event': Math.round(ingest),
+      'ingest / floor (instructions)': Number((ingest / floor).toFixed(2)),
+      'zod share of the ingest': `${(((floorZod - floor) / ingest) * 100).toFixed(0)} %`,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

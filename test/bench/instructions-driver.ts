@@ -1,0 +1,42 @@
+/**
+ * Run under valgrind by `benchIngestInstructions`: warms a case up, then runs it `n` more times.
+ * The difference between n = N and n = 0 divided by N is the instruction count of one event,
+ * whatever else the machine is doing.
+ */
+import { createHmac } from 'node:crypto';
+import { toDeliveryRequest } from '../../lib/apigateway.js';
+import { type DeliveryPolicy, handleDelivery } from '../../lib/delivery.js';
+import { parseDeliveryEvent } from '../../lib/events/index.js';
+import type { QueueSender } from '../../lib/queue/port.js';
+import { createSignatureVerifier } from '../../lib/signature.js';
+import { BENCH_SECRET, realisticContactCreated } from './sample.js';
+
+const { event, body } = realisticContactCreated();
+const policy: DeliveryPolicy = {
+  verifier: createSignatureVerifier({ fallback: [BENCH_SECRET], byContext: {} }),
+  allowUnsigned: false,
+  maxEventAgeSeconds: 7 * 24 * 3600,
+  maxBodyBytes: 1_048_576,
+};
+const queue: QueueSender = { async send() {} };
+
+const cases: Record<string, () => Promise<unknown>> = {
+  floor: async () => {
+    JSON.parse(body);
+    createHmac('sha256', BENCH_SECRET).update(body).digest('base64');
+  },
+  'floor+zod': async () => {
+    parseDeliveryEvent(JSON.parse(body));
+    createHmac('sha256', BENCH_SECRET).update(body).digest('base64');
+  },
+  ingest: async () => {
+    const response = await handleDelivery(toDeliveryRequest(event), policy, queue);
+    if (response.status !== 200) throw new Error(`answered ${response.status}`);
+  },
+};
+
+const [name = 'ingest', count = '0'] = process.argv.slice(2);
+const run = cases[name];
+if (run === undefined) throw new Error(`unknown case ${name}`);
+for (let i = 0; i < 3000; i++) await run();
+for (let i = 0, n = Number(count); i < n; i++) await run();
