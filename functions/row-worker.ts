@@ -1,0 +1,26 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { readRowWorkerConfig } from '../lib/config/workers.js';
+import { hooks } from '../lib/hooks.js';
+import { createDynamoStore } from '../lib/store/index.js';
+import { createRowWorker } from '../lib/workers/index.js';
+
+/**
+ * The composition of a row worker (contact or activity), done once per Lambda module: configuration
+ * from the environment, the DynamoDB store, the hooks, Powertools logger and metrics.
+ */
+export function rowWorkerHandler(
+  entity: 'contact' | 'activity',
+): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
+  const config = readRowWorkerConfig();
+  const worker = createRowWorker({
+    entity,
+    store: createDynamoStore({ tables: config.tables, retentionDays: config.retentionDays }),
+    hooks,
+    ignoreAssociateIds: config.ignoreAssociateIds,
+    logger: new Logger(),
+    metrics: new Metrics({ namespace: 'CrmWebhookReceiver' }),
+  });
+  return (event, context) => worker(event, context);
+}
