@@ -1,4 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 
 /** The ten event names the spec covers, as the header carries them (state events take a webhook id). */
 export const SAMPLE_EVENTS = [
@@ -269,4 +270,25 @@ export function buildSampleDelivery(
     headers[`${prefix}-Signature`] = signBody(raw, options.secret);
   }
   return { headers, body: raw };
+}
+
+/**
+ * The API Gateway HTTP API (payload 2.0) event that carries a sample delivery to the ingest Lambda:
+ * header names lower-cased, the body as text.
+ */
+export function sampleHttpApiEvent(delivery: SampleDelivery, method = 'POST'): APIGatewayProxyEventV2 {
+  return {
+    version: '2.0',
+    routeKey: 'POST /webhook',
+    rawPath: '/webhook',
+    rawQueryString: '',
+    headers: Object.fromEntries(
+      Object.entries(delivery.headers).map(([name, value]) => [name.toLowerCase(), value]),
+    ),
+    body: delivery.body,
+    isBase64Encoded: false,
+    requestContext: {
+      http: { method, path: '/webhook', protocol: 'HTTP/1.1', sourceIp: '203.0.113.7', userAgent: '' },
+    },
+  } as unknown as APIGatewayProxyEventV2;
 }

@@ -11,7 +11,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
-import { buildSampleBody, buildSampleDelivery, dotNetTimestamp } from '../lib/samples.js';
+import { buildSampleBody, buildSampleDelivery, dotNetTimestamp, sampleHttpApiEvent } from '../lib/samples.js';
 
 /** us-east-1 list prices (USD), 2025. */
 export const PRICES = {
@@ -134,7 +134,7 @@ export async function measure(logSetup: keyof typeof LOG_SETUPS): Promise<Measur
         timestamp: dotNetTimestamp(new Date(start + i * 1000)),
       });
       const delivery = buildSampleDelivery(body, { secret: STAGE_ENV.WEBHOOK_SECRET });
-      const response = await ingest.handler(httpApiEvent(delivery), lambdaContext('ingest'));
+      const response = await ingest.handler(sampleHttpApiEvent(delivery), lambdaContext('ingest'));
       if (response.statusCode !== 200)
         throw new Error(`ingest answered ${response.statusCode}: ${response.body}`);
     }
@@ -238,36 +238,6 @@ function toSqsRecord(input: {
     eventSource: 'aws:sqs',
     eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:contact.fifo',
     awsRegion: 'us-east-1',
-  };
-}
-
-function httpApiEvent(delivery: { headers: Record<string, string>; body: string }): APIGatewayProxyEventV2 {
-  return {
-    version: '2.0',
-    routeKey: 'POST /webhook',
-    rawPath: '/webhook',
-    rawQueryString: '',
-    headers: Object.fromEntries(Object.entries(delivery.headers).map(([k, v]) => [k.toLowerCase(), v])),
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'abcdef1234',
-      domainName: 'abcdef1234.execute-api.us-east-1.amazonaws.com',
-      domainPrefix: 'abcdef1234',
-      http: {
-        method: 'POST',
-        path: '/webhook',
-        protocol: 'HTTP/1.1',
-        sourceIp: '203.0.113.7',
-        userAgent: 'NetServer-Webhook/10.3.5',
-      },
-      requestId: randomUUID(),
-      routeKey: 'POST /webhook',
-      stage: '$default',
-      time: new Date().toISOString(),
-      timeEpoch: Date.now(),
-    },
-    body: delivery.body,
-    isBase64Encoded: false,
   };
 }
 

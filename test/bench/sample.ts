@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { buildSampleBody, buildSampleDelivery } from '../../lib/samples.js';
+import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../lib/samples.js';
 
 export const BENCH_SECRET = 'bench-secret-0123456789abcdef';
 
@@ -23,15 +23,6 @@ export function realisticContactCreated(): { event: APIGatewayProxyEventV2; body
     },
   };
   const delivery = buildSampleDelivery(body, { secret: BENCH_SECRET });
-  const event = {
-    version: '2.0',
-    routeKey: 'POST /webhook',
-    rawPath: '/webhook',
-    rawQueryString: '',
-    headers: Object.fromEntries(Object.entries(delivery.headers).map(([k, v]) => [k.toLowerCase(), v])),
-    body: delivery.body,
-    isBase64Encoded: false,
-    requestContext: { http: { method: 'POST', path: '/webhook' } },
-  } as unknown as APIGatewayProxyEventV2;
+  const event = sampleHttpApiEvent(delivery);
   return { event, body: delivery.body };
 }

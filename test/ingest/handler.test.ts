@@ -2,7 +2,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { buildSampleBody, buildSampleDelivery, signBody } from '../../lib/samples.js';
+import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent, signBody } from '../../lib/samples.js';
 
 const SECRET = 'handler-secret-abcdef';
 const URLS = {
@@ -12,18 +12,8 @@ const URLS = {
   PARKED_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/parked.fifo',
 };
 
-function httpEvent(headers: Record<string, string>, body: string, method = 'POST'): APIGatewayProxyEventV2 {
-  return {
-    version: '2.0',
-    routeKey: 'POST /webhook',
-    rawPath: '/webhook',
-    rawQueryString: '',
-    headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
-    body,
-    isBase64Encoded: false,
-    requestContext: { http: { method, path: '/webhook' } },
-  } as unknown as APIGatewayProxyEventV2;
-}
+const httpEvent = (headers: Record<string, string>, body: string, method = 'POST') =>
+  sampleHttpApiEvent({ headers, body }, method);
 
 describe('functions/ingest handler', () => {
   const sqs = mockClient(SQSClient);

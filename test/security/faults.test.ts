@@ -22,7 +22,12 @@ import { loadDefinitions, QUEUE_ENV_VARS } from '../../infra/definitions.js';
 import { ensureQueues, type LocalQueue } from '../../infra/local/resources.js';
 import { type SqsEmulator, startSqsEmulator } from '../../infra/local/sqs-emulator.js';
 import type { RowEvent } from '../../lib/events/index.js';
-import { buildSampleBody, buildSampleDelivery, type SampleEventName } from '../../lib/samples.js';
+import {
+  buildSampleBody,
+  buildSampleDelivery,
+  type SampleEventName,
+  sampleHttpApiEvent,
+} from '../../lib/samples.js';
 import { createDynamoStore, rowKey } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
@@ -100,18 +105,7 @@ vi.mock('@aws-sdk/client-sqs', async (importOriginal) => {
 
 type IngestHandler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
 
-function httpEvent(delivery: { headers: Record<string, string>; body: string }): APIGatewayProxyEventV2 {
-  return {
-    version: '2.0',
-    routeKey: 'POST /webhook',
-    rawPath: '/webhook',
-    rawQueryString: '',
-    headers: Object.fromEntries(Object.entries(delivery.headers).map(([k, v]) => [k.toLowerCase(), v])),
-    body: delivery.body,
-    isBase64Encoded: false,
-    requestContext: { http: { method: 'POST', path: '/webhook' } },
-  } as unknown as APIGatewayProxyEventV2;
-}
+const httpEvent = sampleHttpApiEvent;
 
 const SECRET = 'faults-secret-3c9a';
 
