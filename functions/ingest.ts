@@ -3,7 +3,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { isProxyEventV2, toDeliveryRequest, toProxyResult } from '../lib/apigateway.js';
-import { requireEnv } from '../lib/config/env.js';
+import { optionalEnv, requireEnv } from '../lib/config/env.js';
 import { parseSecretsJson, readIngestConfig, secretConfig } from '../lib/config/ingest.js';
 import { type DeliveryPolicy, type DeliveryResponse, handleDelivery, problem } from '../lib/delivery.js';
 import { createSqsSender } from '../lib/queue/sqs.js';
@@ -34,7 +34,10 @@ let parameterValue: string | undefined;
 const parameters =
   config.secretsParameter === undefined
     ? undefined
-    : new SsmParameterProvider({ region: requireEnv('AWS_REGION') });
+    : new SsmParameterProvider({
+        region: requireEnv('AWS_REGION'),
+        endpoint: optionalEnv('AWS_ENDPOINT_URL_SSM'),
+      });
 
 /** With WEBHOOK_SECRETS_PARAMETER, secrets come from SSM (cached 5 minutes); rebuilt only when they change. */
 async function currentPolicy(): Promise<DeliveryPolicy> {

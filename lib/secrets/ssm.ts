@@ -5,7 +5,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 
 export interface SsmParameterProviderConfig {
   region: string;
-  /** Defaults to AWS_ENDPOINT_URL_SSM, then the regional endpoint. */
+  /** Defaults to the regional endpoint; the entry point passes AWS_ENDPOINT_URL_SSM when set. */
   endpoint?: string | undefined;
   /** Defaults to the Lambda environment's credentials. */
   credentials?: () => Promise<{ accessKeyId: string; secretAccessKey: string; sessionToken?: string }>;
@@ -34,7 +34,7 @@ interface Transport {
  * client would add about 77 KB (a quarter of the bundle) to every cold start.
  *
  * @example
- * const provider = new SsmParameterProvider({ region: process.env.AWS_REGION! });
+ * const provider = new SsmParameterProvider({ region: 'eu-west-1' });
  * const json = await provider.get('/crm-webhook-receiver/prod/webhook-secrets', { maxAge: 300 });
  */
 export class SsmParameterProvider extends BaseProvider {
@@ -52,9 +52,7 @@ export class SsmParameterProvider extends BaseProvider {
 }
 
 function createTransport(config: SsmParameterProviderConfig): Transport {
-  const endpoint = new URL(
-    config.endpoint ?? process.env.AWS_ENDPOINT_URL_SSM ?? `https://ssm.${config.region}.amazonaws.com/`,
-  );
+  const endpoint = new URL(config.endpoint ?? `https://ssm.${config.region}.amazonaws.com/`);
   const signer = new SignatureV4({
     service: 'ssm',
     region: config.region,
