@@ -66,7 +66,8 @@ export async function benchLocal(
   }
 }
 
-async function rawSqsSendRate(client: SQSClient, count: number): Promise<number> {
+/** SendMessage/s of local-aws-sqs on a scratch FIFO queue, CONCURRENCY at a time. */
+export async function rawSqsSendRate(client: SQSClient, count: number): Promise<number> {
   const { QueueUrl } = await client.send(
     new CreateQueueCommand({ QueueName: 'bench-raw.fifo', Attributes: { FifoQueue: 'true' } }),
   );
@@ -83,7 +84,8 @@ async function rawSqsSendRate(client: SQSClient, count: number): Promise<number>
   );
 }
 
-async function rawDynamoPutRate(client: DynamoDBClient, count: number): Promise<number> {
+/** Conditional PutItem/s of dynalite on a scratch table, CONCURRENCY at a time. */
+export async function rawDynamoPutRate(client: DynamoDBClient, count: number): Promise<number> {
   await client.send(
     new CreateTableCommand({
       TableName: 'bench-raw',
