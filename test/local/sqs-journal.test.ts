@@ -148,4 +148,27 @@ describe('the SQS journal', () => {
     expect(life.recovered).toEqual({ restored: 0, kept: 1 });
     expect([...(readJournal(journalPath).get('gone.fifo')?.keys() ?? [])]).toEqual(['x']);
   });
+
+  it('replays a move to a DLQ (same MessageId) as leaving the source queue, and a purge as emptying it', () => {
+    const record = (id: string) => ({ MessageId: id, MessageBody: id, attributes: { MessageGroupId: 'g' } });
+    const lines = [
+      { op: 'put', queue: 'q.fifo', record: record('a') },
+      { op: 'put', queue: 'q.fifo', record: record('b') },
+      { op: 'recv', queue: 'q.fifo', counts: { a: 5 } },
+      {
+        op: 'put',
+        queue: 'q-dlq.fifo',
+        record: { ...record('a'), attributes: { ApproximateReceiveCount: '0' } },
+      },
+      { op: 'put', queue: 'other.fifo', record: record('c') },
+      { op: 'clear', queue: 'other.fifo' },
+    ];
+    writeFileSync(journalPath, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+
+    const state = readJournal(journalPath);
+
+    expect([...(state.get('q.fifo')?.keys() ?? [])]).toEqual(['b']);
+    expect([...(state.get('q-dlq.fifo')?.keys() ?? [])]).toEqual(['a']);
+    expect(state.get('other.fifo')?.size).toBe(0);
+  });
 });
