@@ -1,13 +1,13 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadDefinitions } from '../../infra/definitions.js';
 import { createAdminServer } from '../../infra/local/admin-api.js';
 import { httpRequest } from '../../infra/local/http-client.js';
-import { ensureQueues, type LocalQueue } from '../../infra/local/resources.js';
-import { type SqsEmulator, startSqsEmulator } from '../../infra/local/sqs-emulator.js';
+import type { LocalQueue } from '../../infra/local/resources.js';
+import type { SqsEmulator } from '../../infra/local/sqs-emulator.js';
 import type { Row, StoreReader, Webhook } from '../../lib/store/types.js';
+import { startLocalQueues } from '../support/local-queues.js';
 
 const row: Row = {
   context: 'Cust1',
@@ -45,13 +45,7 @@ let base: string;
 let ready = false;
 
 beforeAll(async () => {
-  emulator = await startSqsEmulator();
-  client = new SQSClient({
-    endpoint: emulator.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  queues = await ensureQueues(client, loadDefinitions({ stage: 'local' }).queues);
+  ({ emulator, client, queues } = await startLocalQueues({ stage: 'local' }));
   server = createAdminServer({ store, sqs: client, queues, peek: emulator.peek, isReady: () => ready });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

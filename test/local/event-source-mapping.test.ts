@@ -1,23 +1,17 @@
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadDefinitions } from '../../infra/definitions.js';
 import { startEventSourceMapping } from '../../infra/local/event-source-mapping.js';
-import { ensureQueues, type LocalQueue } from '../../infra/local/resources.js';
-import { type SqsEmulator, startSqsEmulator } from '../../infra/local/sqs-emulator.js';
+import type { LocalQueue } from '../../infra/local/resources.js';
+import type { SqsEmulator } from '../../infra/local/sqs-emulator.js';
+import { startLocalQueues } from '../support/local-queues.js';
 
 let emulator: SqsEmulator;
 let client: SQSClient;
 let queues: LocalQueue[];
 
 beforeAll(async () => {
-  emulator = await startSqsEmulator();
-  client = new SQSClient({
-    endpoint: emulator.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  queues = await ensureQueues(client, loadDefinitions({ stage: 'local' }).queues, { visibilityTimeout: 1 });
+  ({ emulator, client, queues } = await startLocalQueues({ stage: 'local', visibilityTimeout: 1 }));
 });
 
 afterAll(async () => {

@@ -32,6 +32,7 @@ import { createDynamoStore, rowKey } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
 import { FAKE_AWS_ENV, type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { startLocalQueues } from '../support/local-queues.js';
 import { at, lambdaContext, quietObservability, rowEvent, sqsRecord } from '../support/workers.js';
 
 /**
@@ -170,15 +171,7 @@ describe('SQS faults during ingest', () => {
     let queues: LocalQueue[];
 
     beforeAll(async () => {
-      emulator = await startSqsEmulator();
-      client = new SQSClient({
-        endpoint: emulator.endpoint,
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-      });
-      queues = await ensureQueues(client, loadDefinitions({ stage: 'faults' }).queues, {
-        visibilityTimeout: 1,
-      });
+      ({ emulator, client, queues } = await startLocalQueues({ stage: 'faults', visibilityTimeout: 1 }));
     });
     afterAll(async () => {
       client.destroy();
