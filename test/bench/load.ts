@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { CreateTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { runSimulation, type SimulationReport } from '../../infra/local/simulate.js';
 import { spawnLocalRuntime } from '../support/local-runtime.js';
-import { rawDynamoPutRate, rawSqsSendRate } from './local.js';
 
 const SECRET = 'load-secret';
+const CONCURRENCY = 50;
 
 /** The load of issue 6: 20,000 events over 2,000 rows, 10 % duplicates, shuffled, 50 senders. */
 export const LOAD = { events: 20_000, rows: 2_000, duplicates: 10, concurrency: 50 } as const;
@@ -15,6 +15,8 @@ export const LOAD = { events: 20_000, rows: 2_000, duplicates: 10, concurrency: 
 export interface LoadRun {
   report: SimulationReport;
   readyMs: number;
+  /** What the runtime's own ready line says (process start to ready), when it printed one. */
+  readyLineMs: number | undefined;
   rawSqsSendPerSecond: number;
   rawDynamoPutPerSecond: number;
   totalMs: number;
@@ -28,7 +30,13 @@ export interface LoadRun {
  * delivery accepted, none discarded, the queues drained, nothing dead-lettered and zero mismatches.
  */
 export async function runLoad(
-  options: { events?: number; rows?: number; log?: (line: string) => void } = {},
+  options: {
+    events?: number;
+    rows?: number;
+    duplicates?: number;
+    seed?: number;
+    log?: (line: string) => void;
+  } = {},
 ): Promise<LoadRun> {
   const started = performance.now();
   const dataDir = mkdtempSync(join(tmpdir(), 'crm-local-load-'));
@@ -51,10 +59,10 @@ export async function runLoad(
       secret: SECRET,
       events: options.events ?? LOAD.events,
       rows: options.rows ?? LOAD.rows,
-      duplicates: LOAD.duplicates,
+      duplicates: options.duplicates ?? LOAD.duplicates,
       shuffle: true,
       concurrency: LOAD.concurrency,
-      seed: 20,
+      seed: options.seed ?? 20,
       drainTimeoutMs: 600_000,
       log: options.log,
     });
@@ -68,6 +76,7 @@ export async function runLoad(
     return {
       report,
       readyMs: runtime.readyMs,
+      readyLineMs: Number(/ready in (\d+) ms/.exec(runtime.output())?.[1] ?? Number.NaN) || undefined,
       rawSqsSendPerSecond,
       rawDynamoPutPerSecond,
       totalMs: Math.round(performance.now() - started),
@@ -98,4 +107,56 @@ export async function benchLoad(): Promise<Record<string, number | string>> {
     'raw dynalite PutItem/s (50 conc.)': run.rawDynamoPutPerSecond,
     'npm start → ready (ms)': run.readyMs,
   };
+}
+
+/** SendMessage/s of local-aws-sqs on a scratch FIFO queue, CONCURRENCY at a time. */
+export async function rawSqsSendRate(client: SQSClient, count: number): Promise<number> {
+  const { QueueUrl } = await client.send(
+    new CreateQueueCommand({ QueueName: 'bench-raw.fifo', Attributes: { FifoQueue: 'true' } }),
+  );
+  const body = 'x'.repeat(2048);
+  return rate(count, (i) =>
+    client.send(
+      new SendMessageCommand({
+        QueueUrl,
+        MessageBody: body,
+        MessageGroupId: `g${i % 200}`,
+        MessageDeduplicationId: `m${i}`,
+      }),
+    ),
+  );
+}
+
+/** Conditional PutItem/s of dynalite on a scratch table, CONCURRENCY at a time. */
+export async function rawDynamoPutRate(client: DynamoDBClient, count: number): Promise<number> {
+  await client.send(
+    new CreateTableCommand({
+      TableName: 'bench-raw',
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
+  const payload = 'x'.repeat(1024);
+  return rate(count, (i) =>
+    client.send(
+      new PutItemCommand({
+        TableName: 'bench-raw',
+        Item: { pk: { S: `row#${i}` }, payload: { S: payload }, version: { N: '1' } },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    ),
+  );
+}
+
+/** Operations per second of `count` calls, CONCURRENCY at a time. */
+async function rate(count: number, call: (i: number) => Promise<unknown>): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < count) await call(next++);
+    }),
+  );
+  return Math.round(count / ((performance.now() - started) / 1000));
 }
