@@ -19,6 +19,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSRecord } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadDefinitions, QUEUE_ENV_VARS } from '../../infra/definitions.js';
+import { toSqsRecord } from '../../infra/local/event-source-mapping.js';
 import { ensureQueues, type LocalQueue } from '../../infra/local/resources.js';
 import { type SqsEmulator, startSqsEmulator } from '../../infra/local/sqs-emulator.js';
 import type { RowEvent } from '../../lib/events/index.js';
@@ -547,20 +548,6 @@ async function waitForMoveTask(client: SQSClient, sourceArn: string): Promise<vo
   throw new Error('the move task never finished');
 }
 
-function toRecord(message: Message): SQSRecord {
-  const messageAttributes: SQSRecord['messageAttributes'] = {};
-  for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
-    messageAttributes[name] = { dataType: value.DataType!, stringValue: value.StringValue! };
-  }
-  return {
-    messageId: message.MessageId!,
-    receiptHandle: message.ReceiptHandle!,
-    body: message.Body!,
-    attributes: message.Attributes as unknown as SQSRecord['attributes'],
-    messageAttributes,
-    md5OfBody: message.MD5OfBody!,
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:contact.fifo',
-    awsRegion: 'us-east-1',
-  };
-}
+/** What the Lambda SQS event source hands the function (the local runtime's own conversion). */
+const toRecord = (message: Message): SQSRecord =>
+  toSqsRecord(message, 'arn:aws:sqs:us-east-1:000000000000:contact.fifo', 'us-east-1');

@@ -10,6 +10,7 @@ import {
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDefinitions, redriveAllowPolicy, redrivePolicy } from '../../infra/definitions.js';
+import { toSqsRecord } from '../../infra/local/event-source-mapping.js';
 import { handleDelivery } from '../../lib/delivery.js';
 import { createSqsSender } from '../../lib/queue/sqs.js';
 import { createDynamoStore } from '../../lib/store/index.js';
@@ -78,24 +79,9 @@ async function receive(url: string): Promise<Message[]> {
   return Messages;
 }
 
-/** What the Lambda SQS event source hands the function. */
-function toRecord(message: Message): SQSRecord {
-  const messageAttributes: SQSRecord['messageAttributes'] = {};
-  for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
-    messageAttributes[name] = { dataType: value.DataType!, stringValue: value.StringValue! };
-  }
-  return {
-    messageId: message.MessageId!,
-    receiptHandle: message.ReceiptHandle!,
-    body: message.Body!,
-    attributes: message.Attributes as unknown as SQSRecord['attributes'],
-    messageAttributes,
-    md5OfBody: message.MD5OfBody!,
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:contact.fifo',
-    awsRegion: 'us-east-1',
-  };
-}
+/** What the Lambda SQS event source hands the function (the local runtime's own conversion). */
+const toRecord = (message: Message): SQSRecord =>
+  toSqsRecord(message, 'arn:aws:sqs:us-east-1:123456789012:contact.fifo', 'us-east-1');
 
 /** The event source mapping in miniature: receive → invoke → delete the successes, release the failures. */
 async function drain(handler: SqsBatchHandler): Promise<{ invocations: number; failures: number }> {
