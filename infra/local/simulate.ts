@@ -5,7 +5,7 @@ import { apply } from '../../lib/projection.js';
 import type { Row } from '../../lib/store/types.js';
 import { type QueueView, type RowView, toRowView } from './admin-api.js';
 import { getJson, httpRequest } from './http-client.js';
-import { createRealisticSender } from './sender.js';
+import { createRealisticSender, type SenderStats } from './sender.js';
 import { buildStream } from './stream.js';
 
 export interface SimulationOptions {
@@ -40,18 +40,12 @@ export interface Mismatch {
   actual: unknown;
 }
 
-export interface SimulationReport {
+/** The sender's counters (without its per-POST latencies), then what the run checked and measured. */
+export interface SimulationReport extends Omit<SenderStats, 'latencies'> {
   context: string;
   events: number;
   rows: number;
   deliveries: number;
-  sent: number;
-  accepted: number;
-  retried: number;
-  discarded: number;
-  notSent: number;
-  failures: Record<string, number>;
-  stoppedBy?: string;
   rowsChecked: number;
   mismatches: number;
   mismatchDetails: Mismatch[];
