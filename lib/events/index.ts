@@ -13,6 +13,7 @@ import {
   ContactSoftDeletedSchema,
 } from './contact.js';
 import { EnvelopeSchema } from './envelope.js';
+import { compileValidator, type Validator } from './validator.js';
 import {
   WebhookErrorsSchema,
   WebhookStartedSchema,
@@ -47,6 +48,11 @@ const SCHEMA_BY_EVENT: ReadonlyMap<string, (typeof EVENT_SCHEMAS)[number]> = new
   EVENT_SCHEMAS.map((schema) => [schema.shape.Event.def.values[0] as string, schema]),
 );
 
+/** The same schemas compiled to verdict-only predicates (see {@link compileValidator}). */
+const VALIDATOR_BY_EVENT: ReadonlyMap<string, Validator> = new Map(
+  [...SCHEMA_BY_EVENT].map(([event, schema]) => [event, compileValidator(schema)]),
+);
+
 export type DeliveryEvent = z.infer<typeof DeliveryEventSchema>;
 export type RowEvent = ContactEvent | ActivityEvent;
 export type { ActivityEvent, ContactEvent, WebhookStateEvent };
@@ -65,6 +71,10 @@ export type ParseOutcome =
  */
 export function parseDeliveryEvent(body: unknown): ParseOutcome {
   const event = typeof body === 'object' && body !== null ? (body as { Event?: unknown }).Event : undefined;
+  if (typeof event === 'string' && VALIDATOR_BY_EVENT.get(event)?.(body) === true) {
+    // Valid: zod's output would be an equal copy (no transforms), so the body itself is the event.
+    return { ok: true, event: body as DeliveryEvent };
+  }
   const schema = typeof event === 'string' ? SCHEMA_BY_EVENT.get(event) : undefined;
   const result = (schema ?? DeliveryEventSchema).safeParse(body);
   if (result.success) return { ok: true, event: result.data as DeliveryEvent };
