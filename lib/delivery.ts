@@ -284,14 +284,14 @@ export async function handleDelivery(
       error,
     };
   }
-  const body =
-    decision.kind === 'accept'
-      ? { status: 'accepted', eventId: decision.log.eventId, queue: decision.message.queue }
-      : { status: 'parked', eventId: decision.log.eventId, reason: decision.reason };
   return {
     status: 200,
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
+    body:
+      decision.kind === 'accept'
+        ? // An accepted EventId is a validated GUID and the queue a fixed key: nothing to escape.
+          `{"status":"accepted","eventId":"${decision.message.deduplicationId}","queue":"${decision.message.queue}"}`
+        : JSON.stringify({ status: 'parked', eventId: decision.log.eventId, reason: decision.reason }),
     decision,
     enqueueMs: performance.now() - started,
   };

@@ -20,7 +20,11 @@ describe('every event of the spec', () => {
 
     const entity = name.split('.')[0] as keyof typeof EXPECTED_QUEUE;
     expect(response.status).toBe(200);
-    expect(JSON.parse(response.body)).toMatchObject({ status: 'accepted', eventId: body.EventId });
+    expect(JSON.parse(response.body)).toEqual({
+      status: 'accepted',
+      eventId: body.EventId,
+      queue: EXPECTED_QUEUE[entity],
+    });
     expect(queue.sent).toHaveLength(1);
     const message = queue.sent[0]!;
     expect(message.queue).toBe(EXPECTED_QUEUE[entity]);

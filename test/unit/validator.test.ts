@@ -101,9 +101,11 @@ const mutatedBodyArb = fc
 
 describe('compileValidator', () => {
   it('gives zod’s verdict for every event schema on mutated sample bodies', () => {
-    const validators = Object.entries(SCHEMAS).map(
-      ([name, schema]) => [name, schema, compileValidator(schema)] as const,
-    );
+    // Both forms: generated code (the default) and the loop used where code generation is off.
+    const validators = Object.entries(SCHEMAS).flatMap(([name, schema]) => [
+      [name, schema, compileValidator(schema)] as const,
+      [name, schema, compileValidator(schema, { generate: false })] as const,
+    ]);
     const envelope = compileValidator(EnvelopeSchema);
     let valid = 0;
     let invalid = 0;
@@ -150,18 +152,26 @@ describe('compileValidator', () => {
   });
 
   it('refuses unknown keys of strict objects and accepts them in loose ones', () => {
-    const strict = compileValidator(z.strictObject({ a: z.string() }));
-    const loose = compileValidator(z.looseObject({ a: z.string() }));
-    const strip = compileValidator(z.object({ a: z.string() }));
-    expect([strict({ a: 'x' }), strict({ a: 'x', b: 1 })]).toEqual([true, false]);
-    expect([loose({ a: 'x', b: 1 }), strip({ a: 'x', b: 1 }), strip({ b: 1 })]).toEqual([true, true, false]);
+    for (const generate of [true, false]) {
+      const strict = compileValidator(z.strictObject({ a: z.string() }), { generate });
+      const loose = compileValidator(z.looseObject({ a: z.string() }), { generate });
+      const strip = compileValidator(z.object({ a: z.string() }), { generate });
+      expect([strict({ a: 'x' }), strict({ a: 'x', b: 1 })]).toEqual([true, false]);
+      expect([loose({ a: 'x', b: 1 }), strip({ a: 'x', b: 1 }), strip({ b: 1 })]).toEqual([
+        true,
+        true,
+        false,
+      ]);
+    }
   });
 
   it('requires a required key to be present even when its schema accepts undefined', () => {
     const schema = z.object({ a: z.unknown(), b: z.optional(z.string()) });
-    const validate = compileValidator(schema);
-    for (const value of [{}, { a: undefined }, { a: 1, b: undefined }, { a: 1, b: 2 }]) {
-      expect(validate(value)).toBe(schema.safeParse(value).success);
+    for (const generate of [true, false]) {
+      const validate = compileValidator(schema, { generate });
+      for (const value of [{}, { a: undefined }, { a: 1, b: undefined }, { a: 1, b: 2 }]) {
+        expect(validate(value)).toBe(schema.safeParse(value).success);
+      }
     }
   });
 
