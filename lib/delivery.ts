@@ -116,7 +116,7 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
     log,
   });
 
-  if (request.method.toUpperCase() !== 'POST')
+  if (request.method !== 'POST' && request.method.toUpperCase() !== 'POST')
     return reject(405, 'method-not-allowed', 'only POST is accepted');
   const raw = request.body;
   // A UTF-16 code unit takes at most 3 UTF-8 bytes: count exactly only when the bound is not enough.
@@ -402,9 +402,12 @@ function buildMessage(
   log: LogFields,
   parking: { reason: ParkReason; detail: string } | undefined,
 ): OutboundMessage {
+  // An accepted delivery's headers matched the validated body (a GUID and an event name of the
+  // spec): they need no clipping or replacing. Parked ones may carry anything.
+  const checked = jsonText !== undefined;
   const attributes: Record<string, string> = {
-    event: attributeValue(headers.event),
-    eventId: attributeValue(headers.eventId),
+    event: checked ? headers.event : attributeValue(headers.event),
+    eventId: checked ? headers.eventId : attributeValue(headers.eventId),
     signatureVerified: String(log.signatureVerified),
     receivedAt: isoTime(request.receivedAt),
   };
@@ -416,7 +419,7 @@ function buildMessage(
     attributes.detail = attributeValue(parking.detail.slice(0, 1000));
   }
   let body = jsonText ?? asText(raw);
-  if (body === undefined || !isSqsSafe(body, jsonText !== undefined)) {
+  if (body === undefined || !isSqsSafe(body, checked)) {
     // SQS only carries XML characters: keep the exact bytes, base64-encoded, and say so.
     body = bytesOf(raw).toString('base64');
     attributes.bodyEncoding = 'base64';
@@ -432,11 +435,15 @@ function buildMessage(
 
 /**
  * Size of a message as SQS counts it, body plus attribute names, types and values: an upper bound
- * (3 bytes per UTF-16 unit) while that is far from the limit, the exact count near it.
+ * (3 bytes per UTF-16 unit) when that is within the limit, else the exact count.
  */
 function messageBytes(message: OutboundMessage): number {
-  const { body } = message;
-  let size = body.length * 3 <= SQS_MAX_MESSAGE_BYTES / 2 ? body.length * 3 : Buffer.byteLength(body);
+  let bound = message.body.length * 3;
+  for (const name in message.attributes) {
+    bound += name.length + 'String'.length + message.attributes[name]!.length * 3;
+  }
+  if (bound <= SQS_MAX_MESSAGE_BYTES) return bound;
+  let size = Buffer.byteLength(message.body);
   for (const name in message.attributes) {
     size += name.length + 'String'.length + Buffer.byteLength(message.attributes[name]!);
   }
