@@ -31,13 +31,26 @@ export interface Template {
 }
 
 /**
- * Runs `osls package` offline (fake credentials, no AWS call) and returns the generated template.
- * Slow (bundles four functions): call it once per test file, in a beforeAll.
+ * Runs `osls package` offline (fake credentials, no AWS call) with stage parameters `params` into
+ * `dir`, and returns the generated template. Slow (bundles four functions) and not safe to run
+ * twice at once (the bundles share .esbuild/): call it in a beforeAll, one run after the other.
  */
-export async function packageStack(): Promise<Template> {
+export async function packageStack(
+  params: Record<string, string> = {},
+  dir = '.serverless',
+): Promise<Template> {
   await promisify(execFile)(
     join(ROOT, 'node_modules', '.bin', 'osls'),
-    ['package', '--stage', STAGE, '--region', REGION],
+    [
+      'package',
+      '--stage',
+      STAGE,
+      '--region',
+      REGION,
+      '--package',
+      dir,
+      ...Object.entries(params).map(([name, value]) => `--param=${name}=${value}`),
+    ],
     {
       cwd: ROOT,
       env: {
@@ -52,7 +65,7 @@ export async function packageStack(): Promise<Template> {
     },
   );
   return JSON.parse(
-    await readFile(join(ROOT, '.serverless', 'cloudformation-template-update-stack.json'), 'utf8'),
+    await readFile(join(ROOT, dir, 'cloudformation-template-update-stack.json'), 'utf8'),
   ) as Template;
 }
 

@@ -18,10 +18,13 @@ const ref = (logicalId: string) => ({ Ref: logicalId });
 const pascal = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
 
 let template: Template;
+/** The same stack with `--param=ingestFunctionUrl=true`. */
+let withFunctionUrl: Template;
 
 beforeAll(async () => {
   template = await packageStack();
-}, 300_000);
+  withFunctionUrl = await packageStack({ ingestFunctionUrl: 'true' }, '.serverless-url');
+}, 600_000);
 
 function resource(logicalId: string, type?: string): Resource {
   const found = template.Resources[logicalId];
@@ -389,6 +392,13 @@ describe('alarms and alerts', () => {
     expect(found[0]).toMatchObject({ Namespace: 'AWS/ApiGateway', Statistic: 'Sum', Threshold: 0 });
   });
 
+  it('ingest 5xx answers on the function URL, when there is one', () => {
+    const found = alarmOn('Url5xxCount', { Name: 'FunctionName', Value: ref('IngestLambdaFunction') });
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ Namespace: 'AWS/Lambda', Statistic: 'Sum', Threshold: 0 });
+    expect(found[0]?.TreatMissingData).toBe('notBreaching');
+  });
+
   it.each(['ContactQueue', 'ActivityQueue', 'WebhookStateQueue'])(
     '%s: age of the oldest message',
     (queue) => {
@@ -497,3 +507,44 @@ function asAttributes(properties: Record<string, unknown>, without: string[]): R
       .map(([name, value]) => [name, String(value)]),
   );
 }
+
+describe('ingest function URL (ingestFunctionUrl parameter)', () => {
+  const ofTypeIn = (t: Template, type: string) =>
+    Object.entries(t.Resources).filter(([, r]) => r.Type === type);
+
+  it('is absent by default: the HTTP API is the only endpoint', () => {
+    expect(ofTypeIn(template, 'AWS::Lambda::Url')).toEqual([]);
+    expect(
+      ofTypeIn(template, 'AWS::Lambda::Permission').filter(([, r]) => r.Properties.Principal === '*'),
+    ).toEqual([]);
+  });
+
+  it('with "true": a public URL on the ingest, both invoke permissions, an output, the HTTP API kept', () => {
+    const urls = ofTypeIn(withFunctionUrl, 'AWS::Lambda::Url');
+    expect(urls).toHaveLength(1);
+    expect(urls[0]![1].Properties).toMatchObject({
+      AuthType: 'NONE',
+      TargetFunctionArn: getAtt('IngestLambdaFunction'),
+    });
+    const publicPermissions = ofTypeIn(withFunctionUrl, 'AWS::Lambda::Permission')
+      .map(([, r]) => r.Properties)
+      .filter((p) => p.Principal === '*');
+    expect(publicPermissions.map((p) => p.Action).sort()).toEqual([
+      'lambda:InvokeFunction',
+      'lambda:InvokeFunctionUrl',
+    ]);
+    for (const permission of publicPermissions) {
+      expect(permission.FunctionName).toEqual(getAtt('IngestLambdaFunction'));
+    }
+    expect(withFunctionUrl.Outputs.IngestLambdaFunctionUrl?.Value).toEqual(
+      getAtt('IngestLambdaFunctionUrl', 'FunctionUrl'),
+    );
+    expect(withFunctionUrl.Resources.HttpApi?.Type).toBe('AWS::ApiGatewayV2::Api');
+    // Nothing else differs: the same roles, queues, tables and alarms.
+    const others = (t: Template) =>
+      Object.keys(t.Resources)
+        .filter((id) => !/^IngestLambda(FunctionUrl|PermissionFn(Url)?)$/.test(id))
+        .sort();
+    expect(others(withFunctionUrl)).toEqual(others(template));
+  });
+});
