@@ -332,5 +332,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     console.log(`| ${item} | ${per} | ${(dollars * 1e6).toFixed(3)} |`);
   }
   console.log(`| **Total** | | **${(total * 1e6).toFixed(2)}** |`);
+  const withoutHttpApi = total - PRICES.httpApiPerRequest;
+  console.log(
+    `\nWith the CRM registered on the ingest's function URL (ingestFunctionUrl=true) instead of the HTTP API: **$${(withoutHttpApi * 1e6).toFixed(2)}** per million.`,
+  );
   for (const note of notes) console.log(`\n${note}`);
 }

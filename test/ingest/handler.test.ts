@@ -42,6 +42,26 @@ describe('functions/ingest handler', () => {
     vi.restoreAllMocks();
   });
 
+  it('takes a function URL invocation (payload 2.0, $default route) as it takes the HTTP API one', async () => {
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm1' });
+    const body = buildSampleBody('contact.changed', { context: 'Cust4', primaryKey: 9 });
+    const delivery = buildSampleDelivery(body, { secret: SECRET });
+    const viaUrl = httpEvent(delivery.headers, delivery.body);
+    Object.assign(viaUrl, { routeKey: '$default' });
+    Object.assign(viaUrl.requestContext, {
+      routeKey: '$default',
+      domainName: 'abcdefghij.lambda-url.eu-west-1.on.aws',
+      domainPrefix: 'abcdefghij',
+    });
+
+    const result = await handler(viaUrl);
+
+    expect(result.statusCode).toBe(200);
+    const calls = sqs.commandCalls(SendMessageCommand);
+    expect(calls.map((call) => call.args[0].input.MessageGroupId)).toEqual(['Cust4:contact:9']);
+    expect(calls[0]?.args[0].input.MessageBody).toBe(delivery.body);
+  });
+
   it('sends one SendMessage with the FIFO keys, the raw body and the attributes, then answers 200', async () => {
     sqs.on(SendMessageCommand).resolves({ MessageId: 'm1' });
     const body = buildSampleBody('activity.created', { context: 'Cust3', primaryKey: 8 });
