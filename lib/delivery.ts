@@ -108,16 +108,9 @@ const TITLES: Record<number, string> = {
  */
 export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decision {
   const log: LogFields = { signatureVerified: false };
-  const reject = (status: 400 | 401 | 405 | 413 | 415, reason: RejectReason, detail: string): Decision => ({
-    kind: 'reject',
-    status,
-    reason,
-    detail,
-    log,
-  });
 
   if (request.method !== 'POST' && request.method.toUpperCase() !== 'POST')
-    return reject(405, 'method-not-allowed', 'only POST is accepted');
+    return reject(log, 405, 'method-not-allowed', 'only POST is accepted');
   const raw = request.body;
   // A UTF-16 code unit takes at most 3 UTF-8 bytes: count exactly only when the bound is not enough.
   const size =
@@ -126,16 +119,16 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
       : raw.length * 3 <= policy.maxBodyBytes
         ? raw.length
         : Buffer.byteLength(raw);
-  if (size === 0) return reject(400, 'invalid-body', 'the body is empty');
+  if (size === 0) return reject(log, 400, 'invalid-body', 'the body is empty');
   if (size > policy.maxBodyBytes) {
-    return reject(413, 'body-too-large', `the body is larger than ${policy.maxBodyBytes} bytes`);
+    return reject(log, 413, 'body-too-large', `the body is larger than ${policy.maxBodyBytes} bytes`);
   }
   const lower = lowerCaseHeaders(request.headers);
   if (!isJsonContentType(lower['content-type'])) {
-    return reject(415, 'unsupported-media-type', 'Content-Type must be application/json (UTF-8)');
+    return reject(log, 415, 'unsupported-media-type', 'Content-Type must be application/json (UTF-8)');
   }
   const read = readDeliveryHeaders(lower, policy.headerPrefix);
-  if (!read.ok) return reject(400, 'bad-headers', read.detail);
+  if (!read.ok) return reject(log, 400, 'bad-headers', read.detail);
   const headers = read.headers;
   log.eventId = clip(headers.eventId);
   log.event = clip(headers.event);
@@ -145,7 +138,7 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
   if (stateHeader !== undefined && policy.stateEventToken !== undefined) {
     const token = headers.receiverToken ?? request.query.token;
     if (token === undefined || !safeEqual(token, policy.stateEventToken)) {
-      return reject(401, 'state-token-invalid', 'webhook state deliveries need the receiver token');
+      return reject(log, 401, 'state-token-invalid', 'webhook state deliveries need the receiver token');
     }
     tokenVerified = true;
   }
@@ -153,58 +146,45 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
   let match: SecretMatch | undefined;
   if (headers.signature !== undefined && policy.verifier.hasSecrets) {
     match = policy.verifier.match(raw, headers.signature);
-    if (match === undefined) return reject(401, 'signature-invalid', 'the signature does not match the body');
+    if (match === undefined)
+      return reject(log, 401, 'signature-invalid', 'the signature does not match the body');
     log.signatureVerified = true;
   }
   const authentic = match !== undefined || tokenVerified;
 
   const text = asText(raw);
-  const enqueue = (route: Route, parking?: { reason: ParkReason; detail: string }): Decision => {
-    const message = buildMessage(
-      raw,
-      parking === undefined ? text : undefined,
-      route,
-      headers,
-      request,
-      log,
-      parking,
-    );
-    if (messageBytes(message) > SQS_MAX_MESSAGE_BYTES) {
-      return reject(413, 'body-too-large', 'the body does not fit in one queue message');
-    }
-    return parking === undefined
-      ? { kind: 'accept', message, log }
-      : { kind: 'park', ...parking, message, log };
-  };
-  const park = (reason: ParkReason, detail: string, body?: unknown) =>
-    enqueue(routeParked(raw, body), { reason, detail });
-
   if (text === undefined) {
     return authentic
-      ? park('invalid-utf8', 'the body is not valid UTF-8')
-      : reject(400, 'invalid-body', 'the body is not valid UTF-8');
+      ? park(request, headers, log, 'invalid-utf8', 'the body is not valid UTF-8')
+      : reject(log, 400, 'invalid-body', 'the body is not valid UTF-8');
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
     return authentic
-      ? park('invalid-json', 'the body is not JSON')
-      : reject(400, 'invalid-body', 'the body is not JSON');
+      ? park(request, headers, log, 'invalid-json', 'the body is not JSON')
+      : reject(log, 400, 'invalid-body', 'the body is not JSON');
   }
 
   const context = contextOf(json);
   if (context !== undefined) log.contextIdentifier = clip(context);
   if (match !== undefined) {
     if (context !== undefined && !policy.verifier.allows(context, match)) {
-      return reject(401, 'signature-wrong-context', 'the signature is not valid for this ContextIdentifier');
+      return reject(
+        log,
+        401,
+        'signature-wrong-context',
+        'the signature is not valid for this ContextIdentifier',
+      );
     }
   } else if (stateHeader === undefined) {
     if (context !== undefined && policy.verifier.hasSecretFor(context)) {
-      return reject(401, 'signature-missing', 'a valid signature header is required');
+      return reject(log, 401, 'signature-missing', 'a valid signature header is required');
     }
     if (!policy.allowUnsigned) {
       return reject(
+        log,
         401,
         'no-secret-configured',
         'unsigned deliveries are not accepted for this ContextIdentifier',
@@ -214,15 +194,20 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
 
   const parsed = parseDeliveryEvent(json);
   if (!parsed.ok) {
-    return authentic ? park(parsed.reason, parsed.detail, json) : reject(400, 'invalid-event', parsed.detail);
+    return authentic
+      ? park(request, headers, log, parsed.reason, parsed.detail, json)
+      : reject(log, 400, 'invalid-event', parsed.detail);
   }
   const event = parsed.event;
   const mismatch = headerMismatch(headers, event);
   if (mismatch !== undefined) {
-    return authentic ? park('header-mismatch', mismatch, json) : reject(400, 'header-mismatch', mismatch);
+    return authentic
+      ? park(request, headers, log, 'header-mismatch', mismatch, json)
+      : reject(log, 400, 'header-mismatch', mismatch);
   }
   if (isTooOld(event.Timestamp, request.receivedAt, policy.maxEventAgeSeconds)) {
     return reject(
+      log,
       400,
       'event-too-old',
       `the event Timestamp is older than ${policy.maxEventAgeSeconds} seconds`,
@@ -231,12 +216,52 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
   const skew = policy.maxClockSkewSeconds ?? 300;
   if (!authentic && isFromFuture(event.Timestamp, request.receivedAt, skew)) {
     return reject(
+      log,
       400,
       'event-from-future',
       `an unauthenticated event may be dated at most ${skew} seconds ahead`,
     );
   }
-  return enqueue(routeEvent(event));
+  return enqueue(request, headers, log, text, routeEvent(event));
+}
+
+type RejectStatus = 400 | 401 | 405 | 413 | 415;
+
+function reject(log: LogFields, status: RejectStatus, reason: RejectReason, detail: string): Decision {
+  return { kind: 'reject', status, reason, detail, log };
+}
+
+/** The message of a validated event (its text as the body), or 413 when it cannot fit in one. */
+function enqueue(
+  request: DeliveryRequest,
+  headers: DeliveryHeaders,
+  log: LogFields,
+  text: string,
+  route: Route,
+): Decision {
+  const message = buildMessage(request.body, text, route, headers, request, log, undefined);
+  if (messageBytes(message) > SQS_MAX_MESSAGE_BYTES) {
+    return reject(log, 413, 'body-too-large', 'the body does not fit in one queue message');
+  }
+  return { kind: 'accept', message, log };
+}
+
+/** The parked message of an authentic body that breaks the spec (`body` when it parsed as JSON). */
+function park(
+  request: DeliveryRequest,
+  headers: DeliveryHeaders,
+  log: LogFields,
+  reason: ParkReason,
+  detail: string,
+  body?: unknown,
+): Decision {
+  const parking = { reason, detail };
+  const route = routeParked(request.body, body);
+  const message = buildMessage(request.body, undefined, route, headers, request, log, parking);
+  if (messageBytes(message) > SQS_MAX_MESSAGE_BYTES) {
+    return reject(log, 413, 'body-too-large', 'the body does not fit in one queue message');
+  }
+  return { kind: 'park', reason, detail, message, log };
 }
 
 export interface DeliveryResponse {

@@ -69,6 +69,9 @@ export function createSignatureVerifier(config: SecretConfig): SignatureVerifier
 
 /** Compares two strings in constant time (for tokens): equal lengths are not required. */
 export function safeEqual(a: string, b: string): boolean {
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(a), digest(b));
+  return timingSafeEqual(sha256(a), sha256(b));
+}
+
+function sha256(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
 }
