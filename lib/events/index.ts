@@ -48,10 +48,28 @@ const SCHEMA_BY_EVENT: ReadonlyMap<string, (typeof EVENT_SCHEMAS)[number]> = new
   EVENT_SCHEMAS.map((schema) => [schema.shape.Event.def.values[0] as string, schema]),
 );
 
-/** The same schemas compiled to verdict-only predicates (see {@link compileValidator}). */
-const VALIDATOR_BY_EVENT: ReadonlyMap<string, Validator> = new Map(
-  [...SCHEMA_BY_EVENT].map(([event, schema]) => [event, compileValidator(schema)]),
-);
+const VALIDATOR_BY_EVENT = new Map<string, Validator>();
+
+/**
+ * The schema of a body `Event` compiled to a verdict-only predicate (see {@link compileValidator}),
+ * on the first delivery of that event: a cold start compiles the one it meets, not all ten. A schema
+ * the compiler cannot judge is left to zod (same verdict, slower); the validator test compiles
+ * every event schema, so that fallback is never what ships.
+ */
+export function validatorFor(event: string): Validator | undefined {
+  let validator = VALIDATOR_BY_EVENT.get(event);
+  if (validator === undefined) {
+    const schema = SCHEMA_BY_EVENT.get(event);
+    if (schema === undefined) return undefined;
+    try {
+      validator = compileValidator(schema);
+    } catch {
+      validator = (value) => schema.safeParse(value).success;
+    }
+    VALIDATOR_BY_EVENT.set(event, validator);
+  }
+  return validator;
+}
 
 export type DeliveryEvent = z.infer<typeof DeliveryEventSchema>;
 export type RowEvent = ContactEvent | ActivityEvent;
@@ -71,7 +89,7 @@ export type ParseOutcome =
  */
 export function parseDeliveryEvent(body: unknown): ParseOutcome {
   const event = typeof body === 'object' && body !== null ? (body as { Event?: unknown }).Event : undefined;
-  if (typeof event === 'string' && VALIDATOR_BY_EVENT.get(event)?.(body) === true) {
+  if (typeof event === 'string' && validatorFor(event)?.(body) === true) {
     // Valid: zod's output would be an equal copy (no transforms), so the body itself is the event.
     return { ok: true, event: body as DeliveryEvent };
   }
