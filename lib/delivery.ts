@@ -433,7 +433,7 @@ function buildMessage(
   const attributes: Record<string, string> = {
     event: checked ? headers.event : attributeValue(headers.event),
     eventId: checked ? headers.eventId : attributeValue(headers.eventId),
-    signatureVerified: String(log.signatureVerified),
+    signatureVerified: log.signatureVerified ? 'true' : 'false',
     receivedAt: isoTime(request.receivedAt),
   };
   const version = userAgentVersion(headers.userAgent);

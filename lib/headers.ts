@@ -50,6 +50,13 @@ function prefixOf(name: string): string | undefined {
   return undefined;
 }
 
+/** True when `name` is `<prefix>-event`, `<prefix>-eventid` or `<prefix>-signature`. */
+function hasPrefix(name: string, prefix: string): boolean {
+  const rest = name.length - prefix.length;
+  const suffix = rest === 6 ? '-event' : rest === 8 ? '-eventid' : rest === 10 ? '-signature' : undefined;
+  return suffix !== undefined && name.endsWith(suffix) && name.startsWith(prefix);
+}
+
 interface HeaderNames {
   event: string;
   eventId: string;
@@ -85,6 +92,8 @@ export function readDeliveryHeaders(lower: LowerCaseHeaders, pinnedPrefix?: stri
     let others: Set<string> | undefined;
     for (const name in lower) {
       if (lower[name] === undefined) continue;
+      // The usual case, a second header under the prefix already found: no slice to compare.
+      if (prefix !== undefined && hasPrefix(name, prefix)) continue;
       const candidate = prefixOf(name);
       if (candidate === undefined || candidate === prefix) continue;
       if (prefix === undefined) prefix = candidate;
