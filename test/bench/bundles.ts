@@ -44,35 +44,65 @@ const IMPORT_ENV = {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+/** Milliseconds to import `file` in a fresh Node process, as a Lambda runtime's first `import()` does. */
+function importMillis(file: string): number {
+  const out = execFileSync(
+    process.execPath,
+    [
+      '--no-warnings',
+      '--input-type=module',
+      '-e',
+      `const t = performance.now(); await import(${JSON.stringify(file)}); console.log(performance.now() - t);`,
+    ],
+    { env: { ...process.env, ...IMPORT_ENV }, encoding: 'utf8' },
+  );
+  return Number(out.trim().split('\n').pop());
+}
+
 /**
  * Builds each function as serverless.yml does, then prints the minified size and the time to import
  * it in a fresh Node process (median of `runs`), the cold-start share that the bundle controls.
+ * Next to them, built the same way and imported in the same rounds: the SQS client alone (the SDK
+ * every function needs, constructed) as the floor, since absolute times on a shared machine drift.
  */
-export async function benchBundles(runs = 7): Promise<Record<string, number | string>> {
+export async function benchBundles(runs = 15): Promise<Record<string, number | string>> {
   const dir = mkdtempSync(join(tmpdir(), 'bundles-'));
   const figures: Record<string, number | string> = {};
   try {
     const options = serverlessEsbuildOptions();
+    const files: Record<string, string> = {};
     for (const name of FUNCTIONS) {
-      const outfile = join(dir, `${name}.mjs`);
-      await build({ ...options, entryPoints: [`functions/${name}.ts`], outfile, logLevel: 'error' });
-      figures[`${name} bundle KB`] = Number((statSync(outfile).size / 1024).toFixed(1));
-      const times: number[] = [];
-      for (let i = 0; i < runs; i++) {
-        const out = execFileSync(
-          process.execPath,
-          [
-            '--no-warnings',
-            '--input-type=module',
-            '-e',
-            `const t = performance.now(); await import(${JSON.stringify(outfile)}); console.log(performance.now() - t);`,
-          ],
-          { env: { ...process.env, ...IMPORT_ENV }, encoding: 'utf8' },
-        );
-        times.push(Number(out.trim().split('\n').pop()));
-      }
-      figures[`${name} import ms`] = Number(median(times).toFixed(1));
+      files[name] = join(dir, `${name}.mjs`);
+      await build({
+        ...options,
+        entryPoints: [`functions/${name}.ts`],
+        outfile: files[name],
+        logLevel: 'error',
+      });
+      figures[`${name} bundle KB`] = Number((statSync(files[name]).size / 1024).toFixed(1));
     }
+    files.floor = join(dir, 'sqs-client-alone.mjs');
+    await build({
+      ...options,
+      stdin: {
+        contents: "import { SQSClient } from '@aws-sdk/client-sqs'; export const client = new SQSClient({});",
+        resolveDir: process.cwd(),
+        loader: 'ts',
+      },
+      outfile: files.floor,
+      logLevel: 'error',
+    });
+    // Rounds import every bundle once, so drift hits all of them alike.
+    const times: Record<string, number[]> = Object.fromEntries(Object.keys(files).map((name) => [name, []]));
+    for (let i = 0; i < runs; i++) {
+      for (const [name, file] of Object.entries(files)) times[name]!.push(importMillis(file));
+    }
+    const floor = median(times.floor!);
+    for (const name of FUNCTIONS) {
+      const ms = median(times[name]!);
+      figures[`${name} import ms`] = `${ms.toFixed(1)} (${(ms / floor).toFixed(2)}× the SQS client alone)`;
+    }
+    figures['SQS client alone: import ms'] = Number(floor.toFixed(1));
     figures['bundle goals'] = '≤ 350 KB minified, import ≤ 50 ms';
   } finally {
     rmSync(dir, { recursive: true, force: true });
