@@ -134,14 +134,14 @@ export async function benchIngestInstructions(events = 2500): Promise<Record<str
     const perEvent = (name: string) =>
       (instructions(bundle, name, events) - instructions(bundle, name, 0)) / events;
     const floor = perEvent('floor');
-    const floorZod = perEvent('floor+zod');
+    const floorValidation = perEvent('floor+validation');
     const ingest = perEvent('ingest');
     return {
       'floor instructions/event': Math.round(floor),
-      'floor + zod validation instructions/event': Math.round(floorZod),
+      'floor + validation instructions/event': Math.round(floorValidation),
       'ingest instructions/event': Math.round(ingest),
       'ingest / floor (instructions)': Number((ingest / floor).toFixed(2)),
-      'zod share of the ingest': `${(((floorZod - floor) / ingest) * 100).toFixed(0)} %`,
+      'validation share of the ingest': `${(((floorValidation - floor) / ingest) * 100).toFixed(0)} %`,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

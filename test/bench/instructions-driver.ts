@@ -25,7 +25,7 @@ const cases: Record<string, () => Promise<unknown>> = {
     JSON.parse(body);
     createHmac('sha256', BENCH_SECRET).update(body).digest('base64');
   },
-  'floor+zod': async () => {
+  'floor+validation': async () => {
     parseDeliveryEvent(JSON.parse(body));
     createHmac('sha256', BENCH_SECRET).update(body).digest('base64');
   },
