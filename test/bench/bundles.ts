@@ -29,7 +29,7 @@ export function serverlessEsbuildOptions(): BuildOptions {
   } as BuildOptions;
 }
 
-/** Environment a function needs to import (values are placeholders; nothing is called). */
+/** Environment a function imports with (placeholders, as serverless.yml sets them; nothing is called). */
 const IMPORT_ENV = {
   CONTACT_QUEUE_URL: 'http://127.0.0.1:1/q/contact.fifo',
   ACTIVITY_QUEUE_URL: 'http://127.0.0.1:1/q/activity.fifo',
@@ -39,6 +39,9 @@ const IMPORT_ENV = {
   EVENTS_TABLE: 'events',
   WEBHOOKS_TABLE: 'webhooks',
   WEBHOOK_SECRET: 'bench',
+  // As deployed: the ingest builds its SSM provider and the state worker its SNS client at import.
+  WEBHOOK_SECRETS_PARAMETER: '/crm-webhook-receiver/bench/webhook-secrets',
+  ALERT_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:crm-webhook-receiver-bench-alerts',
   AWS_REGION: 'eu-west-1',
 };
 
