@@ -239,11 +239,8 @@ function enqueue(
   text: string,
   route: Route,
 ): Decision {
-  const message = buildMessage(request.body, text, route, headers, request, log, undefined);
-  if (messageBytes(message) > SQS_MAX_MESSAGE_BYTES) {
-    return reject(log, 413, 'body-too-large', 'the body does not fit in one queue message');
-  }
-  return { kind: 'accept', message, log };
+  const message = buildMessage(text, route, headers, request, log, undefined);
+  return fits(message) ? { kind: 'accept', message, log } : tooLargeForQueue(log);
 }
 
 /** The parked message of an authentic body that breaks the spec (`body` when it parsed as JSON). */
@@ -257,11 +254,16 @@ function park(
 ): Decision {
   const parking = { reason, detail };
   const route = routeParked(request.body, body);
-  const message = buildMessage(request.body, undefined, route, headers, request, log, parking);
-  if (messageBytes(message) > SQS_MAX_MESSAGE_BYTES) {
-    return reject(log, 413, 'body-too-large', 'the body does not fit in one queue message');
-  }
-  return { kind: 'park', reason, detail, message, log };
+  const message = buildMessage(undefined, route, headers, request, log, parking);
+  return fits(message) ? { kind: 'park', reason, detail, message, log } : tooLargeForQueue(log);
+}
+
+function fits(message: OutboundMessage): boolean {
+  return messageBytes(message) <= SQS_MAX_MESSAGE_BYTES;
+}
+
+function tooLargeForQueue(log: LogFields): Decision {
+  return reject(log, 413, 'body-too-large', 'the body does not fit in one queue message');
 }
 
 export interface DeliveryResponse {
@@ -418,7 +420,6 @@ function isSqsSafe(text: string, validJson: boolean): boolean {
 }
 
 function buildMessage(
-  raw: string | Uint8Array,
   /** The text of a valid JSON body (accepted events); undefined for parked bodies. */
   jsonText: string | undefined,
   route: Route,
@@ -443,6 +444,7 @@ function buildMessage(
     attributes.reason = parking.reason;
     attributes.detail = attributeValue(parking.detail.slice(0, 1000));
   }
+  const raw = request.body;
   let body = jsonText ?? asText(raw);
   if (body === undefined || !isSqsSafe(body, checked)) {
     // SQS only carries XML characters: keep the exact bytes, base64-encoded, and say so.
