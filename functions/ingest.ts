@@ -97,7 +97,7 @@ function record(response: DeliveryResponse): void {
   }
   if (response.status === 503) {
     logger.error('queue unavailable; answered 503', {
-      queue: decision.kind === 'reject' ? undefined : decision.message.queue,
+      queue: decision.kind === 'accept' || decision.kind === 'park' ? decision.message.queue : undefined,
       error: response.error,
     });
     metrics.addMetric('EnqueueFailures', MetricUnit.Count, 1);
@@ -105,6 +105,10 @@ function record(response: DeliveryResponse): void {
     // Accepted deliveries are the bulk: counted by the Accepted metric, logged at DEBUG only (cost).
     logger.debug('accepted', { queue: decision.message.queue });
     metrics.addMetric('Accepted', MetricUnit.Count, 1);
+  } else if (decision.kind === 'test') {
+    // Once per webhook saved in the CRM: worth a line, and a metric to see registrations by.
+    logger.info('registration test answered 200; nothing queued');
+    metrics.addMetric('RegistrationTests', MetricUnit.Count, 1);
   } else if (decision.kind === 'park') {
     logger.warn('parked', { reason: decision.reason, detail: decision.detail });
     metrics.addMetric('Parked', MetricUnit.Count, 1);

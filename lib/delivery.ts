@@ -81,7 +81,15 @@ export type Decision =
       log: LogFields;
     }
   | { kind: 'accept'; message: OutboundMessage; log: LogFields }
-  | { kind: 'park'; reason: ParkReason; detail: string; message: OutboundMessage; log: LogFields };
+  | { kind: 'park'; reason: ParkReason; detail: string; message: OutboundMessage; log: LogFields }
+  | { kind: 'test'; log: LogFields };
+
+/**
+ * The event name of the CRM's registration check: when a webhook is saved, the service posts an
+ * event `test` (headers and body, with `X-Hook-Test: true`) and saves the webhook only if the
+ * answer is 200. It carries no data, and the service's documentation asks receivers to ignore it.
+ */
+export const REGISTRATION_TEST_EVENT = 'test';
 
 /** The SQS limit for one message: body plus attributes. */
 export const SQS_MAX_MESSAGE_BYTES = 1_048_576;
@@ -102,9 +110,9 @@ const TITLES: Record<number, string> = {
 /**
  * Decides what to do with a delivery, without doing it: reject it (with the status and a reason
  * safe to show), or send one message to a queue (routed, or parked when an authentic body breaks
- * the spec). Order of checks: method, size, content type, headers, state token, signature over the
- * raw bytes (before any parsing), UTF-8, JSON, context binding of the signature, schema, header and
- * body agreement, age.
+ * the spec), or acknowledge the CRM's registration check. Order of checks: method, size, content
+ * type, headers, state token, signature over the raw bytes (before any parsing), UTF-8, JSON, context
+ * binding of the signature, registration check, schema, header and body agreement, age.
  */
 export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decision {
   const log: LogFields = { signatureVerified: false };
@@ -190,6 +198,12 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
         'unsigned deliveries are not accepted for this ContextIdentifier',
       );
     }
+  }
+
+  // The registration check, authenticated like any delivery above: answered 200 and not queued (it
+  // carries no data). Its Timestamp and EventIds are not checked: a replayed check changes nothing.
+  if (headers.event === REGISTRATION_TEST_EVENT && eventOf(json) === REGISTRATION_TEST_EVENT) {
+    return { kind: 'test', log };
   }
 
   const parsed = parseDeliveryEvent(json);
@@ -278,7 +292,7 @@ export interface DeliveryResponse {
 
 /**
  * Runs {@link decide} and, for accepted and parked deliveries, sends the message and answers 200
- * only once the queue acknowledged it; a queue failure answers 503 with Retry-After. The time
+ * only once the queue acknowledged it (the registration check is answered 200 at once); a queue failure answers 503 with Retry-After. The time
  * budget belongs to the queue adapter (bounded attempts and socket timeouts) or to `signal`.
  */
 export async function handleDelivery(
@@ -295,6 +309,14 @@ export async function handleDelivery(
       status: decision.status,
       headers,
       body: problem(decision.status, decision.reason, decision.detail),
+      decision,
+    };
+  }
+  if (decision.kind === 'test') {
+    return {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: '{"status":"test-acknowledged"}',
       decision,
     };
   }
@@ -371,8 +393,16 @@ function isFromFuture(timestamp: string, receivedAt: Date, skewSeconds: number):
 }
 
 function contextOf(json: unknown): string | undefined {
+  return stringField(json, 'ContextIdentifier');
+}
+
+function eventOf(json: unknown): string | undefined {
+  return stringField(json, 'Event');
+}
+
+function stringField(json: unknown, name: string): string | undefined {
   if (typeof json !== 'object' || json === null) return undefined;
-  const value = (json as Record<string, unknown>).ContextIdentifier;
+  const value = (json as Record<string, unknown>)[name];
   return typeof value === 'string' ? value : undefined;
 }
 

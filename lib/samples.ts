@@ -236,6 +236,24 @@ export function buildSampleBody(
   }
 }
 
+/**
+ * The CRM's registration check, shaped like the service's published example: event `test`, Entity
+ * `test`, PrimaryKey 0, no Changes. {@link buildSampleDelivery} adds the `X-Hook-Test: true` header.
+ */
+export function buildRegistrationTestBody(options: SampleOptions = {}): Record<string, unknown> {
+  return {
+    EventId: options.eventId ?? randomUUID(),
+    Timestamp: options.timestamp ?? dotNetTimestamp(),
+    Changes: [],
+    Event: 'test',
+    PrimaryKey: options.primaryKey ?? 0,
+    Entity: 'test',
+    ContextIdentifier: options.context ?? 'Cust12345',
+    ChangedByAssociateId: options.changedByAssociateId ?? 5,
+    WebhookName: options.webhookName ?? 'crm-webhook-receiver',
+  };
+}
+
 /** Base64 HMAC-SHA256 of the exact body bytes, keyed with the UTF-8 bytes of the secret. */
 export function signBody(body: string | Buffer, secret: string): string {
   return createHmac('sha256', secret).update(body).digest('base64');
@@ -248,7 +266,7 @@ export interface SampleDelivery {
 
 /**
  * A delivery as the service sends it: the JSON body and every header of the spec's delivery table,
- * signed when a secret is given and the event is a contact or activity event.
+ * signed when a secret is given and the event is not a webhook state event.
  */
 export function buildSampleDelivery(
   body: Record<string, unknown>,
@@ -266,6 +284,7 @@ export function buildSampleDelivery(
     [`${prefix}-Event`]: headerEvent,
     [`${prefix}-EventId`]: String(body.EventId),
   };
+  if (event === 'test') headers['X-Hook-Test'] = 'true';
   if (options.secret !== undefined && !event.startsWith('webhook.')) {
     headers[`${prefix}-Signature`] = signBody(raw, options.secret);
   }

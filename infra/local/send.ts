@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import {
+  buildRegistrationTestBody,
   buildSampleBody,
   buildSampleDelivery,
   SAMPLE_EVENTS,
@@ -16,8 +17,9 @@ Builds a realistic delivery of <event> (all its headers, a fresh EventId, FieldV
 spec lists them), signs it with the configured secret and POSTs it to the local receiver.
 
 Events: ${SAMPLE_EVENTS.join(', ')}
-        (webhook<id>.started etc. work too; any other name, e.g. person.created, is sent as an event the
-        spec does not cover, which the receiver parks)`;
+        (webhook<id>.started etc. work too; "test" is the CRM's registration check, answered 200 and
+        not queued; any other name, e.g. person.created, is sent as an event the spec does not cover,
+        which the receiver parks)`;
 
 /**
  * `npm run send`: one delivery, as the CRM would send it, to the local receiver (like `stripe trigger`).
@@ -64,6 +66,8 @@ async function main(argv: string[]): Promise<number> {
       primaryKey: primaryKey ?? 1,
       context,
     });
+  } else if (name === 'test') {
+    body = buildRegistrationTestBody({ context });
   } else if ((SAMPLE_EVENTS as readonly string[]).includes(name)) {
     body = buildSampleBody(name as SampleEventName, { primaryKey, context });
   } else if (/^[\w-]+\.[\w-]+$/.test(name)) {

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSimulation } from '../../infra/local/simulate.js';
-import { buildSampleBody, buildSampleDelivery, type SampleEventName } from '../../lib/samples.js';
+import {
+  buildRegistrationTestBody,
+  buildSampleBody,
+  buildSampleDelivery,
+  type SampleEventName,
+} from '../../lib/samples.js';
 import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 
 /**
@@ -117,7 +122,15 @@ describe('npm start', () => {
     expect(gaps[0]?.closedAt).toBeUndefined();
   });
 
-  it('parks a signed event the spec does not cover, with its reason', async () => {
+  it('answers the registration check without queuing it, and parks a signed event the spec does not cover', async () => {
+    const check = buildSampleDelivery(buildRegistrationTestBody({ context: CONTEXT }), { secret: SECRET });
+    const checked = await fetch(runtime.webhookUrl, {
+      method: 'POST',
+      headers: check.headers,
+      body: check.body,
+    });
+    expect([checked.status, await checked.json()]).toEqual([200, { status: 'test-acknowledged' }]);
+
     const body = {
       ...buildSampleBody('contact.changed', { context: CONTEXT }),
       Event: 'person.created',

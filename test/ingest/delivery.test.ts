@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { handleDelivery } from '../../lib/delivery.js';
 import { QueueUnavailableError } from '../../lib/queue/port.js';
-import { SAMPLE_EVENTS, signBody } from '../../lib/samples.js';
+import { buildRegistrationTestBody, SAMPLE_EVENTS, signBody } from '../../lib/samples.js';
 import { policy, RecordingQueue, request, SECRET, sample, withRawBody } from '../support/delivery.js';
 
 const EXPECTED_QUEUE = {
@@ -458,6 +458,79 @@ describe('validation: unauthenticated bodies are refused, authentic ones are par
     expect(response.status).toBe(200);
     expect(queue.sent[0]).toMatchObject({ queue: 'contact', attributes: { bodyEncoding: 'base64' } });
     expect(Buffer.from(queue.sent[0]!.body, 'base64')).toEqual(Buffer.from(req.body));
+  });
+});
+
+describe('the CRM registration check (event "test")', () => {
+  // As the service's documentation shows it: an old Timestamp, and a header EventId other than the body's.
+  const check = () =>
+    buildRegistrationTestBody({
+      eventId: '4b5ce038-50f2-4796-bdb2-f96908cf31c2',
+      timestamp: '2018-04-24T08:52:59.0005158Z',
+    });
+  const headers = { 'X-SuperOffice-EventId': 'f0a473ae-6194-4701-8fd1-49caf355067a' };
+
+  it('answers 200 to a signed check and queues nothing, whatever its Timestamp and EventIds', async () => {
+    const queue = new RecordingQueue();
+
+    const response = await handleDelivery(request(check(), { headers }), policy(), queue);
+
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toEqual({ status: 'test-acknowledged' });
+    expect(response.decision).toMatchObject({
+      kind: 'test',
+      log: { event: 'test', signatureVerified: true },
+    });
+    expect(queue.sent).toEqual([]);
+  });
+
+  it('is authenticated like any delivery: a bad or missing signature is refused', async () => {
+    const queue = new RecordingQueue();
+    const forged = request(check(), { secret: 'not-the-secret', headers });
+    const unsigned = request(check(), { secret: null, headers });
+
+    const answers = [
+      await handleDelivery(forged, policy(), queue),
+      await handleDelivery(unsigned, policy(), queue),
+    ];
+
+    expect(answers.map((answer) => [answer.status, answer.decision.kind])).toEqual([
+      [401, 'reject'],
+      [401, 'reject'],
+    ]);
+    expect(queue.sent).toEqual([]);
+  });
+
+  it('answers 200 unsigned only where ALLOW_UNSIGNED admits unsigned deliveries', async () => {
+    const queue = new RecordingQueue();
+    const open = policy({ allowUnsigned: true, secrets: { fallback: [], byContext: { Cust1: [SECRET] } } });
+
+    const admitted = await handleDelivery(request(check(), { secret: null }), open, queue);
+    const refused = await handleDelivery(
+      request({ ...check(), ContextIdentifier: 'Cust1' }, { secret: null }),
+      open,
+      queue,
+    );
+
+    expect([admitted.status, refused.status]).toEqual([200, 401]);
+    expect(queue.sent).toEqual([]);
+  });
+
+  it('needs "test" in both the header and the body; otherwise an authentic body is parked', async () => {
+    const queue = new RecordingQueue();
+    const bodyOnly = request(check(), { headers: { 'X-SuperOffice-Event': 'contact.changed' } });
+    const headerOnly = request(sample('contact.changed'), { headers: { 'X-SuperOffice-Event': 'test' } });
+
+    const answers = [
+      await handleDelivery(bodyOnly, policy(), queue),
+      await handleDelivery(headerOnly, policy(), queue),
+    ];
+
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    expect(queue.sent.map((message) => [message.queue, message.attributes.reason])).toEqual([
+      ['parked', 'unknown-event'],
+      ['parked', 'header-mismatch'],
+    ]);
   });
 });
 

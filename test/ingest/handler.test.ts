@@ -2,7 +2,13 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent, signBody } from '../../lib/samples.js';
+import {
+  buildRegistrationTestBody,
+  buildSampleBody,
+  buildSampleDelivery,
+  sampleHttpApiEvent,
+  signBody,
+} from '../../lib/samples.js';
 
 const SECRET = 'handler-secret-abcdef';
 const URLS = {
@@ -107,6 +113,24 @@ describe('functions/ingest handler', () => {
     expect(result.statusCode).toBe(503);
     expect(result.headers?.['retry-after']).toBe('1');
     expect(performance.now() - started).toBeLessThan(3000);
+  });
+
+  it('answers the registration check 200 without calling SQS, with a log line and a metric', async () => {
+    const delivery = buildSampleDelivery(buildRegistrationTestBody({ context: 'Cust5' }), { secret: SECRET });
+
+    const result = await handler(httpEvent(delivery.headers, delivery.body));
+
+    expect(result.statusCode).toBe(200);
+    expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(0);
+    const lines = output.map((chunk) => chunk.trim()).filter((chunk) => chunk.startsWith('{'));
+    const line = lines.find((chunk) => chunk.includes('registration test'));
+    expect(JSON.parse(line ?? '{}')).toMatchObject({
+      level: 'INFO',
+      Event: 'test',
+      ContextIdentifier: 'Cust5',
+    });
+    const emf = lines.map((chunk) => JSON.parse(chunk)).find((entry) => '_aws' in entry);
+    expect(emf).toMatchObject({ RegistrationTests: 1 });
   });
 
   it('never writes the secret or the expected signature to logs or answers, even on refusal', async () => {

@@ -128,7 +128,7 @@ describe('fuzz: handleDelivery', () => {
             response.body,
             JSON.stringify(response.headers),
             JSON.stringify(decision.log),
-            decision.kind === 'accept' ? '' : decision.detail,
+            decision.kind === 'reject' || decision.kind === 'park' ? decision.detail : '',
             ...queue.attempts.map((m) => JSON.stringify(m.attributes)),
           ];
           checkInvariants(c, built.raw, exp, { status: response.status, messages: queue.attempts, visible });
