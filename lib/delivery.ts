@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { type DeliveryEvent, parseDeliveryEvent } from './events/index.js';
+import { checkDeliveryEvent, type DeliveryEvent, parseDeliveryEvent } from './events/index.js';
 import {
   type DeliveryHeaders,
   isJsonContentType,
@@ -114,7 +114,7 @@ const TITLES: Record<number, string> = {
  * type, headers, state token, signature over the raw bytes (before any parsing), UTF-8, JSON, context
  * binding of the signature, registration check, schema, header and body agreement, age.
  */
-export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decision {
+export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decision | Promise<Decision> {
   const log: LogFields = { signatureVerified: false };
 
   if (request.method !== 'POST' && request.method.toUpperCase() !== 'POST')
@@ -206,17 +206,45 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
     return { kind: 'test', log };
   }
 
-  const parsed = parseDeliveryEvent(json);
-  if (!parsed.ok) {
-    return authentic
-      ? park(request, headers, log, parsed.reason, parsed.detail, json)
-      : reject(log, 400, 'invalid-event', parsed.detail);
-  }
-  const event = parsed.event;
+  const event = checkDeliveryEvent(json);
+  if (event === undefined) return refusedByCheck(request, policy, headers, log, text, json, authentic);
+  return decideValid(request, policy, headers, log, text, event, authentic);
+}
+
+/**
+ * A body the generated check refused: zod gives the verdict (loaded on the first refusal only) and,
+ * for a refusal, the reason and detail. An authentic body is parked, an unauthenticated one refused.
+ */
+async function refusedByCheck(
+  request: DeliveryRequest,
+  policy: DeliveryPolicy,
+  headers: DeliveryHeaders,
+  log: LogFields,
+  text: string,
+  json: unknown,
+  authentic: boolean,
+): Promise<Decision> {
+  const parsed = await parseDeliveryEvent(json);
+  if (parsed.ok) return decideValid(request, policy, headers, log, text, parsed.event, authentic);
+  return authentic
+    ? park(request, headers, log, parsed.reason, parsed.detail, json)
+    : reject(log, 400, 'invalid-event', parsed.detail);
+}
+
+/** The checks after the schema (header and body agreement, age), then the message to queue. */
+function decideValid(
+  request: DeliveryRequest,
+  policy: DeliveryPolicy,
+  headers: DeliveryHeaders,
+  log: LogFields,
+  text: string,
+  event: DeliveryEvent,
+  authentic: boolean,
+): Decision {
   const mismatch = headerMismatch(headers, event);
   if (mismatch !== undefined) {
     return authentic
-      ? park(request, headers, log, 'header-mismatch', mismatch, json)
+      ? park(request, headers, log, 'header-mismatch', mismatch, event)
       : reject(log, 400, 'header-mismatch', mismatch);
   }
   if (isTooOld(event.Timestamp, request.receivedAt, policy.maxEventAgeSeconds)) {
@@ -301,7 +329,9 @@ export async function handleDelivery(
   queue: QueueSender,
   options: { signal?: AbortSignal } = {},
 ): Promise<DeliveryResponse> {
-  const decision = decide(request, policy);
+  const decided = decide(request, policy);
+  // Only a body the generated check refuses waits for zod; every other decision is synchronous.
+  const decision = decided instanceof Promise ? await decided : decided;
   if (decision.kind === 'reject') {
     const headers: Record<string, string> = { 'content-type': 'application/problem+json' };
     if (decision.status === 405) headers.allow = 'POST';

@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import { isSecretsJson } from '../generated/validators.js';
 import type { QueueKey } from '../queue/port.js';
 import type { SecretConfig } from '../signature.js';
 import { boolEnv, ConfigError, intEnv, listEnv, optionalEnv, requireEnv } from './env.js';
@@ -16,12 +16,6 @@ export interface IngestConfig {
   maxBodyBytes: number;
 }
 
-/** JSON object ContextIdentifier → secrets; the key `*` sets the secrets for every other context. */
-const SecretsJsonSchema = z.record(
-  z.string().check(z.minLength(1)),
-  z.array(z.string().check(z.minLength(1))),
-);
-
 /**
  * Parses WEBHOOK_SECRETS / the SSM parameter value. Throws a ConfigError that names `source` but
  * never echoes the value.
@@ -36,14 +30,17 @@ export function parseSecretsJson(json: string, source: string): Record<string, s
       source,
     );
   }
-  const parsed = SecretsJsonSchema.safeParse(value);
-  if (!parsed.success) {
+  // The check generated from SecretsJsonSchema (./secrets-schema.ts): no zod at a cold start.
+  if (!isSecretsJson(value)) {
     throw new ConfigError(
       `${source} must be a JSON object of ContextIdentifier to an array of secrets`,
       source,
     );
   }
-  return parsed.data;
+  // As zod's output would: own keys only, `__proto__` left out.
+  return Object.fromEntries(
+    Object.entries(value as Record<string, string[]>).filter(([context]) => context !== '__proto__'),
+  );
 }
 
 /** Merges the fallback list with a per-context map (whose `*` entry, when present, replaces the fallback). */

@@ -5,7 +5,7 @@ const pattern = (regex: RegExp, message: string) => z.string().check(z.regex(reg
 
 /**
  * Envelope `Timestamp`: ISO 8601 UTC with fractional seconds (1 to 7 digits, as .NET writes them)
- * and a trailing `Z`. The string is kept exactly as sent; see {@link normaliseTimestamp} for ordering.
+ * and a trailing `Z`. The string is kept exactly as sent; see `normaliseTimestamp` in timestamp.ts for ordering.
  */
 export const UtcTimestampSchema = pattern(
   /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{1,7}Z$/,
@@ -44,25 +44,12 @@ export const EmptyChangesSchema = z
   .array(z.string())
   .check(z.length(0, 'must be an empty array for this event'));
 
-/**
- * Sort key for an envelope Timestamp: the fraction padded to 7 digits, so that `...42.089895Z` and
- * `...42.0898950Z` compare equal and string order is time order.
- *
- * @example normaliseTimestamp('2018-04-24T08:18:42.089895Z') === '2018-04-24T08:18:42.0898950Z'
- */
-export function normaliseTimestamp(timestamp: string): string {
-  const dot = timestamp.lastIndexOf('.');
-  if (dot < 0) return `${timestamp.slice(0, -1)}.0000000Z`;
-  const fraction = timestamp.slice(dot + 1, -1);
-  return `${timestamp.slice(0, dot + 1)}${fraction.padEnd(7, '0')}Z`;
-}
-
 /** A key that must not be present at all (`{ Entity: undefined }` cannot come out of JSON). */
 export const absent = (message: string) => z.optional(z.never(message));
 
 /**
- * A schema built on first use and kept: a cold start builds the schemas of the events it meets,
- * not all of them (building every zod schema at import cost about a tenth of a function's import).
+ * A schema built on first use and kept: explaining a refusal builds the schemas of the event it
+ * meets, not all of them (the generated checks, not these schemas, judge valid deliveries).
  *
  * @example const ContactCreatedSchema = lazy(() => z.extend(...)); ContactCreatedSchema().safeParse(body)
  */

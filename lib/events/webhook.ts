@@ -46,13 +46,3 @@ export type WebhookStarted = z.infer<ReturnType<typeof WebhookStartedSchema>>;
 export type WebhookStopped = z.infer<ReturnType<typeof WebhookStoppedSchema>>;
 export type WebhookErrors = z.infer<ReturnType<typeof WebhookErrorsSchema>>;
 export type WebhookStateEvent = WebhookStarted | WebhookStopped | WebhookErrors;
-
-/** The state a webhook is in after each state event (0 Active, 1 Stopped, 2 TooManyErrors). */
-export const WEBHOOK_STATE_BY_EVENT = {
-  'webhook.started': 0,
-  'webhook.stopped': 1,
-  'webhook.errors': 2,
-} as const;
-
-export type WebhookState = (typeof WEBHOOK_STATE_BY_EVENT)[keyof typeof WEBHOOK_STATE_BY_EVENT];
-export const WEBHOOK_STATE_NAMES = ['Active', 'Stopped', 'TooManyErrors'] as const;

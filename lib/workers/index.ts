@@ -25,7 +25,7 @@ export function createRowWorker(deps: RowWorkerDeps & { entity: RowEntity }): Sq
     const accepted = createAcceptedBatch();
     return {
       handleRecord: async (record: SQSRecord) => {
-        const { event, meta } = decodeRecord(record);
+        const { event, meta } = await decodeRecord(record);
         if (!isRowEvent(event) || event.Entity !== deps.entity) {
           throw new InvalidRecordError(
             `the ${deps.entity} worker does not handle ${event.Event}`,
@@ -44,7 +44,7 @@ export function createRowWorker(deps: RowWorkerDeps & { entity: RowEntity }): Sq
 /** The SQS handler of the webhook-state queue. */
 export function createStateWorker(deps: StateWorkerDeps): SqsBatchHandler {
   return createFifoBatchHandler(async (record) => {
-    const { event, meta } = decodeRecord(record);
+    const { event, meta } = await decodeRecord(record);
     if (isRowEvent(event)) {
       throw new InvalidRecordError(
         `the webhook-state worker does not handle ${event.Event}`,

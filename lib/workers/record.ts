@@ -22,7 +22,7 @@ export interface DecodedRecord {
  * of the raw bytes when the `bodyEncoding` attribute says so), validated with the ingest's schemas.
  * Throws {@link InvalidRecordError} for anything else.
  */
-export function decodeRecord(record: SQSRecord): DecodedRecord {
+export async function decodeRecord(record: SQSRecord): Promise<DecodedRecord> {
   const attributes = record.messageAttributes ?? {};
   const attribute = (name: string): string | undefined => attributes[name]?.stringValue;
   const raw =
@@ -35,7 +35,7 @@ export function decodeRecord(record: SQSRecord): DecodedRecord {
   } catch (cause) {
     throw new InvalidRecordError('message body is not JSON', record.messageId, { cause });
   }
-  const parsed = parseDeliveryEvent(body);
+  const parsed = await parseDeliveryEvent(body);
   if (!parsed.ok) {
     throw new InvalidRecordError(`${parsed.reason}: ${parsed.detail}`, record.messageId);
   }

@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BuildOptions, build } from 'esbuild';
 import { load } from 'js-yaml';
+import { countInstructions, hasValgrind } from './valgrind.js';
 
 export const FUNCTIONS = ['ingest', 'contact-worker', 'activity-worker', 'webhook-state-worker'] as const;
 
@@ -30,7 +31,7 @@ export function serverlessEsbuildOptions(): BuildOptions {
 }
 
 /** Environment a function imports with (placeholders, as serverless.yml sets them; nothing is called). */
-const IMPORT_ENV = {
+export const IMPORT_ENV = {
   CONTACT_QUEUE_URL: 'http://127.0.0.1:1/q/contact.fifo',
   ACTIVITY_QUEUE_URL: 'http://127.0.0.1:1/q/activity.fifo',
   WEBHOOK_STATE_QUEUE_URL: 'http://127.0.0.1:1/q/webhook-state.fifo',
@@ -62,12 +63,24 @@ function importMillis(file: string): number {
   return Number(out.trim().split('\n').pop());
 }
 
+/** Instructions of a fresh Node process that imports `file` (valgrind), with the deployed environment. */
+function importInstructions(file: string): number {
+  return countInstructions(
+    ['--no-warnings', '--input-type=module', '-e', `await import(${JSON.stringify(file)});`],
+    {
+      ...process.env,
+      ...IMPORT_ENV,
+    },
+  );
+}
+
 /**
  * Builds each function as serverless.yml does, then prints the minified size and the time to import
  * it in a fresh Node process (median of `runs`), the cold-start share that the bundle controls.
  * Next to them, built the same way and imported in the same rounds, each function's floor: the AWS
  * SDK clients it constructs, alone. Absolute times on a shared machine drift; the ratio and the
- * milliseconds the function adds to its floor hold better.
+ * milliseconds the function adds to its floor hold better. With valgrind, the same imports are also
+ * counted in instructions (net of importing an empty module), a figure that does not drift.
  */
 export async function benchBundles(runs = 15): Promise<Record<string, number | string>> {
   const dir = mkdtempSync(join(tmpdir(), 'bundles-'));
@@ -121,6 +134,22 @@ export async function benchBundles(runs = 15): Promise<Record<string, number | s
         `${ms.toFixed(1)} (${floorOf[name]} alone ${floor.toFixed(1)}: ${(ms / floor).toFixed(2)}×, +${(ms - floor).toFixed(1)} ms)`;
     }
     figures['bundle goals'] = '≤ 350 KB minified, import ≤ 50 ms';
+    if (!hasValgrind()) {
+      figures['import instructions'] = 'valgrind not installed (apt-get install valgrind): skipped';
+    } else {
+      // The same imports counted in instructions, net of importing an empty module (Node's own start).
+      files.empty = join(dir, 'empty.mjs');
+      writeFileSync(files.empty, '');
+      const counts: Record<string, number> = {};
+      for (const [name, file] of Object.entries(files)) counts[name] = importInstructions(file);
+      const net = (name: string) => (counts[name]! - counts.empty!) / 1e6;
+      for (const name of FUNCTIONS) {
+        const ours = net(name);
+        const floor = net(floorOf[name]);
+        figures[`${name} import M instructions`] =
+          `${ours.toFixed(1)} (${floorOf[name]} alone ${floor.toFixed(1)}: ${(ours / floor).toFixed(2)}×, +${(ours - floor).toFixed(1)})`;
+      }
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

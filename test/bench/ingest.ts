@@ -1,4 +1,3 @@
-import { execFileSync, spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +9,7 @@ import type { QueueSender } from '../../lib/queue/port.js';
 import { createSignatureVerifier } from '../../lib/signature.js';
 
 import { realisticContactCreated, BENCH_SECRET as SECRET } from './sample.js';
+import { countInstructions, hasValgrind } from './valgrind.js';
 
 function cpuMicros(run: () => void, iterations: number): number {
   const start = process.cpuUsage();
@@ -87,36 +87,13 @@ export async function benchIngestCpu(
   };
 }
 
-/** Instructions valgrind counts for one run of the driver (callgrind's "Collected" total). */
-function instructions(bundle: string, name: string, count: number): number {
-  const result = spawnSync(
-    'valgrind',
-    [
-      '--tool=callgrind',
-      '--callgrind-out-file=/dev/null',
-      process.execPath,
-      '--single-threaded',
-      bundle,
-      name,
-      String(count),
-    ],
-    { encoding: 'utf8' },
-  );
-  if (result.status !== 0) throw new Error(`the bench driver failed (${name}): ${result.stderr.slice(-800)}`);
-  const match = /Collected : (\d+)/.exec(result.stderr);
-  if (match === null) throw new Error(`valgrind gave no count for ${name}: ${result.stderr.slice(-500)}`);
-  return Number(match[1]);
-}
-
 /**
  * Instructions per event of the ingest path and of the floor, counted by valgrind (callgrind) as the
  * difference between a run of N events and a run of none. Unlike CPU time, the count does not move
  * with the machine's load, so the ratio is the one to compare across runs.
  */
 export async function benchIngestInstructions(events = 2500): Promise<Record<string, number | string>> {
-  try {
-    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
-  } catch {
+  if (!hasValgrind()) {
     return { 'ingest instructions': 'valgrind not installed (apt-get install valgrind): skipped' };
   }
   const dir = mkdtempSync(join(tmpdir(), 'bench-instructions-'));
@@ -131,8 +108,9 @@ export async function benchIngestInstructions(events = 2500): Promise<Record<str
       outfile: bundle,
       logLevel: 'error',
     });
-    const perEvent = (name: string) =>
-      (instructions(bundle, name, events) - instructions(bundle, name, 0)) / events;
+    const instructions = (name: string, count: number) =>
+      countInstructions(['--no-warnings', bundle, name, String(count)]);
+    const perEvent = (name: string) => (instructions(name, events) - instructions(name, 0)) / events;
     const floor = perEvent('floor');
     const floorValidation = perEvent('floor+validation');
     const ingest = perEvent('ingest');

@@ -70,10 +70,15 @@ export async function packageStack(
 }
 
 /** Size in bytes of a function's minified bundle as packaged (serverless-esbuild keeps its output folder). */
+/** The packaged bundle of a function (kept by serverless-esbuild after `osls package`). */
+export function bundlePath(key: FunctionKey): string {
+  return join(ROOT, '.esbuild', '.build', `${ENTRIES[key]}.mjs`);
+}
+
 export async function bundleSize(key: FunctionKey): Promise<number> {
-  return (await stat(join(ROOT, '.esbuild', '.build', `${ENTRIES[key]}.mjs`))).size;
+  return (await stat(bundlePath(key))).size;
 }
 
 export async function bundleCode(key: FunctionKey): Promise<string> {
-  return readFile(join(ROOT, '.esbuild', '.build', `${ENTRIES[key]}.mjs`), 'utf8');
+  return readFile(bundlePath(key), 'utf8');
 }

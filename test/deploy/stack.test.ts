@@ -1,7 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadDefinitions, QUEUE_KEYS, SERVICE, TABLE_KEYS } from '../../infra/definitions.js';
+import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../lib/samples.js';
+import { IMPORT_ENV } from '../bench/bundles.js';
 import {
   bundleCode,
+  bundlePath,
   bundleSize,
   FUNCTIONS,
   type FunctionKey,
@@ -496,6 +500,46 @@ describe('bundles', () => {
       expect(code, key).not.toContain('credential-provider-sso');
       expect(code, key).toContain('AWS_SECRET_ACCESS_KEY');
     }
+  });
+
+  /** Runs `script` (an ES module body; `bundle` is the imported function) in a fresh Node process. */
+  const runWithBundle = (key: FunctionKey, script: string, env: Record<string, string> = {}): string =>
+    execFileSync(
+      process.execPath,
+      [
+        '--no-warnings',
+        '--input-type=module',
+        '-e',
+        `const bundle = await import(${JSON.stringify(bundlePath(key))});\n${script}`,
+      ],
+      { env: { ...process.env, ...IMPORT_ENV, ...env }, encoding: 'utf8' },
+    ).trim();
+
+  it.each(FUNCTIONS)('%s does not build zod at import: the generated checks judge valid bodies', (key) => {
+    // zod marks globalThis as soon as its core module runs.
+    expect(runWithBundle(key, `console.log('__zod_globalConfig' in globalThis);`)).toBe('false');
+  });
+
+  it('the ingest bundle loads zod on the first refusal and explains it', () => {
+    const body = { ...buildSampleBody('contact.created', { context: 'CustZ' }), PrimaryKey: 1.5 };
+    const event = sampleHttpApiEvent(buildSampleDelivery(body));
+    const answer = runWithBundle(
+      'ingest',
+      `const result = await bundle.handler(${JSON.stringify(event)});
+       console.log(JSON.stringify({ status: result.statusCode, body: JSON.parse(result.body), zod: '__zod_globalConfig' in globalThis }));`,
+      // Unsigned and admitted, so that nothing reaches SQS: the answer is the refusal itself.
+      {
+        WEBHOOK_SECRET: '',
+        WEBHOOK_SECRETS_PARAMETER: '',
+        ALLOW_UNSIGNED: 'true',
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+      },
+    );
+    expect(JSON.parse(answer.split('\n').pop()!)).toEqual({
+      status: 400,
+      body: expect.objectContaining({ detail: expect.stringContaining('PrimaryKey') }),
+      zod: true,
+    });
   });
 });
 

@@ -3,7 +3,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { RowEvent, WebhookStateEvent } from '../../lib/events/index.js';
-import { parseDeliveryEvent } from '../../lib/events/index.js';
+import { checkDeliveryEvent, type DeliveryEvent } from '../../lib/events/index.js';
 import { routeEvent } from '../../lib/routing.js';
 import {
   buildSampleBody,
@@ -33,18 +33,20 @@ export function rowEvent(
   name: Exclude<SampleEventName, `webhook.${string}`>,
   options: SampleOptions = {},
 ): RowEvent {
-  const parsed = parseDeliveryEvent(buildSampleBody(name, options));
-  if (!parsed.ok) throw new Error(parsed.detail);
-  return parsed.event as RowEvent;
+  return validSample(buildSampleBody(name, options)) as RowEvent;
 }
 
 export function stateEvent(
   name: `webhook.${'started' | 'stopped' | 'errors'}`,
   options: SampleOptions = {},
 ): WebhookStateEvent {
-  const parsed = parseDeliveryEvent(buildSampleBody(name, options));
-  if (!parsed.ok) throw new Error(parsed.detail);
-  return parsed.event as WebhookStateEvent;
+  return validSample(buildSampleBody(name, options)) as WebhookStateEvent;
+}
+
+function validSample(body: Record<string, unknown>): DeliveryEvent {
+  const event = checkDeliveryEvent(body);
+  if (event === undefined) throw new Error(`the sample ${String(body.Event)} is not valid`);
+  return event;
 }
 
 /** An SQS record as the ingest would have queued `body` (group and dedup ids from the routing). */
@@ -53,8 +55,9 @@ export function sqsRecord(
   options: { base64?: boolean; raw?: string; messageId?: string } = {},
 ): SQSRecord {
   const text = options.raw ?? JSON.stringify(body);
-  const parsed = parseDeliveryEvent(body);
-  const route = parsed.ok ? routeEvent(parsed.event) : { groupId: 'parked', deduplicationId: randomUUID() };
+  const event = checkDeliveryEvent(body);
+  const route =
+    event !== undefined ? routeEvent(event) : { groupId: 'parked', deduplicationId: randomUUID() };
   const attribute = (value: string) => ({
     stringValue: value,
     dataType: 'String',

@@ -1,6 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
+import { SecretsJsonSchema } from '../../lib/config/secrets-schema.js';
+import { generateValidatorModule, type ValidatorModuleSpec } from '../../lib/events/codegen.js';
+import { checkDeliveryEvent, KNOWN_EVENTS, parseDeliveryEvent } from '../../lib/events/index.js';
 import {
   ActivityChangedSchema,
   ActivityCreatedSchema,
@@ -10,14 +13,14 @@ import {
   ContactDeletedSchema,
   ContactSoftDeletedSchema,
   EnvelopeSchema,
-  parseDeliveryEvent,
-  validatorFor,
+  SCHEMA_BY_EVENT,
   WebhookErrorsSchema,
   WebhookStartedSchema,
   WebhookStoppedSchema,
-} from '../../lib/events/index.js';
-import { compileValidator } from '../../lib/events/validator.js';
+} from '../../lib/events/schemas.js';
+import { EVENT_VALIDATORS, isEnvelope, isSecretsJson } from '../../lib/generated/validators.js';
 import { buildSampleBody, SAMPLE_EVENTS } from '../../lib/samples.js';
+import { generateProjectValidators, readProjectValidators } from '../../scripts/generate-validators.js';
 import { wrongValueArb } from '../support/fuzz.js';
 
 const SCHEMAS = {
@@ -100,25 +103,38 @@ const mutatedBodyArb = fc
     return body;
   });
 
-describe('compileValidator', () => {
-  it('gives zod’s verdict for every event schema on mutated sample bodies', () => {
-    // Both forms: generated code (the default) and the loop used where code generation is off.
-    const validators = Object.entries(SCHEMAS).flatMap(([name, schema]) => [
-      [name, schema, compileValidator(schema)] as const,
-      [name, schema, compileValidator(schema, { generate: false })] as const,
-    ]);
-    const envelope = compileValidator(EnvelopeSchema);
+/** The checks a spec generates, loaded as the functions load the checked-in module (an ES module). */
+async function load(spec: ValidatorModuleSpec): Promise<Record<string, (value: unknown) => boolean>> {
+  const { source } = generateValidatorModule(spec);
+  return (await import(`data:text/javascript,${encodeURIComponent(source)}`)) as Record<
+    string,
+    (value: unknown) => boolean
+  >;
+}
+
+const checkOf = (schema: z.core.$ZodType) =>
+  load({ maps: {}, functions: { check: schema } }).then((m) => m.check!);
+
+describe('lib/generated/validators.js', () => {
+  it('is what the schemas generate now (run `npm run generate` after changing a schema)', () => {
+    expect(readProjectValidators()).toEqual(generateProjectValidators());
+  });
+
+  it('gives zod’s verdict for every event schema and the envelope on mutated sample bodies', () => {
+    const checks = Object.entries(SCHEMAS).map(
+      ([name, schema]) => [schema, EVENT_VALIDATORS.get(name)!] as const,
+    );
     let valid = 0;
     let invalid = 0;
     fc.assert(
       fc.property(mutatedBodyArb, (body) => {
-        for (const [, schema, validate] of validators) {
+        for (const [schema, check] of checks) {
           const verdict = schema.safeParse(body).success;
-          expect(validate(body)).toBe(verdict);
+          expect(check(body)).toBe(verdict);
           if (verdict) valid++;
           else invalid++;
         }
-        expect(envelope(body)).toBe(EnvelopeSchema.safeParse(body).success);
+        expect(isEnvelope(body)).toBe(EnvelopeSchema.safeParse(body).success);
       }),
       { numRuns: 3000 },
     );
@@ -127,65 +143,131 @@ describe('compileValidator', () => {
     expect(invalid).toBeGreaterThan(500);
   });
 
-  it('compiles every event schema of the spec (no event falls back to zod)', () => {
+  it('gives zod’s verdict on the secrets JSON (WEBHOOK_SECRETS and the SSM parameter)', () => {
+    const secretsArb = fc.oneof(
+      fc.dictionary(fc.string({ maxLength: 3 }), fc.array(fc.string({ maxLength: 3 }), { maxLength: 3 })),
+      fc.dictionary(fc.string({ maxLength: 3 }), valueArb),
+      valueArb,
+      fc.jsonValue(),
+    );
+    let valid = 0;
+    fc.assert(
+      fc.property(secretsArb, (value) => {
+        const verdict = SecretsJsonSchema.safeParse(value).success;
+        expect(isSecretsJson(value)).toBe(verdict);
+        if (verdict) valid++;
+      }),
+      { numRuns: 2000 },
+    );
+    expect(valid).toBeGreaterThan(100);
+  });
+
+  it('has a check for every event schema of the spec, and nothing else', () => {
     for (const [name, schema] of Object.entries(SCHEMAS)) {
       expect(schema.shape.Event.def.values, name).toEqual([name]);
-      expect(() => compileValidator(schema), name).not.toThrow();
-      expect(validatorFor(name)?.toString(), name).not.toContain('safeParse');
     }
-    expect(validatorFor('person.created')).toBeUndefined();
+    expect([...EVENT_VALIDATORS.keys()]).toEqual([...SCHEMA_BY_EVENT.keys()]);
+    expect([...KNOWN_EVENTS]).toEqual(Object.keys(SCHEMAS));
+    const person = { ...buildSampleBody('contact.changed'), Event: 'person.created', Entity: 'person' };
+    expect(checkDeliveryEvent(person)).toBeUndefined();
+    expect(
+      checkDeliveryEvent({ ...buildSampleBody('contact.changed'), Event: 'constructor' }),
+    ).toBeUndefined();
   });
 
   it('answers for non-objects as zod does', () => {
-    const validate = compileValidator(ContactCreatedSchema());
+    const check = EVENT_VALIDATORS.get('contact.created')!;
     for (const value of [null, undefined, 1, 'x', [], [buildSampleBody('contact.created')], true]) {
-      expect(validate(value)).toBe(ContactCreatedSchema().safeParse(value).success);
+      expect(check(value)).toBe(ContactCreatedSchema().safeParse(value).success);
     }
   });
+});
 
-  it('returns the valid body itself, equal to zod’s output', () => {
+describe('parseDeliveryEvent', () => {
+  it('returns the valid body itself, equal to zod’s output', async () => {
     for (const name of SAMPLE_EVENTS) {
       const body = { ...buildSampleBody(name), CustomProperty: { nested: [1, 'two'] } };
-      const outcome = parseDeliveryEvent(body);
+      const outcome = await parseDeliveryEvent(body);
       expect(outcome).toEqual({ ok: true, event: SCHEMAS[name].parse(body) });
       expect(outcome.ok && outcome.event).toBe(body);
+      expect(checkDeliveryEvent(body)).toBe(body);
     }
   });
 
-  it('keeps zod’s issues for refused bodies', () => {
+  it('explains a refused body with zod’s issues, and an event outside the spec as unknown', async () => {
     const body = { ...buildSampleBody('contact.created'), PrimaryKey: 1.5 };
-    expect(parseDeliveryEvent(body)).toEqual({
+    expect(await parseDeliveryEvent(body)).toEqual({
       ok: false,
       reason: 'invalid-event',
       detail: expect.stringContaining('PrimaryKey'),
     });
+    const person = { ...buildSampleBody('contact.changed'), Event: 'person.created', Entity: 'person' };
+    expect(await parseDeliveryEvent(person)).toEqual({
+      ok: false,
+      reason: 'unknown-event',
+      detail: 'event "person.created" is not in the spec',
+    });
+  });
+});
+
+describe('generateValidatorModule', () => {
+  it('refuses unknown keys of strict objects and accepts them in loose ones', async () => {
+    const { strict, loose, strip } = await load({
+      maps: {},
+      functions: {
+        strict: z.strictObject({ a: z.string() }),
+        loose: z.looseObject({ a: z.string() }),
+        strip: z.object({ a: z.string() }),
+      },
+    });
+    expect([strict!({ a: 'x' }), strict!({ a: 'x', b: 1 })]).toEqual([true, false]);
+    expect([loose!({ a: 'x', b: 1 }), strip!({ a: 'x', b: 1 }), strip!({ b: 1 })]).toEqual([
+      true,
+      true,
+      false,
+    ]);
   });
 
-  it('refuses unknown keys of strict objects and accepts them in loose ones', () => {
-    for (const generate of [true, false]) {
-      const strict = compileValidator(z.strictObject({ a: z.string() }), { generate });
-      const loose = compileValidator(z.looseObject({ a: z.string() }), { generate });
-      const strip = compileValidator(z.object({ a: z.string() }), { generate });
-      expect([strict({ a: 'x' }), strict({ a: 'x', b: 1 })]).toEqual([true, false]);
-      expect([loose({ a: 'x', b: 1 }), strip({ a: 'x', b: 1 }), strip({ b: 1 })]).toEqual([
-        true,
-        true,
-        false,
-      ]);
-    }
-  });
-
-  it('requires a required key to be present even when its schema accepts undefined', () => {
+  it('requires a required key to be present even when its schema accepts undefined', async () => {
     const schema = z.object({ a: z.unknown(), b: z.optional(z.string()) });
-    for (const generate of [true, false]) {
-      const validate = compileValidator(schema, { generate });
-      for (const value of [{}, { a: undefined }, { a: 1, b: undefined }, { a: 1, b: 2 }]) {
-        expect(validate(value)).toBe(schema.safeParse(value).success);
-      }
+    const check = await checkOf(schema);
+    for (const value of [{}, { a: undefined }, { a: 1, b: undefined }, { a: 1, b: 2 }]) {
+      expect(check(value)).toBe(schema.safeParse(value).success);
     }
   });
 
-  it('refuses at compile time what it cannot judge exactly', () => {
+  it('checks records as zod does: symbol keys, key checks, inherited and __proto__ keys', async () => {
+    const schema = z.record(z.string().check(z.minLength(2)), z.int());
+    const check = await checkOf(schema);
+    const inherited = Object.create({ zz: 'x' }) as Record<string, unknown>;
+    inherited.ab = 1;
+    const values = [
+      { ab: 1 },
+      { a: 1 },
+      { ab: 1.5 },
+      { [Symbol('s')]: 1 },
+      JSON.parse('{"__proto__": "x", "ab": 2}'),
+      inherited,
+      new Map(),
+      [],
+    ];
+    for (const value of values) expect(check(value)).toBe(schema.safeParse(value).success);
+  });
+
+  it('resets a global pattern between tests, as zod does', async () => {
+    const schema = z.string().check(z.regex(/^a+$/g));
+    const check = await checkOf(schema);
+    expect([check('aa'), check('aa'), check('ab')]).toEqual([true, true, false]);
+  });
+
+  it('writes key names, literals and patterns as data: a hostile key cannot break out of its string', async () => {
+    const key = '"]); throw new Error("injected"); //\u2028';
+    const schema = z.object({ [key]: z.literal('"); throw 1; //') });
+    const check = await checkOf(schema);
+    expect([check({ [key]: '"); throw 1; //' }), check({})]).toEqual([true, false]);
+  });
+
+  it('refuses what it cannot judge exactly', () => {
     const cases = [
       z.pipe(
         z.string(),
@@ -196,8 +278,13 @@ describe('compileValidator', () => {
       z.email(),
       z.object({ a: z._default(z.string(), 'x') }),
       z.catchall(z.object({}), z.string()),
-      z.record(z.string().check(z.minLength(2)), z.unknown()),
+      z.looseRecord(z.string(), z.unknown()),
+      z.object({ a: z.literal(1n) }),
     ];
-    for (const schema of cases) expect(() => compileValidator(schema)).toThrow(/not supported/);
+    for (const schema of cases) {
+      expect(() => generateValidatorModule({ maps: {}, functions: { check: schema } })).toThrow(
+        /not supported/,
+      );
+    }
   });
 });
