@@ -2,7 +2,12 @@ import { createHmac } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import fc from 'fast-check';
 import type { DeliveryRequest } from '../../lib/delivery.js';
-import { buildSampleBody, dotNetTimestamp, SAMPLE_EVENTS } from '../../lib/samples.js';
+import {
+  buildRegistrationTestBody,
+  buildSampleBody,
+  dotNetTimestamp,
+  SAMPLE_EVENTS,
+} from '../../lib/samples.js';
 
 /**
  * Generated deliveries for the security suite, each with what the generator knows about it: which
@@ -51,7 +56,8 @@ function secretsFor(policy: PolicyName, context: string): readonly SecretName[] 
 }
 
 const CONTEXTS = ['Cust1', 'Special', 'Cust Ünïcödé ✓'] as const;
-const EVENTS = [...SAMPLE_EVENTS, 'person.created'] as const;
+// 'test': the CRM's registration check; 'person.created': an event the spec does not cover.
+const EVENTS = [...SAMPLE_EVENTS, 'person.created', 'test'] as const;
 const VALID_CONTENT_TYPES = [
   'application/json; charset=utf-8',
   'application/json',
@@ -444,11 +450,11 @@ function signatureValue(plan: SignaturePlan, raw: Buffer): string | undefined {
 }
 
 export function buildDelivery(c: FuzzCase): BuiltDelivery {
-  const sample = buildSampleBody(c.event === 'person.created' ? 'contact.changed' : c.event, {
-    context: c.context,
-    primaryKey: c.primaryKey,
-    timestamp: dotNetTimestamp(),
-  });
+  const options = { context: c.context, primaryKey: c.primaryKey, timestamp: dotNetTimestamp() };
+  const sample =
+    c.event === 'test'
+      ? buildRegistrationTestBody(options)
+      : buildSampleBody(c.event === 'person.created' ? 'contact.changed' : c.event, options);
   if (c.event === 'person.created') Object.assign(sample, { Event: 'person.created', Entity: 'person' });
   const raw = bodyBytes(c.body, sample);
   const stateForm = `webhook${c.primaryKey}.${String(sample.Event).split('.')[1]}`;
@@ -582,6 +588,8 @@ export interface Expectations {
   unsignedAllowance: 'state' | 'allowUnsigned' | undefined;
   /** The body's Timestamp (as a JSON reader sees it) is a date older than the replay window. */
   tooOld: boolean;
+  /** The CRM's registration check: `test` in the Event header and as the body's Event. */
+  registrationTest: boolean;
   /** Every secret, the token and every expected signature of these bytes: none may appear in an answer or a log. */
   forbidden: string[];
 }
@@ -631,6 +639,7 @@ export function expectations(c: FuzzCase, built: BuiltDelivery): Expectations {
     wellFormed,
     unsignedAllowance,
     tooOld: isOlderThan(built.raw, MAX_AGE_SECONDS),
+    registrationTest: built.headerEventValue === 'test' && fieldOf(built.raw, 'Event') === 'test',
     forbidden,
   };
 }
