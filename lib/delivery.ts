@@ -112,7 +112,9 @@ const TITLES: Record<number, string> = {
  * safe to show), or send one message to a queue (routed, or parked when an authentic body breaks
  * the spec), or acknowledge the CRM's registration check. Order of checks: method, size, content
  * type, headers, state token, signature over the raw bytes (before any parsing), UTF-8, JSON, context
- * binding of the signature, registration check, schema, header and body agreement, age.
+ * binding of the signature, registration check, schema, header and body agreement, age. The
+ * decision is synchronous, except for a body the generated schema check refuses: zod then judges it
+ * (and is loaded the first time), so that a refusal keeps zod's issues.
  */
 export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decision | Promise<Decision> {
   const log: LogFields = { signatureVerified: false };
@@ -320,8 +322,9 @@ export interface DeliveryResponse {
 
 /**
  * Runs {@link decide} and, for accepted and parked deliveries, sends the message and answers 200
- * only once the queue acknowledged it (the registration check is answered 200 at once); a queue failure answers 503 with Retry-After. The time
- * budget belongs to the queue adapter (bounded attempts and socket timeouts) or to `signal`.
+ * only once the queue acknowledged it (the registration check is answered 200 at once); a queue
+ * failure answers 503 with Retry-After. The time budget belongs to the queue adapter (bounded
+ * attempts and socket timeouts) or to `signal`.
  */
 export async function handleDelivery(
   request: DeliveryRequest,

@@ -65,6 +65,12 @@ describe('parseSecretsJson', () => {
     expect(error.message).not.toContain('supersecret');
     expect(error.message).toContain('WEBHOOK_SECRETS');
   });
+
+  it('returns the contexts and their secrets, without a "__proto__" key (as zod leaves it out)', () => {
+    const parsed = parseSecretsJson('{"__proto__":[5],"Cust1":["a","b"],"*":["c"]}', 'WEBHOOK_SECRETS');
+    expect(parsed).toEqual({ Cust1: ['a', 'b'], '*': ['c'] });
+    expect(Object.hasOwn(parsed, '__proto__')).toBe(false);
+  });
 });
 
 describe('secretConfig', () => {
