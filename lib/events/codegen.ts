@@ -106,11 +106,12 @@ class Emitter {
   readonly constants: string[] = [];
   readonly functions: string[] = [];
   usesPlainObject = false;
-  private readonly names = new Map<z.core.$ZodType, string>();
-  private readonly patterns = new Map<string, string>();
-
+  /** Generated function names: by schema (structure alone, or whole) and by body (shared bodies). */
+  private readonly structures = new Map<z.core.$ZodType, string>();
   private readonly wrappers = new Map<z.core.$ZodType, string>();
   private readonly byBody = new Map<string, string>();
+  /** Pattern constants by flags and source. */
+  private readonly patterns = new Map<string, string>();
 
   /** The name of a generated function checking `schema` whole (one per schema object, shared). */
   functionFor(schema: z.core.$ZodType): string {
@@ -127,7 +128,7 @@ class Emitter {
 
   /** The function checking an object's, record's or array's structure (its own checks aside). */
   private structure(schema: z.core.$ZodType): string {
-    let name = this.names.get(schema);
+    let name = this.structures.get(schema);
     if (name === undefined) {
       const def = schema._zod.def as Def;
       const body =
@@ -137,7 +138,7 @@ class Emitter {
             ? this.recordBody(def)
             : this.arrayBody(def);
       name = this.declare(body);
-      this.names.set(schema, name);
+      this.structures.set(schema, name);
     }
     return name;
   }
