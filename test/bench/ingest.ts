@@ -4,11 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { toDeliveryRequest } from '../../lib/apigateway.js';
-import { type DeliveryPolicy, handleDelivery } from '../../lib/delivery.js';
+import { handleDelivery } from '../../lib/delivery.js';
 import type { QueueSender } from '../../lib/queue/port.js';
-import { createSignatureVerifier } from '../../lib/signature.js';
-
-import { realisticContactCreated, BENCH_SECRET as SECRET } from './sample.js';
+import { benchPolicy, realisticContactCreated, BENCH_SECRET as SECRET } from './sample.js';
 import { countInstructions, hasValgrind } from './valgrind.js';
 
 function cpuMicros(run: () => void, iterations: number): number {
@@ -38,12 +36,7 @@ export async function benchIngestCpu(
   rounds = 75,
 ): Promise<Record<string, number | string>> {
   const { event, body } = realisticContactCreated();
-  const policy: DeliveryPolicy = {
-    verifier: createSignatureVerifier({ fallback: [SECRET], byContext: {} }),
-    allowUnsigned: false,
-    maxEventAgeSeconds: 7 * 24 * 3600,
-    maxBodyBytes: 1_048_576,
-  };
+  const policy = benchPolicy();
   let sink = 0;
   const queue: QueueSender = {
     async send(message) {

@@ -5,19 +5,13 @@
  */
 import { createHmac } from 'node:crypto';
 import { toDeliveryRequest } from '../../lib/apigateway.js';
-import { type DeliveryPolicy, handleDelivery } from '../../lib/delivery.js';
+import { handleDelivery } from '../../lib/delivery.js';
 import { checkDeliveryEvent } from '../../lib/events/index.js';
 import type { QueueSender } from '../../lib/queue/port.js';
-import { createSignatureVerifier } from '../../lib/signature.js';
-import { BENCH_SECRET, realisticContactCreated } from './sample.js';
+import { BENCH_SECRET, benchPolicy, realisticContactCreated } from './sample.js';
 
 const { event, body } = realisticContactCreated();
-const policy: DeliveryPolicy = {
-  verifier: createSignatureVerifier({ fallback: [BENCH_SECRET], byContext: {} }),
-  allowUnsigned: false,
-  maxEventAgeSeconds: 7 * 24 * 3600,
-  maxBodyBytes: 1_048_576,
-};
+const policy = benchPolicy();
 const queue: QueueSender = { async send() {} };
 
 const cases: Record<string, () => Promise<unknown>> = {

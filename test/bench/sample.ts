@@ -1,7 +1,19 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { DeliveryPolicy } from '../../lib/delivery.js';
 import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../lib/samples.js';
+import { createSignatureVerifier } from '../../lib/signature.js';
 
 export const BENCH_SECRET = 'bench-secret-0123456789abcdef';
+
+/** The ingest's checks as deployed by default: one secret, signed deliveries only, the default limits. */
+export function benchPolicy(): DeliveryPolicy {
+  return {
+    verifier: createSignatureVerifier({ fallback: [BENCH_SECRET], byContext: {} }),
+    allowUnsigned: false,
+    maxEventAgeSeconds: 7 * 24 * 3600,
+    maxBodyBytes: 1_048_576,
+  };
+}
 
 /** A realistic contact.created of about 2 KB: the spec's body plus the custom properties a webhook may add. */
 export function realisticContactCreated(): { event: APIGatewayProxyEventV2; body: string } {
