@@ -5,7 +5,13 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { isProxyEventV2, toDeliveryRequest, toProxyResult } from '../lib/apigateway.js';
 import { optionalEnv, requireEnv } from '../lib/config/env.js';
 import { parseSecretsJson, readIngestConfig, secretConfig } from '../lib/config/ingest.js';
-import { type DeliveryPolicy, type DeliveryResponse, handleDelivery, problem } from '../lib/delivery.js';
+import {
+  type DeliveryPolicy,
+  type DeliveryResponse,
+  handleDelivery,
+  problemAnswer,
+  unavailableAnswer,
+} from '../lib/ingest/index.js';
 import { createSqsSender } from '../lib/queue/sqs.js';
 import { SsmParameterProvider } from '../lib/secrets/ssm.js';
 import { createSignatureVerifier } from '../lib/signature.js';
@@ -61,11 +67,7 @@ export const handler = async (
   if (context !== undefined) logger.addContext(context);
   try {
     if (!isProxyEventV2(event)) {
-      return {
-        statusCode: 400,
-        headers: { 'content-type': 'application/problem+json' },
-        body: problem(400, 'bad-request', 'not an HTTP API request'),
-      };
+      return toProxyResult(problemAnswer(400, 'bad-request', 'not an HTTP API request'));
     }
     const response = await handleDelivery(toDeliveryRequest(event), await currentPolicy(), queue);
     record(response);
@@ -73,11 +75,7 @@ export const handler = async (
   } catch (error) {
     logger.error('unexpected failure; answering 503 so the sender retries', { error });
     metrics.addMetric('IngestErrors', MetricUnit.Count, 1);
-    return {
-      statusCode: 503,
-      headers: { 'content-type': 'application/problem+json', 'retry-after': '1' },
-      body: problem(503, 'unavailable', 'the delivery could not be processed; retry later'),
-    };
+    return toProxyResult(unavailableAnswer());
   } finally {
     logger.resetKeys();
     metrics.publishStoredMetrics();
@@ -101,6 +99,11 @@ function record(response: DeliveryResponse): void {
       error: response.error,
     });
     metrics.addMetric('EnqueueFailures', MetricUnit.Count, 1);
+  } else if (response.status === 413) {
+    logger.warn('rejected: the message does not fit the queue', {
+      queue: decision.kind === 'accept' || decision.kind === 'park' ? decision.message.queue : undefined,
+    });
+    metrics.addMetric('Rejected', MetricUnit.Count, 1);
   } else if (decision.kind === 'accept') {
     // Accepted deliveries are the bulk: counted by the Accepted metric, logged at DEBUG only (cost).
     logger.debug('accepted', { queue: decision.message.queue });

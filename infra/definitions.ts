@@ -23,17 +23,11 @@ import { readFileSync } from 'node:fs';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { load } from 'js-yaml';
 import * as z from 'zod';
+import { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey } from '../lib/queue/port.js';
 
-export type QueueKey = 'contact' | 'activity' | 'webhookState' | 'parked';
+export { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey };
+
 export type TableKey = 'rows' | 'events' | 'webhooks';
-
-/** Environment variable that carries each queue's URL to the functions. */
-export const QUEUE_ENV_VARS = {
-  contact: 'CONTACT_QUEUE_URL',
-  activity: 'ACTIVITY_QUEUE_URL',
-  webhookState: 'WEBHOOK_STATE_QUEUE_URL',
-  parked: 'PARKED_QUEUE_URL',
-} as const satisfies Record<QueueKey, string>;
 
 /** Environment variable that carries each table's name to the functions. */
 export const TABLE_ENV_VARS = {
@@ -42,7 +36,6 @@ export const TABLE_ENV_VARS = {
   webhooks: 'WEBHOOKS_TABLE',
 } as const satisfies Record<TableKey, string>;
 
-export const QUEUE_KEYS = Object.keys(QUEUE_ENV_VARS) as QueueKey[];
 export const TABLE_KEYS = Object.keys(TABLE_ENV_VARS) as TableKey[];
 
 /** The service name of serverless.yml; names are `${service}-${stage}-<suffix>`. */

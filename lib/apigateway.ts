@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { DeliveryRequest, DeliveryResponse } from './delivery.js';
+import type { Answer, DeliveryRequest } from './ingest/index.js';
 
 /** True for the API Gateway HTTP API (payload 2.0) event shape. */
 export function isProxyEventV2(event: unknown): event is APIGatewayProxyEventV2 {
@@ -24,6 +24,6 @@ export function toDeliveryRequest(event: APIGatewayProxyEventV2, receivedAt = ne
   };
 }
 
-export function toProxyResult(response: DeliveryResponse): APIGatewayProxyStructuredResultV2 {
+export function toProxyResult(response: Answer): APIGatewayProxyStructuredResultV2 {
   return { statusCode: response.status, headers: response.headers, body: response.body };
 }

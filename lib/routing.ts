@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { DeliveryEvent } from './events/index.js';
+import { type DeliveryEvent, EVENT_FAMILIES } from './events/index.js';
+import type { EnvelopeView } from './ingest/envelope-view.js';
 import type { QueueKey } from './queue/port.js';
 
 export interface Route {
@@ -32,17 +33,16 @@ export function rowGroupId(context: string, entity: string, primaryKey: number |
 }
 
 /**
- * Queue and FIFO keys of a validated event: ordering per row (group) and deduplication by EventId.
+ * Queue and FIFO keys of a validated event, from its registry family: ordering per row (group) and
+ * deduplication by EventId.
  *
  * @example routeEvent(contactChanged) → { queue: 'contact', groupId: 'Cust1:contact:42', deduplicationId: EventId }
  */
 export function routeEvent(event: DeliveryEvent): Route {
-  const entity = 'Entity' in event && event.Entity !== undefined ? event.Entity : 'webhook';
-  const queue: QueueKey =
-    entity === 'contact' ? 'contact' : entity === 'activity' ? 'activity' : 'webhookState';
+  const family = EVENT_FAMILIES[event.Event];
   return {
-    queue,
-    groupId: rowGroupId(event.ContextIdentifier, entity, event.PrimaryKey),
+    queue: family.queue,
+    groupId: rowGroupId(event.ContextIdentifier, family.entity, event.PrimaryKey),
     // A validated EventId is a GUID: always a valid deduplication id.
     deduplicationId: event.EventId,
   };
@@ -53,16 +53,10 @@ export function routeEvent(event: DeliveryEvent): Route {
  * order), deduplicated by the hash of the exact bytes (identical retries collapse, different bodies
  * never do).
  */
-export function routeParked(raw: string | Uint8Array, body: unknown): Route {
-  let groupId = 'parked';
-  if (typeof body === 'object' && body !== null) {
-    const { ContextIdentifier, Entity, PrimaryKey } = body as Record<string, unknown>;
-    if (
-      typeof ContextIdentifier === 'string' &&
-      (typeof PrimaryKey === 'number' || typeof PrimaryKey === 'string')
-    ) {
-      groupId = rowGroupId(ContextIdentifier, typeof Entity === 'string' ? Entity : 'webhook', PrimaryKey);
-    }
-  }
+export function routeParked(raw: string | Uint8Array, view: EnvelopeView): Route {
+  const groupId =
+    view.context !== undefined && view.primaryKey !== undefined
+      ? rowGroupId(view.context, view.entity ?? 'webhook', view.primaryKey)
+      : 'parked';
   return { queue: 'parked', groupId, deduplicationId: createHash('sha256').update(raw).digest('hex') };
 }

@@ -1,21 +1,11 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { EVENT_FAMILIES, type EventName } from './events/index.js';
 
-/** The ten event names the spec covers, as the header carries them (state events take a webhook id). */
-export const SAMPLE_EVENTS = [
-  'webhook.started',
-  'webhook.stopped',
-  'webhook.errors',
-  'contact.created',
-  'contact.changed',
-  'contact.softdeleted',
-  'contact.deleted',
-  'activity.created',
-  'activity.changed',
-  'activity.deleted',
-] as const;
+/** Every event of the registry, by its body name (state events take a webhook id in the header). */
+export const SAMPLE_EVENTS = Object.keys(EVENT_FAMILIES) as EventName[];
 
-export type SampleEventName = (typeof SAMPLE_EVENTS)[number];
+export type SampleEventName = EventName;
 
 const CONTACT_CREATED_CHANGES = [
   'contact_id',

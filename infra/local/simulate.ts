@@ -1,6 +1,6 @@
 import { Agent } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
-import { checkDeliveryEvent, isRowEvent } from '../../lib/events/index.js';
+import { isRowEvent, validEvent } from '../../lib/events/index.js';
 import { apply } from '../../lib/projection.js';
 import type { Row } from '../../lib/store/types.js';
 import { type QueueView, type RowView, toRowView } from './admin-api.js';
@@ -123,7 +123,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const expected = new Map<string, Row>();
     for (const delivery of stream.inOrder) {
       if (!accepted.has(delivery.eventId)) continue;
-      const event = checkDeliveryEvent(JSON.parse(delivery.body));
+      const event = validEvent(JSON.parse(delivery.body));
       if (event === undefined || !isRowEvent(event))
         throw new Error(`simulated event is invalid: ${delivery.body}`);
       expected.set(delivery.rowKey, apply(expected.get(delivery.rowKey), event));

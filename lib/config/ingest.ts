@@ -1,7 +1,8 @@
-import { isSecretsJson } from '../generated/validators.js';
-import type { QueueKey } from '../queue/port.js';
+import * as z from 'zod/mini';
+import { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey } from '../queue/port.js';
 import type { SecretConfig } from '../signature.js';
 import { boolEnv, ConfigError, intEnv, listEnv, optionalEnv, requireEnv } from './env.js';
+import { SecretsJsonSchema } from './secrets-schema.js';
 
 export interface IngestConfig {
   queueUrls: Record<QueueKey, string>;
@@ -30,17 +31,14 @@ export function parseSecretsJson(json: string, source: string): Record<string, s
       source,
     );
   }
-  // The check generated from SecretsJsonSchema (./secrets-schema.ts): no zod at a cold start.
-  if (!isSecretsJson(value)) {
+  const parsed = z.safeParse(SecretsJsonSchema, value);
+  if (!parsed.success) {
     throw new ConfigError(
       `${source} must be a JSON object of ContextIdentifier to an array of secrets`,
       source,
     );
   }
-  // As zod's output would: own keys only, `__proto__` left out.
-  return Object.fromEntries(
-    Object.entries(value as Record<string, string[]>).filter(([context]) => context !== '__proto__'),
-  );
+  return parsed.data;
 }
 
 /** Merges the fallback list with a per-context map (whose `*` entry, when present, replaces the fallback). */
@@ -53,12 +51,9 @@ export function secretConfig(fallback: string[], byContext: Record<string, strin
 export function readIngestConfig(env: Record<string, string | undefined> = process.env): IngestConfig {
   const secretsJson = optionalEnv('WEBHOOK_SECRETS', env);
   return {
-    queueUrls: {
-      contact: requireEnv('CONTACT_QUEUE_URL', env),
-      activity: requireEnv('ACTIVITY_QUEUE_URL', env),
-      webhookState: requireEnv('WEBHOOK_STATE_QUEUE_URL', env),
-      parked: requireEnv('PARKED_QUEUE_URL', env),
-    },
+    queueUrls: Object.fromEntries(
+      QUEUE_KEYS.map((key) => [key, requireEnv(QUEUE_ENV_VARS[key], env)]),
+    ) as Record<QueueKey, string>,
     headerPrefix: optionalEnv('HEADER_PREFIX', env),
     secrets: secretConfig(
       listEnv('WEBHOOK_SECRET', env),

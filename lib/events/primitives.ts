@@ -46,17 +46,3 @@ export const EmptyChangesSchema = z
 
 /** A key that must not be present at all (`{ Entity: undefined }` cannot come out of JSON). */
 export const absent = (message: string) => z.optional(z.never(message));
-
-/**
- * A schema built on first use and kept: explaining a refusal builds the schemas of the event it
- * meets, not all of them (the generated checks, not these schemas, judge valid deliveries).
- *
- * @example const ContactCreatedSchema = lazy(() => z.extend(...)); ContactCreatedSchema().safeParse(body)
- */
-export function lazy<T>(build: () => T): () => T {
-  let built: T | undefined;
-  return () => {
-    built ??= build();
-    return built;
-  };
-}

@@ -1,20 +1,34 @@
-/** The four FIFO queues the ingest writes to. */
-export type QueueKey = 'contact' | 'activity' | 'webhookState' | 'parked';
+/**
+ * The FIFO queues the ingest writes to, each with the environment variable that carries its URL to
+ * the functions: the one list of queues (infra/definitions.ts reads it too).
+ */
+export const QUEUE_ENV_VARS = {
+  contact: 'CONTACT_QUEUE_URL',
+  activity: 'ACTIVITY_QUEUE_URL',
+  webhookState: 'WEBHOOK_STATE_QUEUE_URL',
+  parked: 'PARKED_QUEUE_URL',
+} as const;
 
-export const QUEUE_KEYS: readonly QueueKey[] = ['contact', 'activity', 'webhookState', 'parked'];
+export type QueueKey = keyof typeof QUEUE_ENV_VARS;
 
-/** A message ready for a FIFO queue; `attributes` are String message attributes. */
+export const QUEUE_KEYS = Object.keys(QUEUE_ENV_VARS) as QueueKey[];
+
+/**
+ * A delivery ready for a FIFO queue, in no transport's encoding: `body` is the text of a valid event
+ * or the bytes as received (a parked body may not be UTF-8); `attributes` are as read, unclipped.
+ * The adapter encodes both for its transport.
+ */
 export interface OutboundMessage {
   queue: QueueKey;
-  body: string;
+  body: string | Uint8Array;
   groupId: string;
   deduplicationId: string;
   attributes: Record<string, string>;
 }
 
-/** The port the ingest sends through; adapters translate transport errors into {@link QueueUnavailableError}. */
+/** The port the ingest sends through; adapters translate transport errors into the errors below. */
 export interface QueueSender {
-  send(message: OutboundMessage, signal?: AbortSignal): Promise<void>;
+  send(message: OutboundMessage): Promise<void>;
 }
 
 /** The queue did not acknowledge the message (after the adapter's own bounded retries). */
@@ -26,5 +40,17 @@ export class QueueUnavailableError extends Error {
   ) {
     super(message, options);
     this.name = 'QueueUnavailableError';
+  }
+}
+
+/** The message cannot fit the transport's size limit once encoded; sending it again cannot help. */
+export class MessageTooLargeError extends Error {
+  constructor(
+    readonly queue: QueueKey,
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(`the message for the ${queue} queue takes ${bytes} bytes; the limit is ${limit}`);
+    this.name = 'MessageTooLargeError';
   }
 }

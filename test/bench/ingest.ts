@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { toDeliveryRequest } from '../../lib/apigateway.js';
-import { handleDelivery } from '../../lib/delivery.js';
+import { handleDelivery } from '../../lib/ingest/index.js';
 import type { QueueSender } from '../../lib/queue/port.js';
 import { benchPolicy, realisticContactCreated, BENCH_SECRET as SECRET } from './sample.js';
 import { countInstructions, hasValgrind } from './valgrind.js';

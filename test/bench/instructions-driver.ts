@@ -5,8 +5,8 @@
  */
 import { createHmac } from 'node:crypto';
 import { toDeliveryRequest } from '../../lib/apigateway.js';
-import { handleDelivery } from '../../lib/delivery.js';
-import { checkDeliveryEvent } from '../../lib/events/index.js';
+import { validEvent } from '../../lib/events/index.js';
+import { handleDelivery } from '../../lib/ingest/index.js';
 import type { QueueSender } from '../../lib/queue/port.js';
 import { BENCH_SECRET, benchPolicy, realisticContactCreated } from './sample.js';
 
@@ -20,7 +20,7 @@ const cases: Record<string, () => Promise<unknown>> = {
     createHmac('sha256', BENCH_SECRET).update(body).digest('base64');
   },
   'floor+validation': async () => {
-    checkDeliveryEvent(JSON.parse(body));
+    validEvent(JSON.parse(body));
     createHmac('sha256', BENCH_SECRET).update(body).digest('base64');
   },
   ingest: async () => {

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { DeliveryPolicy } from '../../lib/delivery.js';
+import type { DeliveryPolicy } from '../../lib/ingest/index.js';
 import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../lib/samples.js';
 import { createSignatureVerifier } from '../../lib/signature.js';
 

@@ -515,18 +515,13 @@ describe('bundles', () => {
       { env: { ...process.env, ...IMPORT_ENV, ...env }, encoding: 'utf8' },
     ).trim();
 
-  it.each(FUNCTIONS)('%s does not build zod at import: the generated checks judge valid bodies', (key) => {
-    // zod marks globalThis as soon as its core module runs.
-    expect(runWithBundle(key, `console.log('__zod_globalConfig' in globalThis);`)).toBe('false');
-  });
-
-  it('the ingest bundle loads zod on the first refusal and explains it', () => {
+  it('the ingest bundle explains a refusal with zod’s issues', () => {
     const body = { ...buildSampleBody('contact.created', { context: 'CustZ' }), PrimaryKey: 1.5 };
     const event = sampleHttpApiEvent(buildSampleDelivery(body));
     const answer = runWithBundle(
       'ingest',
       `const result = await bundle.handler(${JSON.stringify(event)});
-       console.log(JSON.stringify({ status: result.statusCode, body: JSON.parse(result.body), zod: '__zod_globalConfig' in globalThis }));`,
+       console.log(JSON.stringify({ status: result.statusCode, body: JSON.parse(result.body) }));`,
       // Unsigned and admitted, so that nothing reaches SQS: the answer is the refusal itself.
       {
         WEBHOOK_SECRET: '',
@@ -538,7 +533,6 @@ describe('bundles', () => {
     expect(JSON.parse(answer.split('\n').pop()!)).toEqual({
       status: 400,
       body: expect.objectContaining({ detail: expect.stringContaining('PrimaryKey') }),
-      zod: true,
     });
   });
 });

@@ -7,7 +7,7 @@ import { type QueueView, type RowView, toRowView } from '../../infra/local/admin
 import { getJson } from '../../infra/local/http-client.js';
 import { createRealisticSender, type RealisticSender } from '../../infra/local/sender.js';
 import { buildStream, type StreamDelivery } from '../../infra/local/stream.js';
-import { checkDeliveryEvent, isRowEvent } from '../../lib/events/index.js';
+import { isRowEvent, validEvent } from '../../lib/events/index.js';
 import { apply } from '../../lib/projection.js';
 import type { EventRecord, Row } from '../../lib/store/types.js';
 import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
@@ -136,7 +136,7 @@ it('loses no accepted event when the runtime is killed mid-stream and restarted'
         if (accepted.has(delivery.eventId) && !recorded.has(delivery.eventId)) lost.push(delivery.eventId);
         if (!recorded.has(delivery.eventId)) continue;
         if (!accepted.has(delivery.eventId)) recordedWithout200++;
-        const event = checkDeliveryEvent(JSON.parse(delivery.body));
+        const event = validEvent(JSON.parse(delivery.body));
         if (event === undefined || !isRowEvent(event))
           throw new Error(`invalid simulated event ${delivery.body}`);
         expected = apply(expected, event);

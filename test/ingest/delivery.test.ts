@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { handleDelivery } from '../../lib/delivery.js';
+import { handleDelivery } from '../../lib/ingest/index.js';
 import { QueueUnavailableError } from '../../lib/queue/port.js';
 import { buildRegistrationTestBody, SAMPLE_EVENTS, signBody } from '../../lib/samples.js';
 import { policy, RecordingQueue, request, SECRET, sample, withRawBody } from '../support/delivery.js';

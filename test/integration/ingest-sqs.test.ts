@@ -1,6 +1,6 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handleDelivery } from '../../lib/delivery.js';
+import { handleDelivery } from '../../lib/ingest/index.js';
 import type { QueueKey } from '../../lib/queue/port.js';
 import { createSqsSender } from '../../lib/queue/sqs.js';
 import { policy, request, sample, withRawBody } from '../support/delivery.js';

@@ -3,8 +3,9 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type DeliveryPolicy, handleDelivery } from '../../lib/delivery.js';
+import { type DeliveryPolicy, handleDelivery } from '../../lib/ingest/index.js';
 import { type OutboundMessage, type QueueSender, QueueUnavailableError } from '../../lib/queue/port.js';
+import { encodeSqsMessage, type SqsMessage } from '../../lib/queue/sqs-message.js';
 import { createSignatureVerifier } from '../../lib/signature.js';
 import {
   buildDelivery,
@@ -49,10 +50,10 @@ function policyFor(name: PolicyName): DeliveryPolicy {
 
 /** Records every attempt; fails each one when told to (the queue is down). */
 class FuzzQueue implements QueueSender {
-  readonly attempts: OutboundMessage[] = [];
+  readonly attempts: SqsMessage[] = [];
   constructor(private readonly fails: boolean) {}
   async send(message: OutboundMessage): Promise<void> {
-    this.attempts.push(message);
+    this.attempts.push(encodeSqsMessage(message));
     if (this.fails) throw new QueueUnavailableError('ThrottlingException', message.queue);
   }
 }

@@ -1,8 +1,8 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handleDelivery } from '../../lib/delivery.js';
-import type { OutboundMessage } from '../../lib/queue/port.js';
+import { handleDelivery } from '../../lib/ingest/index.js';
+import type { SqsMessage } from '../../lib/queue/sqs-message.js';
 import { signBody } from '../../lib/samples.js';
 import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
@@ -17,7 +17,7 @@ const secrets = { fallback: [FALLBACK], byContext: { CustA: [CUST_A] } };
 const TOKEN = 'state-token-from-the-webhook-custom-headers';
 
 /** An SQS record carrying a message exactly as the ingest sent it (what the workers receive). */
-function asRecord(message: OutboundMessage, messageId = `m-${message.deduplicationId}`): SQSRecord {
+function asRecord(message: SqsMessage, messageId = `m-${message.deduplicationId}`): SQSRecord {
   const messageAttributes: SQSRecord['messageAttributes'] = {};
   for (const [name, value] of Object.entries(message.attributes)) {
     messageAttributes[name] = { dataType: 'String', stringValue: value };

@@ -1,5 +1,6 @@
-import type { DeliveryPolicy, DeliveryRequest } from '../../lib/delivery.js';
+import type { DeliveryPolicy, DeliveryRequest } from '../../lib/ingest/index.js';
 import type { OutboundMessage, QueueSender } from '../../lib/queue/port.js';
+import { encodeSqsMessage, type SqsMessage } from '../../lib/queue/sqs-message.js';
 import {
   buildSampleBody,
   buildSampleDelivery,
@@ -11,11 +12,14 @@ import { createSignatureVerifier, type SecretConfig } from '../../lib/signature.
 
 export const SECRET = 'test-secret-0123456789';
 
-/** A queue that keeps what it was sent, in order, like a real one would acknowledge it. */
+/**
+ * A queue that keeps what it was sent, in order, encoded as the SQS adapter sends it (so a test sees
+ * the body and attributes SQS would hold), like a real one would acknowledge it.
+ */
 export class RecordingQueue implements QueueSender {
-  readonly sent: OutboundMessage[] = [];
+  readonly sent: SqsMessage[] = [];
   async send(message: OutboundMessage): Promise<void> {
-    this.sent.push(message);
+    this.sent.push(encodeSqsMessage(message));
   }
 }
 

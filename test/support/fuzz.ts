@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import fc from 'fast-check';
-import type { DeliveryRequest } from '../../lib/delivery.js';
+import type { DeliveryRequest } from '../../lib/ingest/index.js';
 import {
   buildRegistrationTestBody,
   buildSampleBody,

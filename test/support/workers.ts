@@ -3,7 +3,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { RowEvent, WebhookStateEvent } from '../../lib/events/index.js';
-import { checkDeliveryEvent, type DeliveryEvent } from '../../lib/events/index.js';
+import { type DeliveryEvent, validEvent } from '../../lib/events/index.js';
 import { routeEvent } from '../../lib/routing.js';
 import {
   buildSampleBody,
@@ -44,7 +44,7 @@ export function stateEvent(
 }
 
 function validSample(body: Record<string, unknown>): DeliveryEvent {
-  const event = checkDeliveryEvent(body);
+  const event = validEvent(body);
   if (event === undefined) throw new Error(`the sample ${String(body.Event)} is not valid`);
   return event;
 }
@@ -55,7 +55,7 @@ export function sqsRecord(
   options: { base64?: boolean; raw?: string; messageId?: string } = {},
 ): SQSRecord {
   const text = options.raw ?? JSON.stringify(body);
-  const event = checkDeliveryEvent(body);
+  const event = validEvent(body);
   const route =
     event !== undefined ? routeEvent(event) : { groupId: 'parked', deduplicationId: randomUUID() };
   const attribute = (value: string) => ({

@@ -11,7 +11,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDefinitions, redriveAllowPolicy, redrivePolicy } from '../../infra/definitions.js';
 import { toSqsRecord } from '../../infra/local/event-source-mapping.js';
-import { handleDelivery } from '../../lib/delivery.js';
+import { handleDelivery } from '../../lib/ingest/index.js';
 import { createSqsSender } from '../../lib/queue/sqs.js';
 import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';

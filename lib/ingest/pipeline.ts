@@ -1,0 +1,278 @@
+import { isUtf8 } from 'node:buffer';
+import { type DeliveryEvent, parseDeliveryEvent } from '../events/index.js';
+import {
+  type DeliveryHeaders,
+  isJsonContentType,
+  lowerCaseHeaders,
+  parseStateHeaderEvent,
+  readDeliveryHeaders,
+  userAgentVersion,
+} from '../headers.js';
+import type { OutboundMessage } from '../queue/port.js';
+import { routeEvent, routeParked } from '../routing.js';
+import { type SecretMatch, safeEqual } from '../signature.js';
+import { type EnvelopeView, envelopeView } from './envelope-view.js';
+import type { DeliveryPolicy, DeliveryRequest } from './request.js';
+
+export type RejectReason =
+  | 'method-not-allowed'
+  | 'body-too-large'
+  | 'unsupported-media-type'
+  | 'bad-headers'
+  | 'invalid-body'
+  | 'invalid-event'
+  | 'header-mismatch'
+  | 'event-too-old'
+  | 'event-from-future'
+  | 'signature-missing'
+  | 'signature-invalid'
+  | 'signature-wrong-context'
+  | 'no-secret-configured'
+  | 'state-token-invalid';
+
+export type ParkReason =
+  | 'unknown-event'
+  | 'invalid-event'
+  | 'invalid-json'
+  | 'invalid-utf8'
+  | 'header-mismatch';
+
+export type RejectStatus = 400 | 401 | 405 | 413 | 415;
+
+/** What the log lines of a request carry (never a secret or a signature). */
+export interface LogFields {
+  eventId?: string;
+  event?: string;
+  contextIdentifier?: string;
+  signatureVerified: boolean;
+}
+
+export type Decision =
+  | { kind: 'reject'; status: RejectStatus; reason: RejectReason; detail: string; log: LogFields }
+  | { kind: 'accept'; message: OutboundMessage; log: LogFields }
+  | { kind: 'park'; reason: ParkReason; detail: string; message: OutboundMessage; log: LogFields }
+  | { kind: 'test'; log: LogFields };
+
+/**
+ * The event name of the CRM's registration check: when a webhook is saved, the service posts an
+ * event `test` (headers and body, with `X-Hook-Test: true`) and saves the webhook only if the
+ * answer is 200. It carries no data, and the service's documentation asks receivers to ignore it.
+ */
+export const REGISTRATION_TEST_EVENT = 'test';
+
+/** The headers and authentication of a request, once read: what the later steps need. */
+interface Checked {
+  request: DeliveryRequest;
+  headers: DeliveryHeaders;
+  log: LogFields;
+  authentic: boolean;
+  /** The body as text, once it is known to be UTF-8. */
+  text?: string;
+}
+
+/**
+ * Decides what to do with a delivery, without doing it: reject it (with the status and a reason
+ * safe to show), send one message to a queue (routed, or parked when an authentic body breaks the
+ * spec), or acknowledge the CRM's registration check. Order of checks: method, size, content type,
+ * headers, state token, signature over the raw bytes (before any parsing), UTF-8, JSON, context
+ * binding of the signature, registration check, schema, header and body agreement, age.
+ */
+export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decision {
+  const log: LogFields = { signatureVerified: false };
+
+  if (request.method.toUpperCase() !== 'POST')
+    return reject(log, 405, 'method-not-allowed', 'only POST is accepted');
+  const raw = request.body;
+  const size = typeof raw === 'string' ? Buffer.byteLength(raw) : raw.length;
+  if (size === 0) return reject(log, 400, 'invalid-body', 'the body is empty');
+  if (size > policy.maxBodyBytes) {
+    return reject(
+      log,
+      413,
+      'body-too-large',
+      `the body is larger than ${policy.maxBodyBytes} bytes (MAX_BODY_BYTES)`,
+    );
+  }
+  const lower = lowerCaseHeaders(request.headers);
+  if (!isJsonContentType(lower['content-type'])) {
+    return reject(log, 415, 'unsupported-media-type', 'Content-Type must be application/json (UTF-8)');
+  }
+  const read = readDeliveryHeaders(lower, policy.headerPrefix);
+  if (!read.ok) return reject(log, 400, 'bad-headers', read.detail);
+  const headers = read.headers;
+  log.eventId = clip(headers.eventId);
+  log.event = clip(headers.event);
+
+  const stateHeader = parseStateHeaderEvent(headers.event);
+  let tokenVerified = false;
+  if (stateHeader !== undefined && policy.stateEventToken !== undefined) {
+    const token = headers.receiverToken ?? request.query.token;
+    if (token === undefined || !safeEqual(token, policy.stateEventToken)) {
+      return reject(log, 401, 'state-token-invalid', 'webhook state deliveries need the receiver token');
+    }
+    tokenVerified = true;
+  }
+
+  let match: SecretMatch | undefined;
+  if (headers.signature !== undefined && policy.verifier.hasSecrets) {
+    match = policy.verifier.match(raw, headers.signature);
+    if (match === undefined)
+      return reject(log, 401, 'signature-invalid', 'the signature does not match the body');
+    log.signatureVerified = true;
+  }
+  const checked: Checked = { request, headers, log, authentic: match !== undefined || tokenVerified };
+
+  const text = asText(raw);
+  if (text === undefined) return refuseOrPark(checked, 'invalid-utf8', 'the body is not valid UTF-8');
+  checked.text = text;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return refuseOrPark(checked, 'invalid-json', 'the body is not JSON');
+  }
+  const view = envelopeView(json);
+
+  if (view.context !== undefined) log.contextIdentifier = clip(view.context);
+  if (match !== undefined) {
+    if (view.context !== undefined && !policy.verifier.allows(view.context, match)) {
+      return reject(
+        log,
+        401,
+        'signature-wrong-context',
+        'the signature is not valid for this ContextIdentifier',
+      );
+    }
+  } else if (stateHeader === undefined) {
+    if (view.context !== undefined && policy.verifier.hasSecretFor(view.context)) {
+      return reject(log, 401, 'signature-missing', 'a valid signature header is required');
+    }
+    if (!policy.allowUnsigned) {
+      return reject(
+        log,
+        401,
+        'no-secret-configured',
+        'unsigned deliveries are not accepted for this ContextIdentifier',
+      );
+    }
+  }
+
+  // The registration check, authenticated like any delivery above: answered 200 and not queued (it
+  // carries no data). Its Timestamp and EventIds are not checked: a replayed check changes nothing.
+  if (headers.event === REGISTRATION_TEST_EVENT && view.event === REGISTRATION_TEST_EVENT) {
+    return { kind: 'test', log };
+  }
+
+  const parsed = parseDeliveryEvent(json);
+  if (!parsed.ok) return refuseOrPark(checked, parsed.reason, parsed.detail, view);
+  const event = parsed.event;
+  const mismatch = headerMismatch(headers, stateHeader, event);
+  if (mismatch !== undefined) return refuseOrPark(checked, 'header-mismatch', mismatch, view);
+  if (isTooOld(event.Timestamp, request.receivedAt, policy.maxEventAgeSeconds)) {
+    return reject(
+      log,
+      400,
+      'event-too-old',
+      `the event Timestamp is older than ${policy.maxEventAgeSeconds} seconds (MAX_EVENT_AGE_SECONDS)`,
+    );
+  }
+  const skew = policy.maxClockSkewSeconds ?? 300;
+  if (!checked.authentic && isFromFuture(event.Timestamp, request.receivedAt, skew)) {
+    return reject(
+      log,
+      400,
+      'event-from-future',
+      `an unauthenticated event may be dated at most ${skew} seconds ahead (MAX_CLOCK_SKEW_SECONDS)`,
+    );
+  }
+  return { kind: 'accept', message: messageOf(checked, routeEvent(event), undefined), log };
+}
+
+function reject(log: LogFields, status: RejectStatus, reason: RejectReason, detail: string): Decision {
+  return { kind: 'reject', status, reason, detail, log };
+}
+
+/**
+ * An authentic body that breaks the spec is parked (kept, answered 200, replayable); an
+ * unauthenticated one is refused with 400 and never reaches a queue.
+ */
+function refuseOrPark(
+  checked: Checked,
+  reason: ParkReason,
+  detail: string,
+  view: EnvelopeView = {},
+): Decision {
+  if (!checked.authentic) {
+    const rejectReason: RejectReason =
+      reason === 'invalid-utf8' || reason === 'invalid-json'
+        ? 'invalid-body'
+        : reason === 'header-mismatch'
+          ? 'header-mismatch'
+          : 'invalid-event';
+    return reject(checked.log, 400, rejectReason, detail);
+  }
+  const route = routeParked(checked.request.body, view);
+  const message = messageOf(checked, route, { reason, detail });
+  return { kind: 'park', reason, detail, message, log: checked.log };
+}
+
+/** The message of a delivery: the body as received (as text when it is UTF-8), its keys and attributes. */
+function messageOf(
+  { request, headers, log, text }: Checked,
+  route: { queue: OutboundMessage['queue']; groupId: string; deduplicationId: string },
+  parking: { reason: ParkReason; detail: string } | undefined,
+): OutboundMessage {
+  const attributes: Record<string, string> = {
+    event: headers.event,
+    eventId: headers.eventId,
+    signatureVerified: log.signatureVerified ? 'true' : 'false',
+    receivedAt: request.receivedAt.toISOString(),
+  };
+  const version = userAgentVersion(headers.userAgent);
+  if (version !== undefined) attributes.userAgentVersion = version;
+  if (headers.retry !== undefined && headers.retry !== '') attributes.retry = headers.retry;
+  if (parking !== undefined) {
+    attributes.reason = parking.reason;
+    attributes.detail = parking.detail;
+  }
+  return { ...route, body: text ?? request.body, attributes };
+}
+
+function headerMismatch(
+  headers: DeliveryHeaders,
+  state: ReturnType<typeof parseStateHeaderEvent>,
+  event: DeliveryEvent,
+): string | undefined {
+  if (headers.eventId !== event.EventId) return 'the EventId header differs from the body EventId';
+  if (state !== undefined) {
+    if (state.bodyEvent !== event.Event) return 'the Event header differs from the body Event';
+    if (state.webhookId !== event.PrimaryKey)
+      return 'the webhook id in the Event header differs from PrimaryKey';
+    return undefined;
+  }
+  if (headers.event !== event.Event) return 'the Event header differs from the body Event';
+  return undefined;
+}
+
+/** True when a validated UTC Timestamp lies more than `maxAgeSeconds` before `receivedAt` (second precision, in the event's favour). */
+function isTooOld(timestamp: string, receivedAt: Date, maxAgeSeconds: number): boolean {
+  const limit = new Date((Math.floor(receivedAt.getTime() / 1000) - maxAgeSeconds - 1) * 1000).toISOString();
+  return timestamp.slice(0, 19) < limit.slice(0, 19);
+}
+
+/** True when a validated UTC Timestamp lies more than `skewSeconds` after `receivedAt` (second precision). */
+function isFromFuture(timestamp: string, receivedAt: Date, skewSeconds: number): boolean {
+  const limit = new Date((Math.floor(receivedAt.getTime() / 1000) + skewSeconds + 1) * 1000).toISOString();
+  return timestamp.slice(0, 19) > limit.slice(0, 19);
+}
+
+/** A header value in a log line, cut to 128 characters. */
+function clip(value: string): string {
+  return value.length > 128 ? `${value.slice(0, 128)}…` : value;
+}
+
+/** The body as text when it is well-formed UTF-8 (a string without lone surrogates); else undefined. */
+function asText(raw: string | Uint8Array): string | undefined {
+  if (typeof raw === 'string') return raw.isWellFormed() ? raw : undefined;
+  return isUtf8(raw) ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8') : undefined;
+}
