@@ -1,6 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadDefinitions, QUEUE_KEYS, SERVICE, TABLE_KEYS } from '../../infra/definitions.js';
+import {
+  loadAccessLogFormat,
+  loadDefinitions,
+  QUEUE_KEYS,
+  SERVICE,
+  TABLE_KEYS,
+} from '../../infra/definitions.js';
 import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../lib/samples.js';
 import { IMPORT_ENV } from '../bench/bundles.js';
 import {
@@ -136,6 +142,32 @@ describe('functions', () => {
     const integrations = ofType('AWS::ApiGatewayV2::Integration');
     expect(integrations).toHaveLength(1);
     expect(JSON.stringify(integrations[0]?.[1].Properties.IntegrationUri)).toContain('IngestLambdaFunction');
+  });
+});
+
+describe('HTTP API access logs', () => {
+  const settings = () =>
+    resource('HttpApiStage', 'AWS::ApiGatewayV2::Stage').Properties.AccessLogSettings as
+      | { DestinationArn: unknown; Format: string }
+      | undefined;
+
+  it('the stage writes the format of serverless.yml to its own log group, kept as long as the functions’', () => {
+    expect(settings()).toEqual({ DestinationArn: getAtt('HttpApiLogGroup'), Format: loadAccessLogFormat() });
+    expect(resource('HttpApiLogGroup', 'AWS::Logs::LogGroup').Properties).toEqual({
+      LogGroupName: `/aws/http-api/${PREFIX}`,
+      RetentionInDays: resource('IngestLogGroup').Properties.RetentionInDays,
+    });
+    expect(resource('HttpApiLogGroup').Properties.RetentionInDays).toBe(30);
+  });
+
+  it('one JSON object per request, of $context variables only: no body, header, query string or path', () => {
+    const fields = JSON.parse(settings()!.Format) as Record<string, string>;
+    expect(Object.keys(fields)).toEqual(expect.arrayContaining(['requestId', 'status', 'routeKey', 'ip']));
+    for (const [name, value] of Object.entries(fields)) {
+      expect(value, name).toMatch(/^\$context\.[A-Za-z]+(\.[A-Za-z]+)*$/);
+      // $context.path is the raw path; the state token travels in the query string or a header.
+      expect(value, name).not.toMatch(/body|header|signature|querystring|path|authorizer/i);
+    }
   });
 });
 
