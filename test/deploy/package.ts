@@ -22,6 +22,8 @@ export interface Resource {
   Properties: Record<string, unknown>;
   Condition?: string;
   DependsOn?: unknown;
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
 }
 
 export interface Template {

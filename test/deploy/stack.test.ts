@@ -248,6 +248,30 @@ describe('queues', () => {
   );
 });
 
+describe('what holds accepted deliveries', () => {
+  it('every queue (DLQs and parked included) and every table outlives a stack removal and a replacement, on any stage', () => {
+    const holders = [...ofType('AWS::SQS::Queue'), ...ofType('AWS::DynamoDB::Table')];
+    expect(holders.map(([id]) => id).sort()).toEqual(
+      [
+        ...QUEUE_KEYS.flatMap((key) => [`${pascal(key)}Queue`, `${pascal(key)}DeadLetterQueue`]),
+        ...TABLE_KEYS.map((key) => `${pascal(key)}Table`),
+      ].sort(),
+    );
+    for (const [id, holder] of holders) {
+      // A literal, not a condition: retained on dev as on prod.
+      expect({
+        id,
+        DeletionPolicy: holder.DeletionPolicy,
+        UpdateReplacePolicy: holder.UpdateReplacePolicy,
+      }).toEqual({
+        id,
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+      });
+    }
+  });
+});
+
 describe('tables', () => {
   const keys = {
     rows: [{ AttributeName: 'rowKey', KeyType: 'HASH' }],
