@@ -360,6 +360,7 @@ describe('IAM', () => {
       allow(consume, getAtt('WebhookStateQueue')),
       allow(['dynamodb:GetItem', 'dynamodb:PutItem'], getAtt('WebhooksTable')),
       allow('sns:Publish', ref('AlertTopic')),
+      allow(['kms:GenerateDataKey', 'kms:Decrypt'], getAtt('AlertTopicKey')),
     ],
   };
 
@@ -417,6 +418,40 @@ describe('alarms and alerts', () => {
     expect(subscription.Condition).toBe('HasAlertEmail');
     expect(subscription.Properties).toMatchObject({ Protocol: 'email', TopicArn: ref('AlertTopic') });
     expect(template.Conditions?.HasAlertEmail).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] });
+  });
+
+  it('the alert topic is encrypted with its own rotated key, which the stack’s alarms may use to publish', () => {
+    expect(resource('AlertTopic').Properties.KmsMasterKeyId).toEqual(getAtt('AlertTopicKey'));
+    const key = resource('AlertTopicKey', 'AWS::KMS::Key').Properties;
+    expect(key.EnableKeyRotation).toBe(true);
+    type KeyStatement = { Principal: unknown; Action: unknown; Resource: unknown; Condition?: unknown };
+    const statements = (key.KeyPolicy as { Statement: KeyStatement[] }).Statement;
+    const [admin, cloudWatch, ...others] = statements;
+    expect(others).toEqual([]);
+    expect(admin).toMatchObject({
+      Effect: 'Allow',
+      Principal: { AWS: { 'Fn::Sub': `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:root` } },
+      Action: 'kms:*',
+    });
+    // The AWS managed key aws/sns would refuse CloudWatch: alarms need a statement of their own.
+    const alarmArns = `arn:\${AWS::Partition}:cloudwatch:\${AWS::Region}:\${AWS::AccountId}:alarm:${PREFIX}-*`;
+    expect(cloudWatch).toEqual({
+      Sid: expect.any(String),
+      Effect: 'Allow',
+      Principal: { Service: 'cloudwatch.amazonaws.com' },
+      Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      Resource: '*',
+      Condition: {
+        StringEquals: { 'aws:SourceAccount': ref('AWS::AccountId') },
+        ArnLike: { 'aws:SourceArn': { 'Fn::Sub': alarmArns } },
+      },
+    });
+    // Every alarm that publishes to the topic falls under that condition.
+    for (const alarm of alarms()) expect(alarm.AlarmName as string).toMatch(new RegExp(`^${PREFIX}-`));
+    expect(resource('AlertTopicKeyAlias', 'AWS::KMS::Alias').Properties).toEqual({
+      AliasName: `alias/${PREFIX}-alerts`,
+      TargetKeyId: ref('AlertTopicKey'),
+    });
   });
 
   it('every alarm notifies the alert topic', () => {
