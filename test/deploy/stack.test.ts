@@ -15,6 +15,7 @@ import {
   bundleSize,
   FUNCTIONS,
   type FunctionKey,
+  type PackagedProvider,
   packageStack,
   type Resource,
   STAGE,
@@ -28,12 +29,14 @@ const ref = (logicalId: string) => ({ Ref: logicalId });
 const pascal = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
 
 let template: Template;
+/** The provider settings osls recorded for `deploy` (the default stack). */
+let provider: PackagedProvider;
 /** The same stack with `--param=ingestFunctionUrl=true`. */
 let withFunctionUrl: Template;
 
 beforeAll(async () => {
-  template = await packageStack();
-  withFunctionUrl = await packageStack({ ingestFunctionUrl: 'true' }, '.serverless-url');
+  ({ template, provider } = await packageStack());
+  ({ template: withFunctionUrl } = await packageStack({ ingestFunctionUrl: 'true' }, '.serverless-url'));
 }, 600_000);
 
 function resource(logicalId: string, type?: string): Resource {
@@ -142,6 +145,30 @@ describe('functions', () => {
     const integrations = ofType('AWS::ApiGatewayV2::Integration');
     expect(integrations).toHaveLength(1);
     expect(JSON.stringify(integrations[0]?.[1].Properties.IntegrationUri)).toContain('IngestLambdaFunction');
+  });
+});
+
+describe('deployment bucket', () => {
+  it('encrypted by default (SSE-S3), public access blocked, plain HTTP refused', () => {
+    const bucket = resource('ServerlessDeploymentBucket', 'AWS::S3::Bucket').Properties;
+    expect(bucket.BucketEncryption).toEqual({
+      ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+    });
+    expect(bucket.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    const policy = resource('ServerlessDeploymentBucketPolicy', 'AWS::S3::BucketPolicy').Properties;
+    expect(policy.PolicyDocument).toMatchObject({
+      Statement: [{ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': false } } }],
+    });
+  });
+
+  it('every artefact is uploaded with server-side encryption requested explicitly', () => {
+    // `deploy` sends it as ServerSideEncryption with each PutObject.
+    expect(provider.deploymentBucketObject).toMatchObject({ serverSideEncryption: 'AES256' });
   });
 });
 
