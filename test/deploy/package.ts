@@ -22,6 +22,8 @@ export interface Resource {
   Properties: Record<string, unknown>;
   Condition?: string;
   DependsOn?: unknown;
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
 }
 
 export interface Template {
@@ -30,15 +32,26 @@ export interface Template {
   Outputs: Record<string, { Value: unknown; Description?: string }>;
 }
 
+/** The provider settings osls recorded in serverless-state.json that `deploy` applies outside the template. */
+export interface PackagedProvider {
+  /** Sent with every artefact upload (PutObject), e.g. `serverSideEncryption`. */
+  deploymentBucketObject?: Record<string, unknown>;
+}
+
+export interface Packaged {
+  template: Template;
+  provider: PackagedProvider;
+}
+
 /**
  * Runs `osls package` offline (fake credentials, no AWS call) with stage parameters `params` into
- * `dir`, and returns the generated template. Slow (bundles four functions) and not safe to run
+ * `dir`, and returns the generated template and the provider settings it recorded. Slow (bundles four functions) and not safe to run
  * twice at once (the bundles share .esbuild/): call it in a beforeAll, one run after the other.
  */
 export async function packageStack(
   params: Record<string, string> = {},
   dir = '.serverless',
-): Promise<Template> {
+): Promise<Packaged> {
   await promisify(execFile)(
     join(ROOT, 'node_modules', '.bin', 'osls'),
     [
@@ -64,9 +77,13 @@ export async function packageStack(
       maxBuffer: 16 * 1024 * 1024,
     },
   );
-  return JSON.parse(
-    await readFile(join(ROOT, dir, 'cloudformation-template-update-stack.json'), 'utf8'),
-  ) as Template;
+  const read = async (file: string): Promise<unknown> =>
+    JSON.parse(await readFile(join(ROOT, dir, file), 'utf8'));
+  const state = (await read('serverless-state.json')) as { service: { provider: PackagedProvider } };
+  return {
+    template: (await read('cloudformation-template-update-stack.json')) as Template,
+    provider: state.service.provider,
+  };
 }
 
 /** Size in bytes of a function's minified bundle as packaged (serverless-esbuild keeps its output folder). */
