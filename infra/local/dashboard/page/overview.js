@@ -137,7 +137,9 @@ function queueSection(queues, reload) {
         h(
           'tr',
           {},
-          ['Queue', 'Visible', 'In flight', 'Delayed', 'Dead-letter queue', ''].map((t) => h('th', {}, t)),
+          ['Queue', 'Visible', 'In flight', 'Delayed', 'Dead-letter queue', 'Redrive'].map((t) =>
+            h('th', {}, t),
+          ),
         ),
       ),
       h(
