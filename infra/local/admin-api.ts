@@ -7,6 +7,7 @@ import {
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
 import type { Gap, Row, RowEntity, StoreReader, Webhook } from '../../lib/store/types.js';
+import type { Dashboard } from './dashboard/server.js';
 import type { LocalQueue } from './resources.js';
 import type { StoredMessage } from './sqs-emulator.js';
 
@@ -22,6 +23,15 @@ export interface AdminApiDeps {
   info?: () => Record<string, unknown>;
   /** How long POST /queues/{name}/redrive waits for the move task to finish. */
   redriveTimeoutMs?: number;
+  /** The dashboard page at `/`, its read routes, and the token a browser's POST must carry. */
+  dashboard?: Dashboard;
+}
+
+/** A JSON route: the path's captured parts and the query in, the answer's body out. */
+export interface AdminRoute {
+  method: string;
+  pattern: RegExp;
+  handle: (params: string[], query: URLSearchParams) => Promise<unknown>;
 }
 
 /** The admin view of a row: what a person or a test wants to see, without the order bookkeeping. */
@@ -73,6 +83,7 @@ export function toWebhookView(webhook: Webhook) {
     lastEventId: webhook.lastEventId,
     lastTimestamp: webhook.lastTimestamp,
     stateChangedAt: webhook.stateChangedAt,
+    transitions: webhook.transitions,
   };
 }
 
@@ -102,7 +113,7 @@ export interface ParkedView extends MessageView {
   reason: string | undefined;
 }
 
-class HttpError extends Error {
+export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -126,11 +137,7 @@ export function createAdminServer(deps: AdminApiDeps): Server {
     return queue;
   };
 
-  const routes: Array<{
-    method: string;
-    pattern: RegExp;
-    handle: (params: string[], query: URLSearchParams) => Promise<unknown>;
-  }> = [
+  const routes: AdminRoute[] = [
     {
       method: 'GET',
       pattern: /^\/health$/,
@@ -195,6 +202,7 @@ export function createAdminServer(deps: AdminApiDeps): Server {
           reason: message.messageAttributes.reason?.StringValue,
         })),
     },
+    ...(deps.dashboard?.routes ?? []),
   ];
 
   return createServer((req, res) => {
@@ -205,6 +213,7 @@ export function createAdminServer(deps: AdminApiDeps): Server {
     }
     const url = new URL(req.url ?? '/', 'http://admin.local');
     const path = url.pathname.replace(/\/+$/, '') || '/';
+    if (deps.dashboard?.intercept(req, res, path)) return;
     const matches = routes
       .map((route) => ({ route, match: route.pattern.exec(path) }))
       .filter((candidate) => candidate.match !== null);
@@ -308,7 +317,7 @@ async function redrive(sqs: SQSClient, queue: LocalQueue, timeoutMs: number) {
   }
 }
 
-function toMessageView(message: StoredMessage): MessageView {
+export function toMessageView(message: StoredMessage): MessageView {
   const attributes: Record<string, string> = {};
   for (const [name, value] of Object.entries(message.messageAttributes)) {
     attributes[name] = value.StringValue ?? value.BinaryValue ?? '';

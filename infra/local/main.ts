@@ -57,6 +57,7 @@ try {
   }
   console.log(
     `ready in ${Math.round(process.uptime() * 1000)} ms: POST ${runtime.urls.webhook} · admin ${runtime.urls.admin} · ` +
+      `dashboard ${runtime.urls.dashboard} · ` +
       `sqs ${runtime.urls.sqs} · dynamodb ${runtime.urls.dynamodb} · data ${data}/`,
   );
 

@@ -18,6 +18,8 @@ import {
   writeApiGatewayError,
   writeApiGatewayResult,
 } from './api-gateway.js';
+import { createDeliveryFeed, createOutcomeCounter, tapMetrics, watchIngest } from './dashboard/activity.js';
+import { createDashboard } from './dashboard/server.js';
 import { type DynamoEmulator, startDynamoEmulator } from './dynamo-emulator.js';
 import { type EventSourceMapping, type SqsHandler, startEventSourceMapping } from './event-source-mapping.js';
 import { type LocalFunction, loadFunctions } from './functions.js';
@@ -48,7 +50,7 @@ export interface LocalRuntimeOptions {
 
 export interface LocalRuntime {
   ports: { ingest: number; admin: number; sqs: number; dynamodb: number };
-  urls: { webhook: string; ingest: string; admin: string; sqs: string; dynamodb: string };
+  urls: { webhook: string; ingest: string; admin: string; dashboard: string; sqs: string; dynamodb: string };
   dataDir: string;
   queues: readonly LocalQueue[];
   tables: Record<string, string>;
@@ -152,6 +154,10 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
 
   const functions = loadFunctions();
   const handlers = new Map<string, unknown>();
+  // The dashboard's taps: outcomes per minute from the functions' metrics, the ingest's answers.
+  const outcomes = createOutcomeCounter();
+  const untapMetrics = tapMetrics(outcomes);
+  const deliveries = createDeliveryFeed();
   await Promise.all(
     functions.map(async (fn) => {
       const url = new URL(`../../${fn.module}`, import.meta.url).href;
@@ -159,13 +165,17 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
       const handler = module[fn.exportName];
       if (typeof handler !== 'function')
         throw new Error(`${fn.module} does not export a function ${fn.exportName}`);
-      handlers.set(fn.name, handler);
+      handlers.set(
+        fn.name,
+        fn.httpRoutes.length > 0 ? watchIngest(handler as ProxyHandler, deliveries) : handler,
+      );
     }),
   );
 
   const { createDynamoStore } = await import('../../lib/store/index.js');
+  const doc = DynamoDBDocumentClient.from(dynamodb);
   const store = createDynamoStore({
-    client: DynamoDBDocumentClient.from(dynamodb),
+    client: doc,
     tables: { rows: tables.rows!, events: tables.events!, webhooks: tables.webhooks! },
     retentionDays: 30,
   });
@@ -205,6 +215,15 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     peek: (name, limit) => sqsEmulator.peek(name, limit),
     isReady: () => ready,
     info: () => ({ urls, ports, dataDir, queues, tables }),
+    dashboard: createDashboard({
+      store,
+      doc,
+      eventsTable: tables.events!,
+      queues,
+      peek: (name, limit) => sqsEmulator.peek(name, limit),
+      outcomes,
+      deliveries,
+    }),
   });
   const host = options.host ?? LOOPBACK;
   const [ingestPort, adminPort] = await Promise.all([
@@ -222,6 +241,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     webhook: `http://${urlHost}:${ingestPort}/webhook`,
     ingest: `http://${urlHost}:${ingestPort}`,
     admin: `http://${LOOPBACK}:${adminPort}`,
+    dashboard: `http://${LOOPBACK}:${adminPort}/`,
     sqs: sqsEmulator.endpoint,
     dynamodb: dynamoEmulator.endpoint,
   };
@@ -239,6 +259,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
       if (queued > 0) log(`${queued} messages stay queued (${join(dataDir, SQS_JOURNAL)})`);
       admin.closeAllConnections();
       await new Promise<void>((done) => admin.close(() => done()));
+      untapMetrics();
       sqs.destroy();
       dynamodb.destroy();
       await sqsEmulator.close();
