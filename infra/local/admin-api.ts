@@ -6,7 +6,8 @@ import {
   type SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
-import type { Gap, Row, RowEntity, StoreReader, Webhook } from '../../lib/store/types.js';
+import { JsonText, stringifyExact } from '../../lib/json-text.js';
+import type { EventRecord, Gap, Row, RowEntity, StoreReader, Webhook } from '../../lib/store/types.js';
 import type { Dashboard } from './dashboard/server.js';
 import type { LocalQueue } from './resources.js';
 import type { StoredMessage } from './sqs-emulator.js';
@@ -40,8 +41,9 @@ export interface RowView {
   entity: RowEntity;
   primaryKey: number;
   status: Row['status'];
-  fieldValues: Record<string, unknown> | null;
-  values: Record<string, unknown> | null;
+  /** Exactly as delivered (every digit): {@link JsonText} when the row kept the text. */
+  fieldValues: JsonText | Record<string, unknown> | null;
+  values: JsonText | Record<string, unknown> | null;
   changedFields: string[];
   lastEventId: string;
   lastEvent: string;
@@ -56,8 +58,9 @@ export function toRowView(row: Row): RowView {
     entity: row.entity,
     primaryKey: row.primaryKey,
     status: row.status,
-    fieldValues: row.fieldValues ?? null,
-    values: row.values ?? null,
+    fieldValues:
+      row.fieldValuesJson !== undefined ? new JsonText(row.fieldValuesJson) : (row.fieldValues ?? null),
+    values: row.valuesJson !== undefined ? new JsonText(row.valuesJson) : (row.values ?? null),
     changedFields: row.changedFields,
     lastEventId: row.lastEventId,
     lastEvent: row.lastEvent,
@@ -65,6 +68,11 @@ export function toRowView(row: Row): RowView {
     changedByAssociateId: row.changedByAssociateId,
     eventCount: row.eventCount,
   };
+}
+
+/** A history record with its payload as the exact body received. */
+export function toEventView({ body, ...record }: EventRecord) {
+  return { ...record, payload: new JsonText(body) };
 }
 
 export function toWebhookView(webhook: Webhook) {
@@ -160,7 +168,7 @@ export function createAdminServer(deps: AdminApiDeps): Server {
       method: 'GET',
       pattern: /^\/rows\/([^/]+)\/([^/]+)\/([^/]+)\/events$/,
       handle: async ([context, entity, primaryKey]) =>
-        deps.store.listRowEvents(context!, rowEntity(entity!), integer(primaryKey!)),
+        (await deps.store.listRowEvents(context!, rowEntity(entity!), integer(primaryKey!))).map(toEventView),
     },
     {
       method: 'GET',
@@ -353,7 +361,7 @@ function limit(query: URLSearchParams): number {
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = `${JSON.stringify(body, null, 2)}\n`;
+  const text = `${stringifyExact(body, 2)}\n`;
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
