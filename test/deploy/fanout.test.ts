@@ -1,6 +1,7 @@
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishEvents, subscriptionResources } from '../../infra/subscriptions.js';
 import { loadSubscriptions } from '../../lib/bus/subscriptions.js';
 import { packageStack, type Resource, ROOT, STAGE, type Template } from './package.js';
@@ -18,6 +19,7 @@ const getAtt = (logicalId: string, attribute = 'Arn') => ({ 'Fn::GetAtt': [logic
 const ref = (logicalId: string) => ({ Ref: logicalId });
 
 let template: Template;
+const DIR = join(tmpdir(), `crm-fanout-${process.pid}`);
 
 interface Statement {
   Action: unknown;
@@ -28,10 +30,9 @@ interface PolicyDocument {
 }
 
 beforeAll(async () => {
-  template = await packageStack({}, join(tmpdir(), `crm-fanout-${process.pid}`), {
-    SUBSCRIPTIONS_FILE: FILE,
-  });
+  template = await packageStack({}, DIR, { SUBSCRIPTIONS_FILE: FILE });
 }, 600_000);
+afterAll(() => rmSync(DIR, { recursive: true, force: true }));
 
 function resource(logicalId: string, type: string): Resource {
   const found = template.Resources[logicalId];
