@@ -96,6 +96,7 @@ export function webhookSnapshot(
  * fields as delivered, then significantChanges, seq, outcome, echo and row (or webhook). Over
  * {@link MAX_ENTRY_BYTES}, the entry is rebuilt without FieldValues, Values, custom properties and
  * row.fieldValues, with `truncated: true`; still over, it throws {@link EntryTooLargeError}.
+ * A delivered top-level field named like one of the added ones (`seq`, `row`, …) is replaced by it.
  *
  * @example
  * buildEntry({ body, seq, outcome: 'applied', echo: false, row: rowSnapshot(row) }, bookkeepingFilter(DEFAULT_BOOKKEEPING_FIELDS))
