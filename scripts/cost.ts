@@ -24,7 +24,26 @@ export const PRICES = {
   dynamoPerWru: 0.625 / 1e6,
   dynamoPerRru: 0.125 / 1e6,
   logsPerGb: 0.5,
+  /** Custom events put on a bus, per 64 KB chunk of an entry (ours are well under 64 KB). */
+  eventBridgePerEntry: 1.0 / 1e6,
+  apiDestinationPerInvocation: 0.2 / 1e6,
 };
+
+/**
+ * What publishing adds per event (issue 14): nothing without subscriptions (PUBLISH_EVENTS is false),
+ * else one PutEvents entry per applied event and one API destination call per URL subscription it
+ * matches. Delivery to queue and Lambda targets costs nothing on the bus's side.
+ */
+export function fanoutRows(urlDeliveriesPerEvent: number): Array<[string, string, number]> {
+  return [
+    ['EventBridge custom events', '1 PutEvents entry (under 64 KB)', PRICES.eventBridgePerEntry],
+    [
+      'EventBridge API destinations',
+      `${urlDeliveriesPerEvent} invocation(s): URL subscriptions matched`,
+      urlDeliveriesPerEvent * PRICES.apiDestinationPerInvocation,
+    ],
+  ];
+}
 
 /** What the stack is configured with, and estimated durations (see docs/deploy.md). */
 export const ASSUMPTIONS = {
@@ -391,5 +410,12 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   console.log(
     `\nWith the CRM registered on the ingest's function URL (ingestFunctionUrl=true) instead of the HTTP API: **$${(withoutHttpApi * 1e6).toFixed(2)}** per million.`,
   );
+  const fanout = fanoutRows(1);
+  const withFanout = total + fanout.reduce((sum, [, , dollars]) => sum + dollars, 0);
+  console.log('\nWith subscriptions (every event published and delivered to one URL subscription):\n');
+  console.log('| Item | Per event | $ per million events |\n|---|---|---:|');
+  for (const [item, per, dollars] of fanout)
+    console.log(`| ${item} | ${per} | ${(dollars * 1e6).toFixed(3)} |`);
+  console.log(`| **Total with subscriptions** | | **${(withFanout * 1e6).toFixed(2)}** |`);
   for (const note of notes) console.log(`\n${note}`);
 }
