@@ -7,6 +7,7 @@ import {
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
 import type { Gap, Row, RowEntity, StoreReader, Webhook } from '../../lib/store/types.js';
+import { guardRequests } from './guard-requests.js';
 import type { LocalQueue } from './resources.js';
 import type { StoredMessage } from './sqs-emulator.js';
 
@@ -22,6 +23,8 @@ export interface AdminApiDeps {
   info?: () => Record<string, unknown>;
   /** How long POST /queues/{name}/redrive waits for the move task to finish. */
   redriveTimeoutMs?: number;
+  /** Where a request that could not be answered is logged; default stderr. */
+  log?: (line: string) => void;
 }
 
 /** The admin view of a row: what a person or a test wants to see, without the order bookkeeping. */
@@ -197,7 +200,7 @@ export function createAdminServer(deps: AdminApiDeps): Server {
     },
   ];
 
-  return createServer((req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const refused = refuseForeign(req);
     if (refused) {
       req.resume();
@@ -220,21 +223,21 @@ export function createAdminServer(deps: AdminApiDeps): Server {
     } catch {
       return send(res, 400, { error: 'malformed path' });
     }
-    found.route.handle(params, url.searchParams).then(
-      (body) => send(res, 200, body),
-      (error: unknown) => {
-        if (error instanceof HttpError) {
-          return send(
-            res,
-            error.status,
-            error.status === 503 ? { status: error.message } : { error: error.message },
-          );
-        }
-        console.error('[admin]', error);
-        send(res, 500, { error: 'internal error (see the runtime log)' });
-      },
-    );
-  });
+    let body: unknown;
+    try {
+      body = await found.route.handle(params, url.searchParams);
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      return send(
+        res,
+        error.status,
+        error.status === 503 ? { status: error.message } : { error: error.message },
+      );
+    }
+    // Serialising can fail too (a value nested too deep): guardRequests answers 500 then.
+    send(res, 200, body);
+  };
+  return createServer(guardRequests('admin', answer, deps.log));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -8,20 +8,10 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadDefinitions } from '../definitions.js';
 import { createAdminServer } from './admin-api.js';
-import {
-  matchRoute,
-  type ProxyHandler,
-  type Route,
-  readBody,
-  routeKey,
-  toApiGatewayEvent,
-  writeApiGatewayError,
-  writeApiGatewayResult,
-} from './api-gateway.js';
 import { type DynamoEmulator, startDynamoEmulator } from './dynamo-emulator.js';
 import { type EventSourceMapping, type SqsHandler, startEventSourceMapping } from './event-source-mapping.js';
-import { type LocalFunction, loadFunctions } from './functions.js';
-import { createLambdaContext } from './lambda-context.js';
+import { loadFunctions } from './functions.js';
+import { createIngestServer } from './ingest-server.js';
 import { ensureQueues, ensureTables, type LocalQueue } from './resources.js';
 import { type SqsEmulator, startSqsEmulator } from './sqs-emulator.js';
 
@@ -59,7 +49,6 @@ export interface LocalRuntime {
   stop(): Promise<void>;
 }
 
-const API_GATEWAY_PAYLOAD_LIMIT = 10 * 1024 * 1024;
 const LOOPBACK = '127.0.0.1';
 /** The SQS emulator's write-ahead journal under DATA_DIR (sqs-journal.ts). */
 const SQS_JOURNAL = 'sqs-journal.ndjson';
@@ -204,6 +193,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     queues,
     peek: (name, limit) => sqsEmulator.peek(name, limit),
     isReady: () => ready,
+    log,
     info: () => ({ urls, ports, dataDir, queues, tables }),
   });
   const host = options.host ?? LOOPBACK;
@@ -271,103 +261,6 @@ function ensureSecret(env: NodeJS.ProcessEnv, dataDir: string): LocalRuntime['se
   writeFileSync(path, `${value}\n`, { mode: 0o600 });
   env.WEBHOOK_SECRET = value;
   return { source: 'generated', value, path };
-}
-
-interface IngestServer {
-  server: Server;
-  /** Stops accepting connections and waits for the requests in flight. */
-  close(): Promise<void>;
-}
-
-/** API Gateway's HTTP API in front of the functions that have `httpApi` events. */
-function createIngestServer(
-  functions: readonly LocalFunction[],
-  handlers: ReadonlyMap<string, unknown>,
-  region: string,
-  log: (line: string) => void,
-): IngestServer {
-  const routes: Array<{ route: Route; fn: LocalFunction }> = functions.flatMap((fn) =>
-    fn.httpRoutes.map((route) => ({ route, fn })),
-  );
-  let inFlight = 0;
-  let drained: (() => void) | undefined;
-
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const url = req.url ?? '/';
-    const path = url.split('?')[0] ?? '/';
-    const route = matchRoute(
-      routes.map((entry) => entry.route),
-      req.method ?? 'GET',
-      path,
-    );
-    const entry = routes.find((candidate) => candidate.route === route);
-    if (!entry) {
-      req.resume();
-      return writeApiGatewayError(res, 404, 'Not Found');
-    }
-    const body = await readBody(req, API_GATEWAY_PAYLOAD_LIMIT);
-    if (!body) return writeApiGatewayError(res, 413, 'Request Entity Too Large');
-    const event = toApiGatewayEvent(
-      {
-        method: req.method ?? 'GET',
-        url,
-        rawHeaders: req.rawHeaders,
-        body,
-        sourceIp: (req.socket.remoteAddress ?? LOOPBACK).replace(/^::ffff:/, ''),
-        protocol: `HTTP/${req.httpVersion}`,
-      },
-      { routeKey: routeKey(entry.route) },
-    );
-    const handler = handlers.get(entry.fn.name) as ProxyHandler;
-    const context = createLambdaContext({
-      functionName: entry.fn.name,
-      timeoutMs: entry.fn.timeoutMs,
-      region,
-    });
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const result = await Promise.race([
-        handler(event, context),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`Task timed out after ${entry.fn.timeoutMs} ms`)),
-            entry.fn.timeoutMs,
-          );
-        }),
-      ]);
-      writeApiGatewayResult(res, result);
-    } catch (error) {
-      log(`[${entry.fn.name}] ${error instanceof Error ? error.stack : String(error)}`);
-      writeApiGatewayError(res, 500, 'Internal Server Error');
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-
-  const server = createServer((req, res) => {
-    inFlight++;
-    handle(req, res)
-      .catch((error: unknown) => {
-        log(`[ingest] ${error instanceof Error ? error.stack : String(error)}`);
-        if (!res.headersSent) writeApiGatewayError(res, 500, 'Internal Server Error');
-      })
-      .finally(() => {
-        inFlight--;
-        if (inFlight === 0) drained?.();
-      });
-  });
-  server.keepAliveTimeout = 65_000;
-
-  return {
-    server,
-    async close() {
-      const closed = new Promise<void>((done) => server.close(() => done()));
-      server.closeIdleConnections();
-      if (inFlight > 0) await new Promise<void>((done) => (drained = done));
-      server.closeAllConnections();
-      await closed;
-    },
-  };
 }
 
 function listen(server: Server, port: number, host: string): Promise<number> {

@@ -1,0 +1,117 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  matchRoute,
+  type ProxyHandler,
+  type Route,
+  readBody,
+  routeKey,
+  toApiGatewayEvent,
+  writeApiGatewayError,
+  writeApiGatewayResult,
+} from './api-gateway.js';
+import type { LocalFunction } from './functions.js';
+import { guardRequests } from './guard-requests.js';
+import { createLambdaContext } from './lambda-context.js';
+
+const API_GATEWAY_PAYLOAD_LIMIT = 10 * 1024 * 1024;
+const LOOPBACK = '127.0.0.1';
+
+export interface IngestServer {
+  server: Server;
+  /** Stops accepting connections and waits for the requests in flight. */
+  close(): Promise<void>;
+}
+
+/** API Gateway's HTTP API in front of the functions that have `httpApi` events. */
+export function createIngestServer(
+  functions: readonly LocalFunction[],
+  handlers: ReadonlyMap<string, unknown>,
+  region: string,
+  log: (line: string) => void,
+): IngestServer {
+  const routes: Array<{ route: Route; fn: LocalFunction }> = functions.flatMap((fn) =>
+    fn.httpRoutes.map((route) => ({ route, fn })),
+  );
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? '/';
+    const path = url.split('?')[0] ?? '/';
+    const route = matchRoute(
+      routes.map((entry) => entry.route),
+      req.method ?? 'GET',
+      path,
+    );
+    const entry = routes.find((candidate) => candidate.route === route);
+    if (!entry) {
+      req.resume();
+      return writeApiGatewayError(res, 404, 'Not Found');
+    }
+    const body = await readBody(req, API_GATEWAY_PAYLOAD_LIMIT);
+    if (!body) return writeApiGatewayError(res, 413, 'Request Entity Too Large');
+    const event = toApiGatewayEvent(
+      {
+        method: req.method ?? 'GET',
+        url,
+        rawHeaders: req.rawHeaders,
+        body,
+        sourceIp: (req.socket.remoteAddress ?? LOOPBACK).replace(/^::ffff:/, ''),
+        protocol: `HTTP/${req.httpVersion}`,
+      },
+      { routeKey: routeKey(entry.route) },
+    );
+    const handler = handlers.get(entry.fn.name) as ProxyHandler;
+    const context = createLambdaContext({
+      functionName: entry.fn.name,
+      timeoutMs: entry.fn.timeoutMs,
+      region,
+    });
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const result = await Promise.race([
+        handler(event, context),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`Task timed out after ${entry.fn.timeoutMs} ms`)),
+            entry.fn.timeoutMs,
+          );
+        }),
+      ]);
+      writeApiGatewayResult(res, result);
+    } catch (error) {
+      log(`[${entry.fn.name}] ${error instanceof Error ? error.stack : String(error)}`);
+      writeApiGatewayError(res, 500, 'Internal Server Error');
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const server = createServer(
+    guardRequests(
+      'ingest',
+      async (req, res) => {
+        inFlight++;
+        try {
+          await handle(req, res);
+        } finally {
+          inFlight--;
+          if (inFlight === 0) drained?.();
+        }
+      },
+      log,
+    ),
+  );
+  server.keepAliveTimeout = 65_000;
+
+  return {
+    server,
+    async close() {
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      server.closeIdleConnections();
+      if (inFlight > 0) await new Promise<void>((done) => (drained = done));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
