@@ -12,6 +12,7 @@ import {
 import type { LocalFunction } from './functions.js';
 import { guardRequests } from './guard-requests.js';
 import { createLambdaContext } from './lambda-context.js';
+import { writeProblem } from './problem-response.js';
 
 const API_GATEWAY_PAYLOAD_LIMIT = 10 * 1024 * 1024;
 const LOOPBACK = '127.0.0.1';
@@ -22,17 +23,34 @@ export interface IngestServer {
   close(): Promise<void>;
 }
 
-/** API Gateway's HTTP API in front of the functions that have `httpApi` events. */
-export function createIngestServer(
-  functions: readonly LocalFunction[],
-  handlers: ReadonlyMap<string, unknown>,
-  region: string,
-  log: (line: string) => void,
-): IngestServer {
+export interface IngestServerOptions {
+  functions: readonly LocalFunction[];
+  handlers: ReadonlyMap<string, unknown>;
+  region: string;
+  log: (line: string) => void;
+  /** The ingest's MAX_BODY_BYTES: reading stops past it and the answer is 413 at once. */
+  maxBodyBytes: number;
+  /** Open connections beyond this are answered 503 with Retry-After, their body unread. */
+  maxConnections: number;
+}
+
+/**
+ * API Gateway's HTTP API in front of the functions that have `httpApi` events, bounded so that a
+ * flood cannot exhaust the process: at most `maxConnections` connections are served and no body is
+ * buffered past `maxBodyBytes`, so the bodies held at once stay under their product.
+ */
+export function createIngestServer(options: IngestServerOptions): IngestServer {
+  const { functions, handlers, region, log, maxConnections } = options;
+  const bodyLimit = Math.min(options.maxBodyBytes, API_GATEWAY_PAYLOAD_LIMIT);
+  const tooLarge = (res: ServerResponse) =>
+    writeProblem(res, 413, 'body-too-large', `the body is larger than ${bodyLimit} bytes`, {
+      connection: 'close',
+    });
   const routes: Array<{ route: Route; fn: LocalFunction }> = functions.flatMap((fn) =>
     fn.httpRoutes.map((route) => ({ route, fn })),
   );
   let inFlight = 0;
+  let connections = 0;
   let drained: (() => void) | undefined;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -48,8 +66,9 @@ export function createIngestServer(
       req.resume();
       return writeApiGatewayError(res, 404, 'Not Found');
     }
-    const body = await readBody(req, API_GATEWAY_PAYLOAD_LIMIT);
-    if (!body) return writeApiGatewayError(res, 413, 'Request Entity Too Large');
+    if (Number(req.headers['content-length'] ?? 0) > bodyLimit) return tooLarge(res);
+    const body = await readBody(req, bodyLimit);
+    if (!body) return tooLarge(res);
     const event = toApiGatewayEvent(
       {
         method: req.method ?? 'GET',
@@ -91,6 +110,15 @@ export function createIngestServer(
     guardRequests(
       'ingest',
       async (req, res) => {
+        if (connections > maxConnections) {
+          return writeProblem(
+            res,
+            503,
+            'too-many-connections',
+            `more than ${maxConnections} connections at once (LOCAL_MAX_CONNECTIONS); retry later`,
+            { 'retry-after': '1', connection: 'close' },
+          );
+        }
         inFlight++;
         try {
           await handle(req, res);
@@ -102,6 +130,10 @@ export function createIngestServer(
       log,
     ),
   );
+  server.on('connection', (socket) => {
+    connections++;
+    socket.once('close', () => connections--);
+  });
   server.keepAliveTimeout = 65_000;
 
   return {

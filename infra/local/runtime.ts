@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { intEnv } from '../../lib/config/env.js';
 import { loadDefinitions } from '../definitions.js';
 import { createAdminServer } from './admin-api.js';
 import { type DynamoEmulator, startDynamoEmulator } from './dynamo-emulator.js';
@@ -29,6 +30,8 @@ export interface LocalRuntimeOptions {
   dynamodbPort?: number;
   stage?: string;
   region?: string;
+  /** Concurrent ingest connections served; beyond them a request is answered 503. Default 256. */
+  maxConnections?: number;
   /** Overrides every queue's VisibilityTimeout (seconds), for quick retries in experiments and tests. */
   visibilityTimeout?: number;
   /** The environment the functions read; default `process.env`, which is updated in place. */
@@ -186,7 +189,14 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
   }
 
   let ready = false;
-  const ingest = createIngestServer(functions, handlers, region, log);
+  const ingest = createIngestServer({
+    functions,
+    handlers,
+    region,
+    log,
+    maxBodyBytes: intEnv('MAX_BODY_BYTES', 1_048_576, env),
+    maxConnections: options.maxConnections ?? 256,
+  });
   const admin = createAdminServer({
     store,
     sqs,
