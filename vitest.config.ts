@@ -10,5 +10,9 @@ export default defineConfig({
     hookTimeout: 60_000,
     restoreMocks: true,
     unstubEnvs: true,
+    // Each test as it finishes, so that a long file does not leave minutes of silence.
+    reporters: ['verbose'],
+    // The AWS SDK's Node-version notice, once per worker and per spawned `npm start`: not for tests.
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });

@@ -9,6 +9,7 @@ import {
 import { JsonText, stringifyExact } from '../../lib/json-text.js';
 import type { EventRecord, Gap, Row, RowEntity, StoreReader, Webhook } from '../../lib/store/types.js';
 import type { Dashboard } from './dashboard/server.js';
+import { guardRequests } from './guard-requests.js';
 import type { LocalQueue } from './resources.js';
 import type { StoredMessage } from './sqs-emulator.js';
 
@@ -26,6 +27,8 @@ export interface AdminApiDeps {
   redriveTimeoutMs?: number;
   /** The dashboard page at `/`, its read routes, and the token a browser's POST must carry. */
   dashboard?: Dashboard;
+  /** Where a request that could not be answered is logged; default stderr. */
+  log?: (line: string) => void;
 }
 
 /** A JSON route: the path's captured parts and the query in, the answer's body out. */
@@ -213,7 +216,7 @@ export function createAdminServer(deps: AdminApiDeps): Server {
     ...(deps.dashboard?.routes ?? []),
   ];
 
-  return createServer((req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const refused = refuseForeign(req);
     if (refused) {
       req.resume();
@@ -237,21 +240,21 @@ export function createAdminServer(deps: AdminApiDeps): Server {
     } catch {
       return send(res, 400, { error: 'malformed path' });
     }
-    found.route.handle(params, url.searchParams).then(
-      (body) => send(res, 200, body),
-      (error: unknown) => {
-        if (error instanceof HttpError) {
-          return send(
-            res,
-            error.status,
-            error.status === 503 ? { status: error.message } : { error: error.message },
-          );
-        }
-        console.error('[admin]', error);
-        send(res, 500, { error: 'internal error (see the runtime log)' });
-      },
-    );
-  });
+    let body: unknown;
+    try {
+      body = await found.route.handle(params, url.searchParams);
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      return send(
+        res,
+        error.status,
+        error.status === 503 ? { status: error.message } : { error: error.message },
+      );
+    }
+    // Serialising can fail too (a value nested too deep): guardRequests answers 500 then.
+    send(res, 200, body);
+  };
+  return createServer(guardRequests('admin', answer, deps.log));
 }
 
 /**
