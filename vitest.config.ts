@@ -1,12 +1,18 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The browser tests need Chromium: `npm run test:browser` (vitest.browser.config.ts).
+    exclude: [...configDefaults.exclude, 'test/browser/**'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 60_000,
     restoreMocks: true,
     unstubEnvs: true,
+    // Each test as it finishes, so that a long file does not leave minutes of silence.
+    reporters: ['verbose'],
+    // The AWS SDK's Node-version notice, once per worker and per spawned `npm start`: not for tests.
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });

@@ -23,7 +23,11 @@ const metrics = new Metrics({ namespace: 'CrmWebhookReceiver' });
 const queue = createSqsSender({
   // The time budget: two attempts of at most 0.3 s to connect and 1 s of socket silence each, plus the
   // SDK's sub-second backoff, stay under 3 s, so a 503 reaches the sender before its own retry is due.
-  client: new SQSClient({ cacheMiddleware: true, maxAttempts: 2, requestHandler: { connectionTimeout: 300, requestTimeout: 1000 } }),
+  client: new SQSClient({
+    cacheMiddleware: true,
+    maxAttempts: 2,
+    requestHandler: { connectionTimeout: 300, requestTimeout: 1000 },
+  }),
   queueUrls: config.queueUrls,
 });
 

@@ -115,6 +115,20 @@ const TemplateSchema = z.object({
 });
 
 const DEFAULT_RESOURCES = new URL('./resources.yml', import.meta.url);
+const DEFAULT_SERVERLESS = new URL('../serverless.yml', import.meta.url);
+
+const ServerlessLogsSchema = z.object({
+  provider: z.object({ logs: z.object({ httpApi: z.object({ format: z.string() }) }) }),
+});
+
+/**
+ * The HTTP API's access log format as serverless.yml declares it (`provider.logs.httpApi.format`):
+ * a JSON object whose values are `$context` variables. test/deploy checks it against the packaged
+ * stage, scripts/cost.ts prices a line of it.
+ */
+export function loadAccessLogFormat(serverlessPath: string | URL = DEFAULT_SERVERLESS): string {
+  return ServerlessLogsSchema.parse(load(readFileSync(serverlessPath, 'utf8'))).provider.logs.httpApi.format;
+}
 
 /** Reads infra/resources.yml and returns the queues and tables it defines, named for `stage`. */
 export function loadDefinitions(options: LoadDefinitionsOptions): Definitions {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { normaliseTimestamp, type RowEvent } from './events/index.js';
 import { eventSeq } from './store/keys.js';
@@ -13,7 +14,29 @@ export interface ApplyOptions {
    * case the row alone cannot tell; without it such an event counts as new.
    */
   seenBefore?: boolean;
+  /**
+   * The row's `eventCount` once this event is merged, when the caller counted it from the history
+   * (a retry whose history record was already there); by default one more than the row's.
+   */
+  eventCount?: number;
+  /** The event's {@link contentHash}, kept for the recent window (see {@link recognise}). */
+  contentHash?: string;
+  /** FieldValues and Values exactly as delivered (JSON text); default: the parsed ones re-serialised. */
+  json?: { FieldValues?: string; Values?: string };
 }
+
+/** What the row alone can say about an event before it is recorded. */
+export type Recognition =
+  /** Not part of the row: record and merge it. */
+  | { kind: 'new' }
+  /** Already part of the row (same order key, same content). */
+  | { kind: 'duplicate' }
+  /** Its EventId is in the row with another content (`of`: the order key the row follows). */
+  | { kind: 'conflict'; of: string }
+  /** Its content is in the row under another EventId: the sender's resend (`of`: the first one). */
+  | { kind: 'resend'; of: string }
+  /** Older than every event of the row's window: only the history can tell. */
+  | { kind: 'unknown' };
 
 /**
  * Merges one event into a row. Pure, idempotent (`apply(apply(r, e), e)` equals `apply(r, e)`) and
@@ -35,16 +58,45 @@ export interface ApplyOptions {
  */
 export function apply(row: Row | undefined, event: RowEvent, options: ApplyOptions = {}): Row {
   const seq = eventSeq(event);
-  if (row === undefined) return merge(emptyRow(event, seq), event, seq);
+  if (row === undefined) return merge(emptyRow(event, seq), event, seq, options);
   if (row.lastSeq === seq || row.recentSeqs.includes(seq)) return row;
-  const oldest = row.recentSeqs[0];
-  const olderThanWindow = row.recentSeqs.length >= RECENT_WINDOW && oldest !== undefined && seq < oldest;
-  if (olderThanWindow && options.seenBefore === true) {
-    // Merged long ago (history has it) — or its first attempt failed between history and row write;
-    // merging again is harmless either way, counting it again is not.
-    return sameRow(row, merge(row, event, seq, false));
+  if (options.eventCount !== undefined) return sameRow(row, merge(row, event, seq, options));
+  if (olderThanWindow(row, seq) && options.seenBefore === true) {
+    // Merged long ago (history has it): merging again is harmless, counting it again is not.
+    return sameRow(row, merge(row, event, seq, { ...options, eventCount: row.eventCount }));
   }
-  return merge(row, event, seq);
+  return merge(row, event, seq, options);
+}
+
+/**
+ * Classifies an event against the row before it is recorded, by order key, EventId and content hash
+ * within the row's window of {@link RECENT_WINDOW} newest events; `unknown` for an older event.
+ */
+export function recognise(row: Row | undefined, event: RowEvent, hash: string): Recognition {
+  if (row === undefined) return { kind: 'new' };
+  const seq = eventSeq(event);
+  const hashes = row.contentHashes ?? {};
+  for (const known of row.recentSeqs) {
+    const sameId = known.endsWith(`#${event.EventId}`);
+    const knownHash = hashes[known];
+    if (known === seq && (knownHash === undefined || knownHash === hash)) return { kind: 'duplicate' };
+    if (sameId) return { kind: 'conflict', of: known };
+    if (knownHash === hash) return { kind: 'resend', of: known };
+  }
+  return olderThanWindow(row, seq) ? { kind: 'unknown' } : { kind: 'new' };
+}
+
+/**
+ * Identity of a delivery's content: SHA-256 of the body with its EventId taken out, so the sender's
+ * resend of a change under a new EventId has the same hash and a conflicting body another one.
+ */
+export function contentHash(body: string, eventId: string): string {
+  return createHash('sha256').update(body.split(eventId).join('')).digest('base64url').slice(0, 16);
+}
+
+function olderThanWindow(row: Row, seq: string): boolean {
+  const oldest = row.recentSeqs[0];
+  return row.recentSeqs.length >= RECENT_WINDOW && oldest !== undefined && seq < oldest;
 }
 
 function emptyRow(event: RowEvent, seq: string): Row {
@@ -65,8 +117,8 @@ function emptyRow(event: RowEvent, seq: string): Row {
   };
 }
 
-function merge(row: Row, event: RowEvent, seq: string, count = true): Row {
-  const next: Row = { ...row, eventCount: row.eventCount + (count ? 1 : 0) };
+function merge(row: Row, event: RowEvent, seq: string, options: ApplyOptions): Row {
+  const next: Row = { ...row, eventCount: options.eventCount ?? row.eventCount + 1 };
   const newest = seq >= row.lastSeq;
   if (newest) {
     next.lastEventId = event.EventId;
@@ -79,12 +131,14 @@ function merge(row: Row, event: RowEvent, seq: string, count = true): Row {
   let changedFieldSeqs = row.changedFieldSeqs;
   if (event.FieldValues !== undefined && (row.fieldValuesSeq === undefined || seq > row.fieldValuesSeq)) {
     next.fieldValues = event.FieldValues;
+    next.fieldValuesJson = options.json?.FieldValues ?? JSON.stringify(event.FieldValues);
     next.fieldValuesTimestamp = event.Timestamp;
     next.fieldValuesSeq = seq;
     changedFieldSeqs = Object.fromEntries(Object.entries(changedFieldSeqs).filter(([, at]) => at > seq));
   }
   if (event.Values !== undefined && (row.valuesSeq === undefined || seq > row.valuesSeq)) {
     next.values = event.Values;
+    next.valuesJson = options.json?.Values ?? JSON.stringify(event.Values);
     next.valuesSeq = seq;
   }
   if (event.Event.endsWith('.changed') || event.Event === 'contact.softdeleted') {
@@ -105,6 +159,12 @@ function merge(row: Row, event: RowEvent, seq: string, count = true): Row {
   next.status = statusOf(next);
 
   next.recentSeqs = [...row.recentSeqs, seq].sort().slice(-RECENT_WINDOW);
+  if (options.contentHash !== undefined || row.contentHashes !== undefined) {
+    const hashes = { ...row.contentHashes, ...(options.contentHash && { [seq]: options.contentHash }) };
+    next.contentHashes = Object.fromEntries(
+      next.recentSeqs.flatMap((kept) => (hashes[kept] ? [[kept, hashes[kept]]] : [])),
+    );
+  }
   return next;
 }
 
@@ -130,5 +190,7 @@ function compareTimestamps(a: string, b: string): number {
 
 /** `next` when it differs from `row` in anything stored, else `row` itself (so callers can skip the write). */
 function sameRow(row: Row, next: Row): Row {
-  return isDeepStrictEqual(row, next) ? row : next;
+  // FieldValues and Values compared by their text: a parsed value may be nested too deep to walk.
+  const comparable = ({ fieldValues: _f, values: _v, ...rest }: Row) => rest;
+  return isDeepStrictEqual(comparable(row), comparable(next)) ? row : next;
 }

@@ -3,14 +3,16 @@
  * event: the real ingest and contact-worker handlers (functions/) run here, the ingest against a
  * recording SQS client and the worker, on what the ingest queued, against a recording DynamoDB client.
  * Item sizes (so write units) are those of real rows and history records, log bytes those the
- * handlers print at the stage's log level. `tsx scripts/cost.ts` prints the table in docs/deploy.md.
+ * handlers print at the stage's log level, access log bytes those of serverless.yml's format filled in
+ * from the same requests. `tsx scripts/cost.ts` prints the table in docs/deploy.md.
  */
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
+import { loadAccessLogFormat } from '../infra/definitions.js';
 import { buildSampleBody, buildSampleDelivery, dotNetTimestamp, sampleHttpApiEvent } from '../lib/samples.js';
 
 /** us-east-1 list prices (USD), 2025. */
@@ -22,7 +24,26 @@ export const PRICES = {
   dynamoPerWru: 0.625 / 1e6,
   dynamoPerRru: 0.125 / 1e6,
   logsPerGb: 0.5,
+  /** Custom events put on a bus, per 64 KB chunk of an entry (ours are well under 64 KB). */
+  eventBridgePerEntry: 1.0 / 1e6,
+  apiDestinationPerInvocation: 0.2 / 1e6,
 };
+
+/**
+ * What publishing adds per event (issue 14): nothing without subscriptions (PUBLISH_EVENTS is false),
+ * else one PutEvents entry per applied event and one API destination call per URL subscription it
+ * matches. Delivery to queue and Lambda targets costs nothing on the bus's side.
+ */
+export function fanoutRows(urlDeliveriesPerEvent: number): Array<[string, string, number]> {
+  return [
+    ['EventBridge custom events', '1 PutEvents entry (under 64 KB)', PRICES.eventBridgePerEntry],
+    [
+      'EventBridge API destinations',
+      `${urlDeliveriesPerEvent} invocation(s): URL subscriptions matched`,
+      urlDeliveriesPerEvent * PRICES.apiDestinationPerInvocation,
+    ],
+  ];
+}
 
 /** What the stack is configured with, and estimated durations (see docs/deploy.md). */
 export const ASSUMPTIONS = {
@@ -74,6 +95,49 @@ export interface Measured {
   /** Bytes and lines the ingest and the worker print per event (their own, without Lambda's). */
   logBytes: number;
   logLines: number;
+  /** Bytes of the HTTP API's access log line per event (one per request), without the billed overhead. */
+  accessLogBytes: number;
+}
+
+/**
+ * One access log line as API Gateway writes it: `format` (serverless.yml) with each `$context` variable
+ * replaced by its value in `values`. Throws on a variable without a value, so a field added to the format
+ * is priced too.
+ */
+export function accessLogLine(format: string, values: Record<string, string>): string {
+  return format.replace(/\$context\.[A-Za-z]+(?:\.[A-Za-z]+)*/g, (variable) => {
+    const value = values[variable];
+    if (value === undefined) throw new Error(`scripts/cost.ts has no sample value for ${variable}`);
+    return value;
+  });
+}
+
+/**
+ * The `$context` values of one delivery: what the request and the ingest's answer say, and what API
+ * Gateway adds (a 16-character request id, its time stamp, the latencies the cost model assumes).
+ */
+function accessLogValues(
+  event: APIGatewayProxyEventV2,
+  answer: { statusCode: number; body?: string },
+): Record<string, string> {
+  const { http } = event.requestContext;
+  return {
+    '$context.requestId': 'Jr0aUhcpDoEEM7Q=',
+    '$context.requestTime': '14/May/2025:10:12:32 +0000',
+    '$context.identity.sourceIp': http.sourceIp,
+    '$context.identity.userAgent': event.headers['user-agent'] ?? '-',
+    '$context.httpMethod': http.method,
+    '$context.routeKey': event.routeKey,
+    '$context.protocol': http.protocol,
+    '$context.status': String(answer.statusCode),
+    '$context.responseLength': String(Buffer.byteLength(answer.body ?? '')),
+    '$context.responseLatency': String(ASSUMPTIONS.ingestMs + 4),
+    // Lambda's own answer to the invoke, not the function's status.
+    '$context.integrationStatus': '200',
+    '$context.integrationLatency': String(ASSUMPTIONS.ingestMs),
+    '$context.integrationErrorMessage': '-',
+    '$context.error.message': '-',
+  };
 }
 
 const STAGE_ENV = {
@@ -127,6 +191,8 @@ export async function measure(logSetup: keyof typeof LOG_SETUPS): Promise<Measur
     const worker = await import(`../functions/contact-worker.ts?logs=${logSetup}`);
 
     const names = ['contact.created', ...Array(9).fill('contact.changed')] as const;
+    const accessLogFormat = loadAccessLogFormat();
+    let accessLogBytes = 0;
     const start = Date.now();
     for (const [i, name] of names.entries()) {
       const body = buildSampleBody(name, {
@@ -134,9 +200,11 @@ export async function measure(logSetup: keyof typeof LOG_SETUPS): Promise<Measur
         timestamp: dotNetTimestamp(new Date(start + i * 1000)),
       });
       const delivery = buildSampleDelivery(body, { secret: STAGE_ENV.WEBHOOK_SECRET });
-      const response = await ingest.handler(sampleHttpApiEvent(delivery), lambdaContext('ingest'));
+      const event = sampleHttpApiEvent(delivery);
+      const response = await ingest.handler(event, lambdaContext('ingest'));
       if (response.statusCode !== 200)
         throw new Error(`ingest answered ${response.statusCode}: ${response.body}`);
+      accessLogBytes += Buffer.byteLength(accessLogLine(accessLogFormat, accessLogValues(event, response)));
     }
     const batch = await worker.handler(
       { Records: queued } satisfies SQSEvent,
@@ -151,6 +219,7 @@ export async function measure(logSetup: keyof typeof LOG_SETUPS): Promise<Measur
       requests: Object.fromEntries(Object.entries(table.requests).map(([k, v]) => [k, v / n])),
       logBytes: output.bytes / n,
       logLines: output.lines / n,
+      accessLogBytes: accessLogBytes / n,
     };
   } finally {
     output.restore();
@@ -271,14 +340,19 @@ export function logBytesPerEvent(measured: Measured, advancedLogging: boolean, b
 export async function costTable(): Promise<{
   rows: Array<[string, string, number]>;
   notes: string[];
+  /** What only the HTTP API costs per event (its requests and access logs): a function URL saves it. */
+  httpApiOnly: number;
 }> {
   const deployed = await measure('deployed');
   const textWarn = await measure('textWarn');
   const a = ASSUMPTIONS;
   const p = PRICES;
   const logBytes = logBytesPerEvent(deployed, true, a.batchSize);
+  const accessLogBytes = deployed.accessLogBytes + a.logEventOverheadBytes;
+  const accessLogs = (accessLogBytes / 1024 ** 3) * p.logsPerGb;
   const rows: Array<[string, string, number]> = [
     ['API Gateway HTTP API', '1 request', p.httpApiPerRequest],
+    ['HTTP API access logs', `${Math.round(accessLogBytes)} B in 1 line (JSON, $context only)`, accessLogs],
     ['Ingest Lambda requests', '1 invocation', p.lambdaPerRequest],
     [
       'Ingest Lambda duration',
@@ -320,11 +394,11 @@ export async function costTable(): Promise<{
       ` Text format at WARN ${Math.round(text)} B ($${dollars(text)});` +
       ` JSON with no INFO line per event ${Math.round(withoutInfo)} B ($${dollars(withoutInfo)}).`,
   ];
-  return { rows, notes };
+  return { rows, notes, httpApiOnly: p.httpApiPerRequest + accessLogs };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { rows, notes } = await costTable();
+  const { rows, notes, httpApiOnly } = await costTable();
   let total = 0;
   console.log('| Item | Per event | $ per million events |\n|---|---|---:|');
   for (const [item, per, dollars] of rows) {
@@ -332,9 +406,16 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     console.log(`| ${item} | ${per} | ${(dollars * 1e6).toFixed(3)} |`);
   }
   console.log(`| **Total** | | **${(total * 1e6).toFixed(2)}** |`);
-  const withoutHttpApi = total - PRICES.httpApiPerRequest;
+  const withoutHttpApi = total - httpApiOnly;
   console.log(
     `\nWith the CRM registered on the ingest's function URL (ingestFunctionUrl=true) instead of the HTTP API: **$${(withoutHttpApi * 1e6).toFixed(2)}** per million.`,
   );
+  const fanout = fanoutRows(1);
+  const withFanout = total + fanout.reduce((sum, [, , dollars]) => sum + dollars, 0);
+  console.log('\nWith subscriptions (every event published and delivered to one URL subscription):\n');
+  console.log('| Item | Per event | $ per million events |\n|---|---|---:|');
+  for (const [item, per, dollars] of fanout)
+    console.log(`| ${item} | ${per} | ${(dollars * 1e6).toFixed(3)} |`);
+  console.log(`| **Total with subscriptions** | | **${(withFanout * 1e6).toFixed(2)}** |`);
   for (const note of notes) console.log(`\n${note}`);
 }

@@ -6,7 +6,10 @@ import {
   type SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
-import type { Gap, Row, RowEntity, StoreReader, Webhook } from '../../lib/store/types.js';
+import { JsonText, stringifyExact } from '../../lib/json-text.js';
+import type { EventRecord, Gap, Row, RowEntity, StoreReader, Webhook } from '../../lib/store/types.js';
+import type { Dashboard } from './dashboard/server.js';
+import { guardRequests } from './guard-requests.js';
 import type { LocalQueue } from './resources.js';
 import type { StoredMessage } from './sqs-emulator.js';
 
@@ -22,6 +25,17 @@ export interface AdminApiDeps {
   info?: () => Record<string, unknown>;
   /** How long POST /queues/{name}/redrive waits for the move task to finish. */
   redriveTimeoutMs?: number;
+  /** The dashboard page at `/`, its read routes, and the token a browser's POST must carry. */
+  dashboard?: Dashboard;
+  /** Where a request that could not be answered is logged; default stderr. */
+  log?: (line: string) => void;
+}
+
+/** A JSON route: the path's captured parts and the query in, the answer's body out. */
+export interface AdminRoute {
+  method: string;
+  pattern: RegExp;
+  handle: (params: string[], query: URLSearchParams) => Promise<unknown>;
 }
 
 /** The admin view of a row: what a person or a test wants to see, without the order bookkeeping. */
@@ -30,8 +44,9 @@ export interface RowView {
   entity: RowEntity;
   primaryKey: number;
   status: Row['status'];
-  fieldValues: Record<string, unknown> | null;
-  values: Record<string, unknown> | null;
+  /** Exactly as delivered (every digit): {@link JsonText} when the row kept the text. */
+  fieldValues: JsonText | Record<string, unknown> | null;
+  values: JsonText | Record<string, unknown> | null;
   changedFields: string[];
   lastEventId: string;
   lastEvent: string;
@@ -46,8 +61,9 @@ export function toRowView(row: Row): RowView {
     entity: row.entity,
     primaryKey: row.primaryKey,
     status: row.status,
-    fieldValues: row.fieldValues ?? null,
-    values: row.values ?? null,
+    fieldValues:
+      row.fieldValuesJson !== undefined ? new JsonText(row.fieldValuesJson) : (row.fieldValues ?? null),
+    values: row.valuesJson !== undefined ? new JsonText(row.valuesJson) : (row.values ?? null),
     changedFields: row.changedFields,
     lastEventId: row.lastEventId,
     lastEvent: row.lastEvent,
@@ -55,6 +71,11 @@ export function toRowView(row: Row): RowView {
     changedByAssociateId: row.changedByAssociateId,
     eventCount: row.eventCount,
   };
+}
+
+/** A history record with its payload as the exact body received. */
+export function toEventView({ body, ...record }: EventRecord) {
+  return { ...record, payload: new JsonText(body) };
 }
 
 export function toWebhookView(webhook: Webhook) {
@@ -73,6 +94,7 @@ export function toWebhookView(webhook: Webhook) {
     lastEventId: webhook.lastEventId,
     lastTimestamp: webhook.lastTimestamp,
     stateChangedAt: webhook.stateChangedAt,
+    transitions: webhook.transitions,
   };
 }
 
@@ -102,7 +124,7 @@ export interface ParkedView extends MessageView {
   reason: string | undefined;
 }
 
-class HttpError extends Error {
+export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -126,11 +148,7 @@ export function createAdminServer(deps: AdminApiDeps): Server {
     return queue;
   };
 
-  const routes: Array<{
-    method: string;
-    pattern: RegExp;
-    handle: (params: string[], query: URLSearchParams) => Promise<unknown>;
-  }> = [
+  const routes: AdminRoute[] = [
     {
       method: 'GET',
       pattern: /^\/health$/,
@@ -153,7 +171,7 @@ export function createAdminServer(deps: AdminApiDeps): Server {
       method: 'GET',
       pattern: /^\/rows\/([^/]+)\/([^/]+)\/([^/]+)\/events$/,
       handle: async ([context, entity, primaryKey]) =>
-        deps.store.listRowEvents(context!, rowEntity(entity!), integer(primaryKey!)),
+        (await deps.store.listRowEvents(context!, rowEntity(entity!), integer(primaryKey!))).map(toEventView),
     },
     {
       method: 'GET',
@@ -195,9 +213,10 @@ export function createAdminServer(deps: AdminApiDeps): Server {
           reason: message.messageAttributes.reason?.StringValue,
         })),
     },
+    ...(deps.dashboard?.routes ?? []),
   ];
 
-  return createServer((req, res) => {
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const refused = refuseForeign(req);
     if (refused) {
       req.resume();
@@ -205,6 +224,7 @@ export function createAdminServer(deps: AdminApiDeps): Server {
     }
     const url = new URL(req.url ?? '/', 'http://admin.local');
     const path = url.pathname.replace(/\/+$/, '') || '/';
+    if (deps.dashboard?.intercept(req, res, path)) return;
     const matches = routes
       .map((route) => ({ route, match: route.pattern.exec(path) }))
       .filter((candidate) => candidate.match !== null);
@@ -220,21 +240,21 @@ export function createAdminServer(deps: AdminApiDeps): Server {
     } catch {
       return send(res, 400, { error: 'malformed path' });
     }
-    found.route.handle(params, url.searchParams).then(
-      (body) => send(res, 200, body),
-      (error: unknown) => {
-        if (error instanceof HttpError) {
-          return send(
-            res,
-            error.status,
-            error.status === 503 ? { status: error.message } : { error: error.message },
-          );
-        }
-        console.error('[admin]', error);
-        send(res, 500, { error: 'internal error (see the runtime log)' });
-      },
-    );
-  });
+    let body: unknown;
+    try {
+      body = await found.route.handle(params, url.searchParams);
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      return send(
+        res,
+        error.status,
+        error.status === 503 ? { status: error.message } : { error: error.message },
+      );
+    }
+    // Serialising can fail too (a value nested too deep): guardRequests answers 500 then.
+    send(res, 200, body);
+  };
+  return createServer(guardRequests('admin', answer, deps.log));
 }
 
 /**
@@ -308,7 +328,7 @@ async function redrive(sqs: SQSClient, queue: LocalQueue, timeoutMs: number) {
   }
 }
 
-function toMessageView(message: StoredMessage): MessageView {
+export function toMessageView(message: StoredMessage): MessageView {
   const attributes: Record<string, string> = {};
   for (const [name, value] of Object.entries(message.messageAttributes)) {
     attributes[name] = value.StringValue ?? value.BinaryValue ?? '';
@@ -344,7 +364,7 @@ function limit(query: URLSearchParams): number {
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = `${JSON.stringify(body, null, 2)}\n`;
+  const text = `${stringifyExact(body, 2)}\n`;
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),

@@ -162,17 +162,29 @@ export type ProxyHandler = (
   context: Context,
 ) => Promise<APIGatewayProxyResultV2 | undefined>;
 
-/** Reads the whole request body, up to `limit` bytes (API Gateway's payload limit is 10 MB). */
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > limit) return undefined;
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks, size);
+/**
+ * Reads the whole request body, up to `limit` bytes. Past the limit it stops reading (the request is
+ * paused, nothing more is buffered) and resolves `undefined`, so the caller can answer 413 at once.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off('data', onData);
+        req.pause();
+        chunks.length = 0;
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks, size)));
+    req.once('error', reject);
+  });
 }
 
 function parseQuery(raw: string): Record<string, string> | undefined {

@@ -1,11 +1,16 @@
 import { relative } from 'node:path';
-import { loadEnvFile } from './env-file.js';
+import { ConfigError } from '../../lib/config/env.js';
+import { loadEnvFile, originOf } from './env-file.js';
+import { readLocalConfig } from './local-config.js';
 import { startLocalRuntime } from './runtime.js';
+import { StartupError } from './startup-error.js';
+import { markSecretShown } from './webhook-secret.js';
 
 /**
  * `npm start`: the whole receiver on this machine. Configuration comes from the environment and an
  * optional `.env` file (ENV_FILE names another), the same variables as on AWS plus PORT, HOST,
- * ADMIN_PORT, DATA_DIR, SQS_PORT, DYNAMODB_PORT and LOCAL_VISIBILITY_TIMEOUT.
+ * ADMIN_PORT, DATA_DIR, SQS_PORT, DYNAMODB_PORT, LOCAL_VISIBILITY_TIMEOUT and LOCAL_MAX_CONNECTIONS.
+ * A mistake the user can fix (a value, a busy port, a DATA_DIR in use) is one line and exit status 2.
  */
 const envFile = loadEnvFile(process.env.ENV_FILE ?? '.env');
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -16,29 +21,23 @@ const display = (path: string): string => {
   return relativePath === '' ? '.' : relativePath.startsWith('..') ? path : relativePath;
 };
 
-const port = (name: string, fallback: number): number => {
-  const raw = process.env[name]?.trim();
-  if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > 65_535) {
-    console.error(`${name} must be a port number (0 picks a free one), not ${JSON.stringify(raw)}`);
-    process.exit(2);
+/** One line for a mistake the user can fix, exit 2; anything else with its stack, exit 1. */
+const fail = (error: unknown): never => {
+  if (error instanceof StartupError) console.error(error.message);
+  else if (error instanceof ConfigError)
+    console.error(`${error.message} (${originOf(error.variable, envFile)})`);
+  else {
+    console.error('could not start the local runtime:', error instanceof Error ? error.message : error);
+    if (error instanceof Error && error.stack) console.error(error.stack);
+    process.exit(1);
   }
-  return value;
+  process.exit(2);
 };
 
 try {
-  const runtime = await startLocalRuntime({
-    dataDir: process.env.DATA_DIR?.trim() || '.data',
-    host: process.env.HOST?.trim() || '127.0.0.1',
-    port: port('PORT', 3000),
-    adminPort: port('ADMIN_PORT', 3001),
-    sqsPort: port('SQS_PORT', 0),
-    dynamodbPort: port('DYNAMODB_PORT', 0),
-    visibilityTimeout: process.env.LOCAL_VISIBILITY_TIMEOUT ? port('LOCAL_VISIBILITY_TIMEOUT', 0) : undefined,
-  });
+  const runtime = await startLocalRuntime(readLocalConfig(process.env, (name) => originOf(name, envFile)));
   const data = display(runtime.dataDir);
-  if (envFile) console.log(`loaded ${envFile}`);
+  if (envFile) console.log(`loaded ${envFile.path}`);
   if (runtime.secret.source === 'generated') {
     console.log(
       [
@@ -50,6 +49,7 @@ try {
         '',
       ].join('\n'),
     );
+    markSecretShown(runtime.secret.path!);
   } else if (runtime.secret.source === 'data-dir') {
     console.log(`using the webhook secret generated earlier (${display(runtime.secret.path!)})`);
   } else if (runtime.secret.source === 'unsigned') {
@@ -57,6 +57,7 @@ try {
   }
   console.log(
     `ready in ${Math.round(process.uptime() * 1000)} ms: POST ${runtime.urls.webhook} · admin ${runtime.urls.admin} · ` +
+      `dashboard ${runtime.urls.dashboard} · ` +
       `sqs ${runtime.urls.sqs} · dynamodb ${runtime.urls.dynamodb} · data ${data}/`,
   );
 
@@ -85,7 +86,5 @@ try {
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 } catch (error) {
-  console.error('could not start the local runtime:', error instanceof Error ? error.message : error);
-  if (error instanceof Error && error.stack) console.error(error.stack);
-  process.exit(1);
+  fail(error);
 }

@@ -1,29 +1,26 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { intEnv } from '../../lib/config/env.js';
 import { loadDefinitions } from '../definitions.js';
 import { createAdminServer } from './admin-api.js';
-import {
-  matchRoute,
-  type ProxyHandler,
-  type Route,
-  readBody,
-  routeKey,
-  toApiGatewayEvent,
-  writeApiGatewayError,
-  writeApiGatewayResult,
-} from './api-gateway.js';
+import type { ProxyHandler } from './api-gateway.js';
+import { createDeliveryFeed, createOutcomeCounter, tapMetrics, watchIngest } from './dashboard/activity.js';
+import { createDashboard } from './dashboard/server.js';
+import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
 import { type DynamoEmulator, startDynamoEmulator } from './dynamo-emulator.js';
 import { type EventSourceMapping, type SqsHandler, startEventSourceMapping } from './event-source-mapping.js';
-import { type LocalFunction, loadFunctions } from './functions.js';
-import { createLambdaContext } from './lambda-context.js';
+import { loadFunctions } from './functions.js';
+import { createIngestServer } from './ingest-server.js';
+import { describeQueued } from './queued-summary.js';
 import { ensureQueues, ensureTables, type LocalQueue } from './resources.js';
 import { type SqsEmulator, startSqsEmulator } from './sqs-emulator.js';
+import { StartupError } from './startup-error.js';
+import { ensureSecret, type LocalSecret } from './webhook-secret.js';
 
 export interface LocalRuntimeOptions {
   /** Where dynalite keeps the tables and the runtime its SQS journal and generated secret. Default `.data`. */
@@ -39,6 +36,8 @@ export interface LocalRuntimeOptions {
   dynamodbPort?: number;
   stage?: string;
   region?: string;
+  /** Concurrent ingest connections served; beyond them a request is answered 503. Default 256. */
+  maxConnections?: number;
   /** Overrides every queue's VisibilityTimeout (seconds), for quick retries in experiments and tests. */
   visibilityTimeout?: number;
   /** The environment the functions read; default `process.env`, which is updated in place. */
@@ -48,18 +47,17 @@ export interface LocalRuntimeOptions {
 
 export interface LocalRuntime {
   ports: { ingest: number; admin: number; sqs: number; dynamodb: number };
-  urls: { webhook: string; ingest: string; admin: string; sqs: string; dynamodb: string };
+  urls: { webhook: string; ingest: string; admin: string; dashboard: string; sqs: string; dynamodb: string };
   dataDir: string;
   queues: readonly LocalQueue[];
   tables: Record<string, string>;
-  /** How the webhook secret was set: from the environment, generated now, or generated on an earlier start. */
-  secret: { source: 'environment' | 'generated' | 'data-dir' | 'unsigned'; value?: string; path?: string };
+  /** How the webhook secret was set (see webhook-secret.ts). */
+  secret: LocalSecret;
   /** Milliseconds from the call to ready. */
   startupMs: number;
   stop(): Promise<void>;
 }
 
-const API_GATEWAY_PAYLOAD_LIMIT = 10 * 1024 * 1024;
 const LOOPBACK = '127.0.0.1';
 /** The SQS emulator's write-ahead journal under DATA_DIR (sqs-journal.ts). */
 const SQS_JOURNAL = 'sqs-journal.ndjson';
@@ -79,20 +77,40 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const dataDir = resolve(options.dataDir ?? '.data');
   const region = options.region ?? env.AWS_REGION ?? 'us-east-1';
   mkdirSync(dataDir, { recursive: true });
+  const lock = lockDataDir(dataDir);
 
-  const [sqsEmulator, dynamoEmulator] = await Promise.all([
+  const [sqsStarted, dynamoStarted] = await Promise.allSettled([
     startSqsEmulator({
       host: LOOPBACK,
       port: options.sqsPort ?? 0,
       region,
       journalPath: join(dataDir, SQS_JOURNAL),
+    }).catch((error: unknown) => {
+      throw portError('SQS_PORT', options.sqsPort ?? 0, error);
     }),
-    startDynamoEmulator({ host: LOOPBACK, port: options.dynamodbPort ?? 0, path: join(dataDir, 'dynamodb') }),
+    startDynamoEmulator({
+      host: LOOPBACK,
+      port: options.dynamodbPort ?? 0,
+      path: join(dataDir, 'dynamodb'),
+    }).catch((error: unknown) => {
+      throw portError('DYNAMODB_PORT', options.dynamodbPort ?? 0, error);
+    }),
   ]);
+  if (sqsStarted.status === 'rejected' || dynamoStarted.status === 'rejected') {
+    if (sqsStarted.status === 'fulfilled') await sqsStarted.value.close();
+    if (dynamoStarted.status === 'fulfilled') await dynamoStarted.value.close();
+    lock.release();
+    throw sqsStarted.status === 'rejected'
+      ? sqsStarted.reason
+      : (dynamoStarted as PromiseRejectedResult).reason;
+  }
+  const sqsEmulator = sqsStarted.value;
+  const dynamoEmulator = dynamoStarted.value;
   try {
-    return await compose(options, { env, log, dataDir, region, started, sqsEmulator, dynamoEmulator });
+    return await compose(options, { env, log, dataDir, region, started, sqsEmulator, dynamoEmulator, lock });
   } catch (error) {
     await Promise.allSettled([sqsEmulator.close(), dynamoEmulator.close()]);
+    lock.release();
     throw error;
   }
 }
@@ -105,10 +123,11 @@ interface Started {
   started: number;
   sqsEmulator: SqsEmulator;
   dynamoEmulator: DynamoEmulator;
+  lock: DataDirLock;
 }
 
 async function compose(options: LocalRuntimeOptions, startedWith: Started): Promise<LocalRuntime> {
-  const { env, log, dataDir, region, started, sqsEmulator, dynamoEmulator } = startedWith;
+  const { env, log, dataDir, region, started, sqsEmulator, dynamoEmulator, lock } = startedWith;
   const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
   const sqs = new SQSClient({ endpoint: sqsEmulator.endpoint, region, credentials });
   const dynamodb = new DynamoDBClient({ endpoint: dynamoEmulator.endpoint, region, credentials });
@@ -152,6 +171,10 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
 
   const functions = loadFunctions();
   const handlers = new Map<string, unknown>();
+  // The dashboard's taps: outcomes per minute from the functions' metrics, the ingest's answers.
+  const outcomes = createOutcomeCounter();
+  const untapMetrics = tapMetrics(outcomes);
+  const deliveries = createDeliveryFeed();
   await Promise.all(
     functions.map(async (fn) => {
       const url = new URL(`../../${fn.module}`, import.meta.url).href;
@@ -159,16 +182,66 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
       const handler = module[fn.exportName];
       if (typeof handler !== 'function')
         throw new Error(`${fn.module} does not export a function ${fn.exportName}`);
-      handlers.set(fn.name, handler);
+      handlers.set(
+        fn.name,
+        fn.httpRoutes.length > 0 ? watchIngest(handler as ProxyHandler, deliveries) : handler,
+      );
     }),
   );
 
   const { createDynamoStore } = await import('../../lib/store/index.js');
+  const doc = DynamoDBDocumentClient.from(dynamodb);
   const store = createDynamoStore({
-    client: DynamoDBDocumentClient.from(dynamodb),
+    client: doc,
     tables: { rows: tables.rows!, events: tables.events!, webhooks: tables.webhooks! },
     retentionDays: 30,
   });
+
+  let ready = false;
+  const ingest = createIngestServer({
+    functions,
+    handlers,
+    region,
+    log,
+    maxBodyBytes: intEnv('MAX_BODY_BYTES', 1_048_576, env),
+    maxConnections: options.maxConnections ?? 256,
+  });
+  const admin = createAdminServer({
+    store,
+    sqs,
+    queues,
+    peek: (name, limit) => sqsEmulator.peek(name, limit),
+    isReady: () => ready,
+    log,
+    info: () => ({ urls, ports, dataDir, queues, tables }),
+    dashboard: createDashboard({
+      store,
+      doc,
+      eventsTable: tables.events!,
+      queues,
+      peek: (name, limit) => sqsEmulator.peek(name, limit),
+      outcomes,
+      deliveries,
+    }),
+  });
+  const host = options.host ?? LOOPBACK;
+  // The ports first: a busy one stops the start before any worker polls.
+  const listening = await Promise.allSettled([
+    listen(ingest.server, options.port ?? 3000, host, 'PORT'),
+    listen(admin, options.adminPort ?? 3001, LOOPBACK, 'ADMIN_PORT'),
+  ]);
+  const [ingestListening, adminListening] = listening;
+  if (ingestListening.status === 'rejected' || adminListening.status === 'rejected') {
+    if (ingest.server.listening) await ingest.close();
+    if (admin.listening) await new Promise<void>((done) => admin.close(() => done()));
+    untapMetrics();
+    sqs.destroy();
+    dynamodb.destroy();
+    throw listening.find((result) => result.status === 'rejected')!.reason;
+  }
+  const ingestPort = ingestListening.value;
+  const adminPort = adminListening.value;
+  lock.update({ ingest: ingestPort, admin: adminPort });
 
   const mappings: EventSourceMapping[] = [];
   for (const fn of functions) {
@@ -196,21 +269,6 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     }
   }
 
-  let ready = false;
-  const ingest = createIngestServer(functions, handlers, region, log);
-  const admin = createAdminServer({
-    store,
-    sqs,
-    queues,
-    peek: (name, limit) => sqsEmulator.peek(name, limit),
-    isReady: () => ready,
-    info: () => ({ urls, ports, dataDir, queues, tables }),
-  });
-  const host = options.host ?? LOOPBACK;
-  const [ingestPort, adminPort] = await Promise.all([
-    listen(ingest.server, options.port ?? 3000, host),
-    listen(admin, options.adminPort ?? 3001, LOOPBACK),
-  ]);
   const ports = {
     ingest: ingestPort,
     admin: adminPort,
@@ -222,6 +280,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     webhook: `http://${urlHost}:${ingestPort}/webhook`,
     ingest: `http://${urlHost}:${ingestPort}`,
     admin: `http://${LOOPBACK}:${adminPort}`,
+    dashboard: `http://${LOOPBACK}:${adminPort}/`,
     sqs: sqsEmulator.endpoint,
     dynamodb: dynamoEmulator.endpoint,
   };
@@ -233,16 +292,16 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
       ready = false;
       await ingest.close();
       await Promise.all(mappings.map((mapping) => mapping.stop()));
-      let queued = 0;
-      for (const queue of queues)
-        queued += sqsEmulator.peek(queue.name).length + sqsEmulator.peek(queue.dlq.name).length;
-      if (queued > 0) log(`${queued} messages stay queued (${join(dataDir, SQS_JOURNAL)})`);
+      const left = describeQueued(queues, (name) => sqsEmulator.peek(name).length);
+      if (left) log(`${left} (${join(dataDir, SQS_JOURNAL)})`);
       admin.closeAllConnections();
       await new Promise<void>((done) => admin.close(() => done()));
+      untapMetrics();
       sqs.destroy();
       dynamodb.destroy();
       await sqsEmulator.close();
       await dynamoEmulator.close();
+      lock.release();
     })();
     return stopping;
   };
@@ -259,123 +318,27 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
   };
 }
 
-function ensureSecret(env: NodeJS.ProcessEnv, dataDir: string): LocalRuntime['secret'] {
-  if (env.WEBHOOK_SECRET?.trim() || env.WEBHOOK_SECRETS?.trim()) return { source: 'environment' };
-  if (env.ALLOW_UNSIGNED?.trim().toLowerCase() === 'true') return { source: 'unsigned' };
-  const path = join(dataDir, 'webhook-secret');
-  if (existsSync(path)) {
-    env.WEBHOOK_SECRET = readFileSync(path, 'utf8').trim();
-    return { source: 'data-dir', value: env.WEBHOOK_SECRET, path };
-  }
-  const value = randomBytes(32).toString('base64url');
-  writeFileSync(path, `${value}\n`, { mode: 0o600 });
-  env.WEBHOOK_SECRET = value;
-  return { source: 'generated', value, path };
-}
-
-interface IngestServer {
-  server: Server;
-  /** Stops accepting connections and waits for the requests in flight. */
-  close(): Promise<void>;
-}
-
-/** API Gateway's HTTP API in front of the functions that have `httpApi` events. */
-function createIngestServer(
-  functions: readonly LocalFunction[],
-  handlers: ReadonlyMap<string, unknown>,
-  region: string,
-  log: (line: string) => void,
-): IngestServer {
-  const routes: Array<{ route: Route; fn: LocalFunction }> = functions.flatMap((fn) =>
-    fn.httpRoutes.map((route) => ({ route, fn })),
-  );
-  let inFlight = 0;
-  let drained: (() => void) | undefined;
-
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const url = req.url ?? '/';
-    const path = url.split('?')[0] ?? '/';
-    const route = matchRoute(
-      routes.map((entry) => entry.route),
-      req.method ?? 'GET',
-      path,
-    );
-    const entry = routes.find((candidate) => candidate.route === route);
-    if (!entry) {
-      req.resume();
-      return writeApiGatewayError(res, 404, 'Not Found');
-    }
-    const body = await readBody(req, API_GATEWAY_PAYLOAD_LIMIT);
-    if (!body) return writeApiGatewayError(res, 413, 'Request Entity Too Large');
-    const event = toApiGatewayEvent(
-      {
-        method: req.method ?? 'GET',
-        url,
-        rawHeaders: req.rawHeaders,
-        body,
-        sourceIp: (req.socket.remoteAddress ?? LOOPBACK).replace(/^::ffff:/, ''),
-        protocol: `HTTP/${req.httpVersion}`,
-      },
-      { routeKey: routeKey(entry.route) },
-    );
-    const handler = handlers.get(entry.fn.name) as ProxyHandler;
-    const context = createLambdaContext({
-      functionName: entry.fn.name,
-      timeoutMs: entry.fn.timeoutMs,
-      region,
-    });
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const result = await Promise.race([
-        handler(event, context),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error(`Task timed out after ${entry.fn.timeoutMs} ms`)),
-            entry.fn.timeoutMs,
-          );
-        }),
-      ]);
-      writeApiGatewayResult(res, result);
-    } catch (error) {
-      log(`[${entry.fn.name}] ${error instanceof Error ? error.stack : String(error)}`);
-      writeApiGatewayError(res, 500, 'Internal Server Error');
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-
-  const server = createServer((req, res) => {
-    inFlight++;
-    handle(req, res)
-      .catch((error: unknown) => {
-        log(`[ingest] ${error instanceof Error ? error.stack : String(error)}`);
-        if (!res.headersSent) writeApiGatewayError(res, 500, 'Internal Server Error');
-      })
-      .finally(() => {
-        inFlight--;
-        if (inFlight === 0) drained?.();
-      });
-  });
-  server.keepAliveTimeout = 65_000;
-
-  return {
-    server,
-    async close() {
-      const closed = new Promise<void>((done) => server.close(() => done()));
-      server.closeIdleConnections();
-      if (inFlight > 0) await new Promise<void>((done) => (drained = done));
-      server.closeAllConnections();
-      await closed;
-    },
-  };
-}
-
-function listen(server: Server, port: number, host: string): Promise<number> {
+function listen(server: Server, port: number, host: string, variable: string): Promise<number> {
   return new Promise((resolvePort, reject) => {
-    server.once('error', reject);
+    const failed = (error: Error) => reject(portError(variable, port, error));
+    server.once('error', failed);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolvePort((server.address() as AddressInfo).port);
     });
   });
+}
+
+/** A busy or forbidden port as one line naming the variable to change; other errors unchanged. */
+function portError(variable: string, port: number, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE')
+    return new StartupError(
+      `port ${port} is in use by another process: set ${variable} to a free port (0 picks one)`,
+    );
+  if (code === 'EACCES')
+    return new StartupError(
+      `port ${port} needs privileges: set ${variable} to a port above 1023 (0 picks one)`,
+    );
+  return error;
 }

@@ -23,6 +23,11 @@ import {
  *    `MaxNumberOfMessages` or the wait time is over.
  * 3. `ApproximateNumberOfMessages` counts only messages available for retrieval; the emulator counts
  *    in-flight messages too.
+ * 4. Deduplication: SQS remembers a FIFO message's deduplication id for 5 minutes after it was sent,
+ *    deleted or not, and answers a SendMessage with that id with the first MessageId without queuing
+ *    it. The emulator only compares with the messages still in the queue. The memory is not journaled:
+ *    after a restart the emulator forgets the ids of messages already deleted (the workers' conditional
+ *    history write still applies such a repeat once).
  *
  * It also keeps an ordered index of each queue's messages, which gives the local runtime a peek that
  * does not touch receive counts (for the admin API), and, with `journalPath`, journals every change to
@@ -84,6 +89,13 @@ interface EmulatorEntry {
   delayed: boolean;
   record: EmulatorRecord;
 }
+/** What SendMessage (or a SendMessageBatch entry) hands to setRecord; moves between queues too. */
+interface SendRequest {
+  QueueUrl?: string;
+  Id?: string;
+  MessageGroupId?: string;
+  MessageDeduplicationId?: string;
+}
 interface ReceiveOptions {
   VisibilityTimeout?: number | string;
   WaitTimeSeconds?: number | string;
@@ -94,6 +106,8 @@ interface EmulatorQueue {
   FifoQueue: boolean;
   VisibilityTimeout: number;
   ReceiveMessageWaitTimeSeconds: number;
+  DeduplicationScope?: string;
+  setRecord(request: SendRequest, messageId?: string): { record: EmulatorRecord };
   newRecord(record: EmulatorRecord, delaySeconds: number): EmulatorEntry;
   receive(options: ReceiveOptions): Promise<EmulatorRecord[]>;
   delete(receiptHandle: string): boolean;
@@ -107,6 +121,8 @@ interface EmulatorQueue {
  * own timers (a visibility timeout ending).
  */
 const POLL_MS = 50;
+/** SQS's deduplication interval. */
+export const DEDUPLICATION_MS = 5 * 60 * 1000;
 
 /** Starts the emulator on `host:port` (a free port by default). */
 export async function startSqsEmulator(options: SqsEmulatorOptions = {}): Promise<SqsEmulator> {
@@ -229,7 +245,14 @@ function patchQueue(
   indexes: Map<EmulatorQueue, Map<string, EmulatorEntry>>,
   durable: Durable,
 ): void {
-  for (const method of ['newRecord', 'receive', 'delete', 'changeVisibility', 'clearRecords'] as const) {
+  for (const method of [
+    'setRecord',
+    'newRecord',
+    'receive',
+    'delete',
+    'changeVisibility',
+    'clearRecords',
+  ] as const) {
     if (typeof queue[method] !== 'function') {
       throw new Error(
         `local-aws-sqs changed: queue.${method} is missing; infra/local/sqs-emulator.ts needs updating`,
@@ -243,8 +266,17 @@ function patchQueue(
     for (const wake of waiters) wake();
   };
 
+  const deduplication = rememberDeduplicationIds(queue);
+
   const newRecord = queue.newRecord;
   queue.newRecord = (record, delaySeconds) => {
+    const duplicateOf = deduplication.duplicateOf();
+    if (duplicateOf) {
+      // A repeat within the deduplication interval: answered with the first MessageId, never queued.
+      record.MessageId = duplicateOf.messageId;
+      if (duplicateOf.sequenceNumber) record.attributes.SequenceNumber = duplicateOf.sequenceNumber;
+      return { visible: false, delayed: false, record };
+    }
     // Write-ahead: on disk before the emulator answers SendMessage (and so before the ingest's 200).
     durable.journal?.put(queue.QueueName, toJournalRecord(record));
     const entry = newRecord(record, delaySeconds);
@@ -315,6 +347,54 @@ function patchQueue(
       });
     }
   };
+}
+
+interface Remembered {
+  messageId: string;
+  sequenceNumber: string | undefined;
+  until: number;
+}
+
+/**
+ * Patch 4: a FIFO queue remembers each deduplication id a client sent for DEDUPLICATION_MS, even
+ * after its message was deleted. Only SendMessage and SendMessageBatch entries are deduplicated (they
+ * carry QueueUrl or Id); moves to a DLQ and redrives go through the same setRecord and are not.
+ * Returns what the patched newRecord asks while setRecord runs: the first send of a repeated id.
+ */
+function rememberDeduplicationIds(queue: EmulatorQueue): { duplicateOf(): Remembered | undefined } {
+  const remembered = new Map<string, Remembered>();
+  let duplicateOf: Remembered | undefined;
+  if (!queue.FifoQueue) return { duplicateOf: () => undefined };
+
+  const setRecord = queue.setRecord;
+  queue.setRecord = (request, messageId) => {
+    const fromClient = messageId === undefined && ('QueueUrl' in request || 'Id' in request);
+    const id = request.MessageDeduplicationId;
+    if (!fromClient || id === undefined) return setRecord(request, messageId);
+    const key = queue.DeduplicationScope === 'messageGroup' ? `${request.MessageGroupId}\u0000${id}` : id;
+    const now = Date.now();
+    // Entries expire in the order they were added: drop the expired ones from the front.
+    for (const [oldKey, entry] of remembered) {
+      if (entry.until > now) break;
+      remembered.delete(oldKey);
+    }
+    duplicateOf = remembered.get(key);
+    try {
+      const sent = setRecord(request, messageId);
+      const { record } = sent;
+      if (!duplicateOf) {
+        remembered.set(key, {
+          messageId: record.MessageId,
+          sequenceNumber: record.attributes.SequenceNumber,
+          until: now + DEDUPLICATION_MS,
+        });
+      }
+      return sent;
+    } finally {
+      duplicateOf = undefined;
+    }
+  };
+  return { duplicateOf: () => duplicateOf };
 }
 
 /** The MessageId inside a receipt handle (base64 of a UUID and `{date, MessageId, QueueName}`). */

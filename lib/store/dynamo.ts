@@ -87,6 +87,8 @@ export function createDynamoStore(config: DynamoStoreConfig): Store {
         seq: record.seq,
         body: compressBody(record.body ?? JSON.stringify(record.payload)),
         echo: record.echo,
+        ...(record.conflictOf !== undefined && { conflictOf: record.conflictOf }),
+        ...(record.resendOf !== undefined && { resendOf: record.resendOf }),
         ...(record.signatureVerified !== undefined && { signatureVerified: record.signatureVerified }),
         ...(record.receivedAt !== undefined && { receivedAt: record.receivedAt }),
         recordedAt: recordedAt.toISOString(),
@@ -101,6 +103,17 @@ export function createDynamoStore(config: DynamoStoreConfig): Store {
           }),
         ),
       );
+    },
+
+    async getRowEvent(context, entity, primaryKey, seq) {
+      const { Item } = await doc.send(
+        new GetCommand({
+          TableName: events,
+          Key: { rowKey: rowKey(context, entity, primaryKey), seq },
+          ConsistentRead: true,
+        }),
+      );
+      return Item === undefined ? undefined : toEventRecord(Item);
     },
 
     async listRowEvents(context, entity, primaryKey) {
@@ -287,9 +300,11 @@ function toEventRecord(item: Item): EventRecord {
   if (item.body === undefined) {
     // Written before bodies were compressed: every field was an attribute, the payload a JSON string.
     const record = strip(item, 'rowKey');
-    return { ...(record as unknown as EventRecord), payload: JSON.parse(String(record.payload)) };
+    const body = String(record.payload);
+    return { ...(record as unknown as EventRecord), payload: JSON.parse(body), body };
   }
-  const payload = JSON.parse(decompressBody(item.body as Uint8Array)) as Record<string, unknown>;
+  const body = decompressBody(item.body as Uint8Array);
+  const payload = JSON.parse(body) as Record<string, unknown>;
   const [entity, primaryKey] = String(item.rowKey).split('#');
   return {
     context: String(payload.ContextIdentifier),
@@ -301,10 +316,13 @@ function toEventRecord(item: Item): EventRecord {
     timestamp: String(payload.Timestamp),
     changedByAssociateId: Number(payload.ChangedByAssociateId),
     echo: item.echo === true,
+    ...(typeof item.conflictOf === 'string' && { conflictOf: item.conflictOf }),
+    ...(typeof item.resendOf === 'string' && { resendOf: item.resendOf }),
     ...(item.signatureVerified !== undefined && { signatureVerified: item.signatureVerified === true }),
     ...(item.receivedAt !== undefined && { receivedAt: String(item.receivedAt) }),
     recordedAt: String(item.recordedAt),
     expiresAt: Number(item.expiresAt),
     payload,
+    body,
   };
 }

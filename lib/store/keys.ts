@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { normaliseTimestamp } from '../events/index.js';
 
 /** Partition key of a row (and of its history): context last, so a `#` inside it stays unambiguous. */
@@ -20,9 +21,14 @@ export function webhookSk(webhookId: number): string {
   return `webhook#${webhookId}`;
 }
 
-/** Sort key of the last-accepted marker of a context for one WebhookName. */
+/**
+ * Sort key of the last-accepted marker of a context for one WebhookName. A name too long for a sort
+ * key (1,024 bytes) is keyed by its SHA-256 instead, so every accepted WebhookName gets its marker.
+ */
 export function acceptedSk(webhookName: string): string {
-  return `accepted#${webhookName}`;
+  const key = `accepted#${webhookName}`;
+  if (Buffer.byteLength(key) <= 1024) return key;
+  return `accepted#sha256:${createHash('sha256').update(webhookName).digest('hex')}`;
 }
 
 export const WEBHOOK_SK_PREFIX = 'webhook#';

@@ -1,4 +1,5 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { compressBody, decompressBody } from './body-codec.js';
 import { eventSeq, rowKey } from './keys.js';
 import type { Row } from './types.js';
 
@@ -19,6 +20,8 @@ interface Bookkeeping {
   v?: number;
   /** `changedFieldSeqs`, in the order of `changedFields`. */
   c: number[];
+  /** `contentHashes` of `r`, in the same order (`null` for an event without one). */
+  h?: Array<string | null>;
 }
 
 const BOOKKEEPING_V1 = 1;
@@ -26,9 +29,11 @@ const BOOKKEEPING_V1 = 1;
 /**
  * A row as a DynamoDB item, with nothing stored twice: `context`, `entity` and `primaryKey` are in
  * `rowKey`, `lastSeq` is `lastTimestamp` and `lastEventId`, and the order keys of the merge
- * bookkeeping (`recentSeqs`, `changedFieldSeqs`, `fieldValuesSeq`, `valuesSeq`) go, deduplicated and
- * deflated, into one binary attribute `merge`. The data fields stay plain attributes.
- * {@link fromRowItem} gives back the same row.
+ * bookkeeping (`recentSeqs`, `changedFieldSeqs`, `fieldValuesSeq`, `valuesSeq`, `contentHashes`) go,
+ * deduplicated and deflated, into one binary attribute `merge`. FieldValues and Values are stored as
+ * the JSON text delivered, deflated (binary `fieldValuesJson`, `valuesJson`), never as native
+ * attributes: any valid JSON fits (a long's digits, 1e-200, any depth). The other data fields stay
+ * plain attributes. {@link fromRowItem} gives back the same row.
  */
 export function toRowItem(row: Row, version: number): Item {
   const {
@@ -40,6 +45,11 @@ export function toRowItem(row: Row, version: number): Item {
     changedFieldSeqs,
     fieldValuesSeq,
     valuesSeq,
+    fieldValues,
+    fieldValuesJson,
+    values,
+    valuesJson,
+    contentHashes,
     ...data
   } = row;
   const referenced = [...recentSeqs, ...Object.values(changedFieldSeqs)];
@@ -55,13 +65,18 @@ export function toRowItem(row: Row, version: number): Item {
     ...(valuesSeq !== undefined && { v: at(valuesSeq) }),
     // changedFields is the sorted key list of changedFieldSeqs (see apply): one list serves both.
     c: row.changedFields.map((field) => at(changedFieldSeqs[field]!)),
+    ...(contentHashes !== undefined && { h: recentSeqs.map((seq) => contentHashes[seq] ?? null) }),
   };
+  const fieldValuesText = fieldValuesJson ?? (fieldValues && JSON.stringify(fieldValues));
+  const valuesText = valuesJson ?? (values && JSON.stringify(values));
   const merge = Buffer.concat([
     Buffer.of(BOOKKEEPING_V1),
     deflateRawSync(JSON.stringify(bookkeeping), { level: 9 }),
   ]);
   return {
     ...Object.fromEntries(Object.entries(data).filter(([, value]) => value !== undefined)),
+    ...(fieldValuesText !== undefined && { fieldValuesJson: compressBody(fieldValuesText) }),
+    ...(valuesText !== undefined && { valuesJson: compressBody(valuesText) }),
     rowKey: rowKey(context, entity, primaryKey),
     version,
     merge,
@@ -70,16 +85,22 @@ export function toRowItem(row: Row, version: number): Item {
 
 /** The row {@link toRowItem} stored (or an item written before it, which held every field as is). */
 export function fromRowItem(item: Item): Row {
-  const { rowKey: key, version: _version, merge, ...data } = item;
-  if (merge === undefined) return data as unknown as Row; // written before the bookkeeping was packed
+  const { rowKey: key, version: _version, merge, fieldValuesJson, valuesJson, ...data } = item;
+  const payload = {
+    ...jsonPart('fieldValues', fieldValuesJson, data.fieldValues),
+    ...jsonPart('values', valuesJson, data.values),
+  };
+  if (merge === undefined) return { ...(data as unknown as Row), ...payload }; // written before the bookkeeping was packed
   const [entity, primaryKey, ...context] = String(key).split('#');
   const stored = merge as Uint8Array;
   if (stored[0] !== BOOKKEEPING_V1) throw new Error(`unknown row bookkeeping format ${String(stored[0])}`);
   const bookkeeping = JSON.parse(inflateRawSync(stored.subarray(1)).toString('utf8')) as Bookkeeping;
   const seq = (i: number) => bookkeeping.s[i]!;
   const row = data as unknown as Row;
+  const hashes = bookkeeping.h;
   return {
     ...row,
+    ...payload,
     context: context.join('#'),
     entity: entity as Row['entity'],
     primaryKey: Number(primaryKey),
@@ -90,5 +111,21 @@ export function fromRowItem(item: Item): Row {
     ),
     ...(bookkeeping.f !== undefined && { fieldValuesSeq: seq(bookkeeping.f) }),
     ...(bookkeeping.v !== undefined && { valuesSeq: seq(bookkeeping.v) }),
+    ...(hashes !== undefined && {
+      contentHashes: Object.fromEntries(
+        bookkeeping.r.flatMap((i, n) => (hashes[n] ? [[seq(i), hashes[n]]] : [])),
+      ),
+    }),
   };
+}
+
+/** A stored FieldValues/Values: the deflated text, or (items written before it) the native map. */
+function jsonPart(name: 'fieldValues' | 'values', stored: unknown, native: unknown): Partial<Row> {
+  let text: string | undefined;
+  if (stored instanceof Uint8Array) text = decompressBody(stored);
+  else if (typeof native === 'object' && native !== null) text = JSON.stringify(native);
+  if (text === undefined) return {};
+  const value: unknown = JSON.parse(text);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  return { [name]: value, [`${name}Json`]: text };
 }

@@ -17,12 +17,16 @@ export interface Row {
   entity: RowEntity;
   primaryKey: number;
   status: RowStatus;
-  /** FieldValues of the newest event that carried them (created events), exactly as delivered. */
+  /** FieldValues of the newest event that carried them (created events), as `JSON.parse` reads them. */
   fieldValues?: Record<string, unknown>;
+  /** The same FieldValues exactly as delivered (JSON text): what the store keeps, every digit intact. */
+  fieldValuesJson?: string;
   fieldValuesTimestamp?: string;
   fieldValuesSeq?: string;
-  /** Values of the newest event that carried them (deleted events), exactly as delivered. */
+  /** Values of the newest event that carried them (deleted events), as `JSON.parse` reads them. */
   values?: Record<string, unknown>;
+  /** The same Values exactly as delivered (JSON text). */
+  valuesJson?: string;
   valuesSeq?: string;
   /** Fields named by changed/softdeleted events newer than `fieldValues`: those values are stale. Sorted. */
   changedFields: string[];
@@ -34,7 +38,10 @@ export interface Row {
   lastTimestamp: string;
   lastSeq: string;
   changedByAssociateId: number;
-  /** Distinct events merged into the row (late ones included, duplicates not). */
+  /**
+   * Distinct events recorded for the row (late ones included; duplicates, resends and conflicting
+   * deliveries not). A retry whose history record was already there recounts the history.
+   */
   eventCount: number;
   /** Timestamp of the oldest created event seen. */
   createdAt?: string;
@@ -44,6 +51,8 @@ export interface Row {
   deletedAt?: string;
   /** Order keys of the newest events merged (at most RECENT_WINDOW), ascending: exact duplicate detection. */
   recentSeqs: string[];
+  /** Content hash (body minus EventId) of each event of `recentSeqs` that has one: tells resends and conflicts from duplicates. */
+  contentHashes?: Record<string, string>;
 }
 
 /** One accepted event in a row's history (events table), oldest first when listed. */
@@ -65,10 +74,16 @@ export interface EventRecord {
   expiresAt: number;
   /** The event as delivered (parsed JSON body). */
   payload: Record<string, unknown>;
+  /** The delivery body exactly as received. */
+  body: string;
+  /** A delivery with the EventId of the event at this order key but another content: kept, not merged. */
+  conflictOf?: string;
+  /** The same change resent under a new EventId (the sender's next cycle): kept, not merged, not counted. */
+  resendOf?: string;
 }
 
 /** A history record before the store stamps it. */
-export type NewEventRecord = Omit<EventRecord, 'recordedAt' | 'expiresAt'> & {
+export type NewEventRecord = Omit<EventRecord, 'recordedAt' | 'expiresAt' | 'body'> & {
   /** The delivery body exactly as received; what the store keeps (compressed). Defaults to `payload` as JSON. */
   body?: string;
 };
@@ -149,6 +164,13 @@ export interface Versioned<T> {
 export interface StoreWriter {
   /** Writes a history record if it is not there yet (stamping recordedAt/expiresAt); `false` when it already was. */
   recordEvent(record: NewEventRecord): Promise<boolean>;
+  /** One history record by its order key (the `seq` it was recorded under). */
+  getRowEvent(
+    context: string,
+    entity: RowEntity,
+    primaryKey: number,
+    seq: string,
+  ): Promise<EventRecord | undefined>;
   loadRow(context: string, entity: RowEntity, primaryKey: number): Promise<Versioned<Row>>;
   /** One conditional put; throws {@link VersionConflictError} when the item moved since `expectedVersion`. */
   saveRow(row: Row, expectedVersion: number): Promise<void>;

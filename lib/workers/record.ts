@@ -35,7 +35,7 @@ export async function decodeRecord(record: SQSRecord): Promise<DecodedRecord> {
   } catch (cause) {
     throw new InvalidRecordError('message body is not JSON', record.messageId, { cause });
   }
-  const parsed = await parseDeliveryEvent(body);
+  const parsed = parseDeliveryEvent(body);
   if (!parsed.ok) {
     throw new InvalidRecordError(`${parsed.reason}: ${parsed.detail}`, record.messageId);
   }

@@ -3,15 +3,19 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { RowEvent } from '../events/index.js';
 import { type Hooks, type Outcome, runRowHook } from '../hooks.js';
-import { apply } from '../projection.js';
+import { jsonMembers } from '../json-text.js';
+import { type ApplyOptions, apply, contentHash, type Recognition, recognise } from '../projection.js';
 import { VersionConflictError } from '../store/errors.js';
 import { eventSeq } from '../store/keys.js';
-import type { Row, StoreWriter } from '../store/types.js';
+import type { EventRecord, Row, Store, Versioned } from '../store/types.js';
 import type { AcceptedBatch } from './accepted.js';
 import { ContentionError, HookError } from './errors.js';
 import type { DeliveryMeta } from './record.js';
 
-export type RowStore = Pick<StoreWriter, 'recordEvent' | 'loadRow' | 'saveRow' | 'markAccepted'>;
+export type RowStore = Pick<
+  Store,
+  'recordEvent' | 'getRowEvent' | 'listRowEvents' | 'loadRow' | 'saveRow' | 'markAccepted'
+>;
 
 export interface RowWorkerDeps {
   store: RowStore;
@@ -32,22 +36,30 @@ export interface RowEventOptions {
   accepted?: AcceptedBatch;
 }
 
+/** {@link Outcome}, or a delivery recorded but not merged: a conflicting one, or a resend (no hook for either). */
+export type RowOutcome = Outcome | 'conflict' | 'resend';
+
 export interface RowResult {
-  row: Row;
-  outcome: Outcome;
+  /** The row as stored; undefined only when a conflicting delivery arrives before its row exists. */
+  row: Row | undefined;
+  outcome: RowOutcome;
   echo: boolean;
 }
 
 /**
  * Records one contact/activity event and merges it into its row:
  *
- * 1. history first — one `attribute_not_exists` put into the events table (also tells whether the
- *    event was seen before);
- * 2. the row — read, {@link apply}, one put conditioned on the version read (retried on conflict;
- *    skipped when the event is already part of the row);
- * 3. the context's last-accepted marker for gap windows — one conditional update that only raises it,
+ * 1. the row is read and the event recognised ({@link recognise}): new, a duplicate, a resend under
+ *    a new EventId, or a conflicting delivery of a known EventId; an event older than the row's
+ *    window is recognised from the history instead;
+ * 2. history — one `attribute_not_exists` put into the events table (a resend or a conflict is
+ *    recorded too, pointing to the event it repeats, but not merged, counted or passed to hooks);
+ * 3. the row — {@link apply}, one put conditioned on the version read (retried on conflict; skipped
+ *    when the event is already part of the row). When the history already had the event (a retry
+ *    after a failure between the two writes), `eventCount` is recounted from the history;
+ * 4. the context's last-accepted marker for gap windows — one conditional update that only raises it,
  *    or, in a batch, a note that the batch writes once per context and WebhookName when it ends;
- * 4. the integrator hook, unless the event is an echo.
+ * 5. the integrator hook, unless the event is an echo.
  *
  * Every step is safe to repeat, so a redelivery at any point converges on the same state.
  */
@@ -60,24 +72,77 @@ export async function processRowEvent(
   const { store, logger, metrics } = deps;
   const seq = eventSeq(event);
   const echo = deps.ignoreAssociateIds.has(event.ChangedByAssociateId);
+  const body = meta.rawBody ?? JSON.stringify(event);
+  const hash = contentHash(body, event.EventId);
+  const key = [event.ContextIdentifier, event.Entity, event.PrimaryKey] as const;
 
-  const isNew = await store.recordEvent({
-    context: event.ContextIdentifier,
-    entity: event.Entity,
-    primaryKey: event.PrimaryKey,
-    seq,
-    eventId: event.EventId,
-    eventName: event.Event,
-    timestamp: event.Timestamp,
-    changedByAssociateId: event.ChangedByAssociateId,
-    echo,
-    ...(meta.signatureVerified !== undefined && { signatureVerified: meta.signatureVerified }),
-    ...(meta.receivedAt !== undefined && { receivedAt: meta.receivedAt }),
-    payload: event,
-    ...(meta.rawBody !== undefined && { body: meta.rawBody }),
-  });
+  const loaded = await store.loadRow(...key);
+  let found: Found = recognise(loaded.item, event, hash);
+  let history: EventRecord[] | undefined;
+  if (found.kind === 'unknown') {
+    history = await store.listRowEvents(...key);
+    found = recogniseInHistory(history, event, seq, hash);
+  }
 
-  const { row, outcome } = await mergeRow(deps, event, seq, !isNew, meta.messageId);
+  const record = (extra: { seq?: string; conflictOf?: string; resendOf?: string } = {}) =>
+    store.recordEvent({
+      context: event.ContextIdentifier,
+      entity: event.Entity,
+      primaryKey: event.PrimaryKey,
+      seq,
+      eventId: event.EventId,
+      eventName: event.Event,
+      timestamp: event.Timestamp,
+      changedByAssociateId: event.ChangedByAssociateId,
+      echo,
+      ...(meta.signatureVerified !== undefined && { signatureVerified: meta.signatureVerified }),
+      ...(meta.receivedAt !== undefined && { receivedAt: meta.receivedAt }),
+      payload: event,
+      body,
+      ...extra,
+    });
+
+  if (found.kind === 'new' && !(await record())) {
+    // The history had this order key already: a retry after a failure between history and row, or
+    // another body under the same EventId and Timestamp.
+    const earlier = await store.getRowEvent(...key, seq);
+    found =
+      earlier === undefined || contentHash(earlier.body, event.EventId) === hash
+        ? { kind: 'retry' }
+        : { kind: 'conflict', of: seq };
+  }
+  if (found.kind === 'conflict') {
+    await record({ seq: `${seq}#conflict#${hash}`, conflictOf: found.of });
+    metrics.addMetric('EventIdConflicts', MetricUnit.Count, 1);
+    logger.warn('same EventId, other content: recorded as a conflict, the row follows the first', {
+      eventId: event.EventId,
+      event: event.Event,
+      timestamp: event.Timestamp,
+      follows: found.of,
+    });
+    return { row: loaded.item, outcome: 'conflict', echo };
+  }
+  if (found.kind === 'resend') {
+    await record({ resendOf: found.of });
+    metrics.addMetric('EventsResent', MetricUnit.Count, 1);
+    logger.info('resend of a known event under a new EventId: recorded, not merged', {
+      eventId: event.EventId,
+      resendOf: found.of,
+    });
+    return { row: loaded.item, outcome: 'resend', echo };
+  }
+
+  let eventCount: number | undefined;
+  if (found.kind === 'retry') eventCount = countEvents(history ?? (await store.listRowEvents(...key)));
+  const applyOptions: ApplyOptions = {
+    contentHash: hash,
+    ...(eventCount !== undefined && { eventCount }),
+    ...(meta.rawBody !== undefined && { json: jsonMembers(meta.rawBody, ['FieldValues', 'Values']) }),
+  };
+  const { row, outcome } =
+    found.kind === 'duplicate'
+      ? { row: loaded.item!, outcome: 'duplicate' as const }
+      : await mergeRow(deps, event, seq, applyOptions, loaded, meta.messageId);
   if (options.accepted !== undefined) {
     options.accepted.note(event, seq, meta.messageId);
   } else {
@@ -102,6 +167,28 @@ export async function processRowEvent(
   return { row, outcome, echo };
 }
 
+/** What the worker knows of an event: {@link Recognition}, or `retry` when only its row write is missing (or unknown). */
+type Found = Recognition | { kind: 'retry' };
+
+/** {@link recognise} for an event older than the row's window, from the row's history. */
+function recogniseInHistory(history: EventRecord[], event: RowEvent, seq: string, hash: string): Found {
+  for (const record of history) {
+    if (record.conflictOf !== undefined) continue;
+    const recordHash = contentHash(record.body, record.eventId);
+    if (record.seq === seq && record.resendOf !== undefined) return { kind: 'resend', of: record.resendOf };
+    if (record.resendOf !== undefined) continue;
+    if (record.seq === seq) return recordHash === hash ? { kind: 'retry' } : { kind: 'conflict', of: seq };
+    if (record.eventId === event.EventId) return { kind: 'conflict', of: record.seq };
+    if (recordHash === hash) return { kind: 'resend', of: record.seq };
+  }
+  return { kind: 'new' };
+}
+
+/** Distinct events in a row's history: resends and conflicting deliveries are not events of their own. */
+function countEvents(history: EventRecord[]): number {
+  return history.filter((record) => record.conflictOf === undefined && record.resendOf === undefined).length;
+}
+
 const OUTCOME_METRIC: Record<Outcome, string> = {
   applied: 'EventsApplied',
   late: 'EventsLate',
@@ -112,17 +199,17 @@ async function mergeRow(
   deps: RowWorkerDeps,
   event: RowEvent,
   seq: string,
-  seenBefore: boolean,
+  options: ApplyOptions,
+  first: Versioned<Row>,
   messageId: string,
 ): Promise<{ row: Row; outcome: Outcome }> {
   const attempts = deps.maxAttempts ?? 5;
+  let loaded = first;
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    const { item, version } = await deps.store.loadRow(
-      event.ContextIdentifier,
-      event.Entity,
-      event.PrimaryKey,
-    );
-    const next = apply(item, event, { seenBefore });
+    if (attempt > 1)
+      loaded = await deps.store.loadRow(event.ContextIdentifier, event.Entity, event.PrimaryKey);
+    const { item, version } = loaded;
+    const next = apply(item, event, options);
     if (item !== undefined && next === item) return { row: item, outcome: 'duplicate' };
     try {
       await deps.store.saveRow(next, version);

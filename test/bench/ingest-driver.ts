@@ -39,7 +39,8 @@ const cases: Record<string, () => Promise<unknown>> = {
   },
   async handler() {
     const result = await handler(event);
-    if (typeof result !== 'object' || result.statusCode !== 200) throw new Error(`answered ${JSON.stringify(result)}`);
+    if (typeof result !== 'object' || result.statusCode !== 200)
+      throw new Error(`answered ${JSON.stringify(result)}`);
   },
   async logic() {
     const response = await handleDelivery(toDeliveryRequest(event), policy, acknowledge);

@@ -29,7 +29,9 @@ async function withDriver<T>(run: (bundle: string, env: NodeJS.ProcessEnv) => T 
       target: 'node20',
       outfile: bundle,
       logLevel: 'error',
-      banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+      banner: {
+        js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+      },
     });
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -59,14 +61,21 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
 /** CPU µs per event of each case, over alternating blocks in one process; ratios of the totals. */
-export async function benchIngestCpu(rounds = 30, iterations = 300): Promise<Record<string, number | string>> {
+export async function benchIngestCpu(
+  rounds = 30,
+  iterations = 300,
+): Promise<Record<string, number | string>> {
   const figures = await withDriver((bundle, env) => {
     const out = join(tmpdir(), `bench-ingest-${process.pid}.json`);
-    const result = spawnSync(process.execPath, ['--no-warnings', bundle, 'cpu', String(rounds), String(iterations)], {
-      env: { ...env, BENCH_OUT: out },
-      stdio: ['ignore', 'ignore', 'pipe'],
-      encoding: 'utf8',
-    });
+    const result = spawnSync(
+      process.execPath,
+      ['--no-warnings', bundle, 'cpu', String(rounds), String(iterations)],
+      {
+        env: { ...env, BENCH_OUT: out },
+        stdio: ['ignore', 'ignore', 'pipe'],
+        encoding: 'utf8',
+      },
+    );
     if (result.status !== 0) throw new Error(`ingest driver failed: ${result.stderr.slice(-800)}`);
     const parsed = JSON.parse(readFileSync(out, 'utf8')) as Record<'handler' | 'floor' | 'logic', number[]>;
     rmSync(out, { force: true });
@@ -93,7 +102,8 @@ export async function benchIngestInstructions(events = 400): Promise<Record<stri
   }
   return withDriver((bundle, env) => {
     const perEvent = (name: string) => {
-      const count = (n: number) => countInstructions(['--no-warnings', bundle, 'count', name, String(n)], env);
+      const count = (n: number) =>
+        countInstructions(['--no-warnings', bundle, 'count', name, String(n)], env);
       return (count(events) - count(0)) / events;
     };
     const handler = perEvent('handler');

@@ -29,7 +29,9 @@ export interface SqsResponder {
 }
 
 export async function startSqsResponder(): Promise<SqsResponder> {
-  const child: ChildProcess = spawn(process.execPath, ['-e', RESPONDER], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, ['-e', RESPONDER], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
   return { url: `http://127.0.0.1:${chunk.toString().trim()}`, close: () => child.kill() };
 }

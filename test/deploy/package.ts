@@ -1,6 +1,9 @@
 import { execFile } from 'node:child_process';
-import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
@@ -22,6 +25,8 @@ export interface Resource {
   Properties: Record<string, unknown>;
   Condition?: string;
   DependsOn?: unknown;
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
 }
 
 export interface Template {
@@ -30,15 +35,39 @@ export interface Template {
   Outputs: Record<string, { Value: unknown; Description?: string }>;
 }
 
+/** The provider settings osls recorded in serverless-state.json that `deploy` applies outside the template. */
+export interface PackagedProvider {
+  /** Sent with every artefact upload (PutObject), e.g. `serverSideEncryption`. */
+  deploymentBucketObject?: Record<string, unknown>;
+}
+
+export interface Packaged {
+  template: Template;
+  provider: PackagedProvider;
+}
+
 /**
  * Runs `osls package` offline (fake credentials, no AWS call) with stage parameters `params` into
- * `dir`, and returns the generated template. Slow (bundles four functions) and not safe to run
- * twice at once (the bundles share .esbuild/): call it in a beforeAll, one run after the other.
+ * `dir` (relative to the repository, or absolute), with `env` added to the environment, and returns
+ * the generated template and the provider settings it recorded. Slow (bundles four functions): call
+ * it in a beforeAll. Runs from several test files wait for each other (the bundles share .esbuild/).
  */
 export async function packageStack(
   params: Record<string, string> = {},
   dir = '.serverless',
-): Promise<Template> {
+  env: Record<string, string> = {},
+): Promise<Packaged> {
+  await withPackagingLock(() => runPackage(params, dir, env));
+  const read = async (file: string): Promise<unknown> =>
+    JSON.parse(await readFile(resolve(ROOT, dir, file), 'utf8'));
+  const state = (await read('serverless-state.json')) as { service: { provider: PackagedProvider } };
+  return {
+    template: (await read('cloudformation-template-update-stack.json')) as Template,
+    provider: state.service.provider,
+  };
+}
+
+async function runPackage(params: Record<string, string>, dir: string, env: Record<string, string>) {
   await promisify(execFile)(
     join(ROOT, 'node_modules', '.bin', 'osls'),
     [
@@ -60,13 +89,33 @@ export async function packageStack(
         AWS_REGION: REGION,
         SLS_TELEMETRY_DISABLED: '1',
         SLS_NOTIFICATIONS_MODE: 'off',
+        ...env,
       },
       maxBuffer: 16 * 1024 * 1024,
     },
   );
-  return JSON.parse(
-    await readFile(join(ROOT, dir, 'cloudformation-template-update-stack.json'), 'utf8'),
-  ) as Template;
+}
+
+/** A lock directory per checkout (mkdir is atomic); one left by a killed run is taken after 10 minutes. */
+async function withPackagingLock<T>(run: () => Promise<T>): Promise<T> {
+  const hash = createHash('sha256').update(ROOT).digest('hex').slice(0, 12);
+  const lock = join(tmpdir(), `crm-webhook-receiver-package-${hash}.lock`);
+  for (;;) {
+    try {
+      await mkdir(lock);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const age = Date.now() - (await stat(lock).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
+      if (age > 600_000) await rm(lock, { recursive: true, force: true });
+      else await sleep(500);
+    }
+  }
+  try {
+    return await run();
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
 }
 
 /** Size in bytes of a function's minified bundle as packaged (serverless-esbuild keeps its output folder). */

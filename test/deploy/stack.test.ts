@@ -1,6 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadDefinitions, QUEUE_KEYS, SERVICE, TABLE_KEYS } from '../../infra/definitions.js';
+import {
+  loadAccessLogFormat,
+  loadDefinitions,
+  QUEUE_KEYS,
+  SERVICE,
+  TABLE_KEYS,
+} from '../../infra/definitions.js';
 import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../lib/samples.js';
 import { IMPORT_ENV } from '../bench/bundles.js';
 import {
@@ -9,6 +15,7 @@ import {
   bundleSize,
   FUNCTIONS,
   type FunctionKey,
+  type PackagedProvider,
   packageStack,
   type Resource,
   STAGE,
@@ -22,12 +29,14 @@ const ref = (logicalId: string) => ({ Ref: logicalId });
 const pascal = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
 
 let template: Template;
+/** The provider settings osls recorded for `deploy` (the default stack). */
+let provider: PackagedProvider;
 /** The same stack with `--param=ingestFunctionUrl=true`. */
 let withFunctionUrl: Template;
 
 beforeAll(async () => {
-  template = await packageStack();
-  withFunctionUrl = await packageStack({ ingestFunctionUrl: 'true' }, '.serverless-url');
+  ({ template, provider } = await packageStack());
+  ({ template: withFunctionUrl } = await packageStack({ ingestFunctionUrl: 'true' }, '.serverless-url'));
 }, 600_000);
 
 function resource(logicalId: string, type?: string): Resource {
@@ -139,6 +148,56 @@ describe('functions', () => {
   });
 });
 
+describe('deployment bucket', () => {
+  it('encrypted by default (SSE-S3), public access blocked, plain HTTP refused', () => {
+    const bucket = resource('ServerlessDeploymentBucket', 'AWS::S3::Bucket').Properties;
+    expect(bucket.BucketEncryption).toEqual({
+      ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+    });
+    expect(bucket.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    const policy = resource('ServerlessDeploymentBucketPolicy', 'AWS::S3::BucketPolicy').Properties;
+    expect(policy.PolicyDocument).toMatchObject({
+      Statement: [{ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': false } } }],
+    });
+  });
+
+  it('every artefact is uploaded with server-side encryption requested explicitly', () => {
+    // `deploy` sends it as ServerSideEncryption with each PutObject.
+    expect(provider.deploymentBucketObject).toMatchObject({ serverSideEncryption: 'AES256' });
+  });
+});
+
+describe('HTTP API access logs', () => {
+  const settings = () =>
+    resource('HttpApiStage', 'AWS::ApiGatewayV2::Stage').Properties.AccessLogSettings as
+      | { DestinationArn: unknown; Format: string }
+      | undefined;
+
+  it('the stage writes the format of serverless.yml to its own log group, kept as long as the functions’', () => {
+    expect(settings()).toEqual({ DestinationArn: getAtt('HttpApiLogGroup'), Format: loadAccessLogFormat() });
+    expect(resource('HttpApiLogGroup', 'AWS::Logs::LogGroup').Properties).toEqual({
+      LogGroupName: `/aws/http-api/${PREFIX}`,
+      RetentionInDays: resource('IngestLogGroup').Properties.RetentionInDays,
+    });
+    expect(resource('HttpApiLogGroup').Properties.RetentionInDays).toBe(30);
+  });
+
+  it('one JSON object per request, of $context variables only: no body, header, query string or path', () => {
+    const fields = JSON.parse(settings()!.Format) as Record<string, string>;
+    expect(Object.keys(fields)).toEqual(expect.arrayContaining(['requestId', 'status', 'routeKey', 'ip']));
+    for (const [name, value] of Object.entries(fields)) {
+      expect(value, name).toMatch(/^\$context\.[A-Za-z]+(\.[A-Za-z]+)*$/);
+      // $context.path is the raw path; the state token travels in the query string or a header.
+      expect(value, name).not.toMatch(/body|header|signature|querystring|path|authorizer/i);
+    }
+  });
+});
+
 describe('event source mappings', () => {
   const expected = {
     contactWorker: 'ContactQueue',
@@ -216,6 +275,30 @@ describe('queues', () => {
   );
 });
 
+describe('what holds accepted deliveries', () => {
+  it('every queue (DLQs and parked included) and every table outlives a stack removal and a replacement, on any stage', () => {
+    const holders = [...ofType('AWS::SQS::Queue'), ...ofType('AWS::DynamoDB::Table')];
+    expect(holders.map(([id]) => id).sort()).toEqual(
+      [
+        ...QUEUE_KEYS.flatMap((key) => [`${pascal(key)}Queue`, `${pascal(key)}DeadLetterQueue`]),
+        ...TABLE_KEYS.map((key) => `${pascal(key)}Table`),
+      ].sort(),
+    );
+    for (const [id, holder] of holders) {
+      // A literal, not a condition: retained on dev as on prod.
+      expect({
+        id,
+        DeletionPolicy: holder.DeletionPolicy,
+        UpdateReplacePolicy: holder.UpdateReplacePolicy,
+      }).toEqual({
+        id,
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+      });
+    }
+  });
+});
+
 describe('tables', () => {
   const keys = {
     rows: [{ AttributeName: 'rowKey', KeyType: 'HASH' }],
@@ -289,14 +372,14 @@ describe('IAM', () => {
       allow(logs, getAtt('ContactWorkerLogGroup')),
       allow(consume, getAtt('ContactQueue')),
       allow(['dynamodb:GetItem', 'dynamodb:PutItem'], getAtt('RowsTable')),
-      allow('dynamodb:PutItem', getAtt('EventsTable')),
+      allow(['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:Query'], getAtt('EventsTable')),
       allow('dynamodb:UpdateItem', getAtt('WebhooksTable')),
     ],
     activityWorker: [
       allow(logs, getAtt('ActivityWorkerLogGroup')),
       allow(consume, getAtt('ActivityQueue')),
       allow(['dynamodb:GetItem', 'dynamodb:PutItem'], getAtt('RowsTable')),
-      allow('dynamodb:PutItem', getAtt('EventsTable')),
+      allow(['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:Query'], getAtt('EventsTable')),
       allow('dynamodb:UpdateItem', getAtt('WebhooksTable')),
     ],
     webhookStateWorker: [
@@ -304,6 +387,7 @@ describe('IAM', () => {
       allow(consume, getAtt('WebhookStateQueue')),
       allow(['dynamodb:GetItem', 'dynamodb:PutItem'], getAtt('WebhooksTable')),
       allow('sns:Publish', ref('AlertTopic')),
+      allow(['kms:GenerateDataKey', 'kms:Decrypt'], getAtt('AlertTopicKey')),
     ],
   };
 
@@ -361,6 +445,40 @@ describe('alarms and alerts', () => {
     expect(subscription.Condition).toBe('HasAlertEmail');
     expect(subscription.Properties).toMatchObject({ Protocol: 'email', TopicArn: ref('AlertTopic') });
     expect(template.Conditions?.HasAlertEmail).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] });
+  });
+
+  it('the alert topic is encrypted with its own rotated key, which the stack’s alarms may use to publish', () => {
+    expect(resource('AlertTopic').Properties.KmsMasterKeyId).toEqual(getAtt('AlertTopicKey'));
+    const key = resource('AlertTopicKey', 'AWS::KMS::Key').Properties;
+    expect(key.EnableKeyRotation).toBe(true);
+    type KeyStatement = { Principal: unknown; Action: unknown; Resource: unknown; Condition?: unknown };
+    const statements = (key.KeyPolicy as { Statement: KeyStatement[] }).Statement;
+    const [admin, cloudWatch, ...others] = statements;
+    expect(others).toEqual([]);
+    expect(admin).toMatchObject({
+      Effect: 'Allow',
+      Principal: { AWS: { 'Fn::Sub': `arn:\${AWS::Partition}:iam::\${AWS::AccountId}:root` } },
+      Action: 'kms:*',
+    });
+    // The AWS managed key aws/sns would refuse CloudWatch: alarms need a statement of their own.
+    const alarmArns = `arn:\${AWS::Partition}:cloudwatch:\${AWS::Region}:\${AWS::AccountId}:alarm:${PREFIX}-*`;
+    expect(cloudWatch).toEqual({
+      Sid: expect.any(String),
+      Effect: 'Allow',
+      Principal: { Service: 'cloudwatch.amazonaws.com' },
+      Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      Resource: '*',
+      Condition: {
+        StringEquals: { 'aws:SourceAccount': ref('AWS::AccountId') },
+        ArnLike: { 'aws:SourceArn': { 'Fn::Sub': alarmArns } },
+      },
+    });
+    // Every alarm that publishes to the topic falls under that condition.
+    for (const alarm of alarms()) expect(alarm.AlarmName as string).toMatch(new RegExp(`^${PREFIX}-`));
+    expect(resource('AlertTopicKeyAlias', 'AWS::KMS::Alias').Properties).toEqual({
+      AliasName: `alias/${PREFIX}-alerts`,
+      TargetKeyId: ref('AlertTopicKey'),
+    });
   });
 
   it('every alarm notifies the alert topic', () => {

@@ -7,10 +7,10 @@ import {
   type SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadDefinitions } from '../../infra/definitions.js';
 import { ensureQueues, type LocalQueue } from '../../infra/local/resources.js';
-import type { SqsEmulator } from '../../infra/local/sqs-emulator.js';
+import { DEDUPLICATION_MS, type SqsEmulator } from '../../infra/local/sqs-emulator.js';
 import { startLocalQueues } from '../support/local-queues.js';
 
 let emulator: SqsEmulator;
@@ -155,5 +155,32 @@ describe('FIFO semantics patched into the emulator', () => {
     expect(emulator.peek(q.name).map((m) => [m.body, m.attributes.MessageGroupId])).toEqual([
       ['poison', 'P'],
     ]);
+  });
+});
+
+describe('deduplication patched into the emulator', () => {
+  it('remembers a deduplication id for 5 minutes after its message was deleted, as SQS does', async () => {
+    const url = queue('contact').url;
+    const first = await send(url, 'dedup-1', 'D');
+    const [message] = await receive(url, 10);
+    expect(message?.Body).toBe('dedup-1');
+    await client.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: message!.ReceiptHandle }));
+
+    const repeat = await send(url, 'dedup-1', 'D');
+    expect(repeat.MessageId).toBe(first.MessageId);
+    expect(await receive(url, 10)).toEqual([]);
+    expect(emulator.peek(queue('contact').name)).toEqual([]);
+
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(Date.now() + DEDUPLICATION_MS + 1000);
+      const later = await send(url, 'dedup-1', 'D');
+      expect(later.MessageId).not.toBe(first.MessageId);
+    } finally {
+      vi.useRealTimers();
+    }
+    const [again] = await receive(url, 10);
+    expect(again?.Body).toBe('dedup-1');
+    await client.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: again!.ReceiptHandle }));
   });
 });

@@ -5,6 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { CreateTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadDefinitions } from '../../infra/definitions.js';
+import { createDynamoStore } from '../../lib/store/index.js';
+import type { Store } from '../../lib/store/types.js';
 
 type Dynalite = (options: {
   createTableMs?: number;
@@ -78,4 +80,15 @@ export async function startDynalite(): Promise<LocalDynamo> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A dynalite with fresh tables and the receiver's store on them (30 days of history). */
+export async function startDynamoStore(): Promise<{ dynamo: LocalDynamo; store: Store }> {
+  const dynamo = await startDynalite();
+  const store = createDynamoStore({
+    client: dynamo.doc,
+    tables: await dynamo.createTables(),
+    retentionDays: 30,
+  });
+  return { dynamo, store };
 }

@@ -4,6 +4,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { RowEvent, WebhookStateEvent } from '../../lib/events/index.js';
 import { type DeliveryEvent, validEvent } from '../../lib/events/index.js';
+import type { Hooks } from '../../lib/hooks.js';
 import { routeEvent } from '../../lib/routing.js';
 import {
   buildSampleBody,
@@ -11,6 +12,7 @@ import {
   type SampleEventName,
   type SampleOptions,
 } from '../../lib/samples.js';
+import { createRowWorker, type RowWorkerDeps, type SqsBatchHandler } from '../../lib/workers/index.js';
 
 /** A Logger that prints nothing and a Metrics that publishes nothing (spy on them to assert). */
 export function quietObservability(): { logger: Logger; metrics: Metrics } {
@@ -108,3 +110,14 @@ export const lambdaContext = {
   fail: () => undefined,
   succeed: () => undefined,
 } as Context;
+
+/** The contact worker on `store`, with no hooks and quiet logs. */
+export function contactWorker(store: RowWorkerDeps['store'], hooks: Hooks = {}): SqsBatchHandler {
+  return createRowWorker({
+    entity: 'contact',
+    store,
+    hooks,
+    ignoreAssociateIds: new Set(),
+    ...quietObservability(),
+  });
+}

@@ -81,6 +81,7 @@ describe('stored items', () => {
         recordedAt: '2025-05-14T12:00:00.000Z',
         expiresAt: put.Item!.expiresAt,
         payload: body,
+        body: raw,
       },
     ]);
   });

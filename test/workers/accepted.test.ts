@@ -96,4 +96,22 @@ describe('last-accepted markers per batch', () => {
     });
     expect(await store.getRow('CustMarkD', 'contact', 1)).toMatchObject({ eventCount: 2 });
   });
+
+  it('a WebhookName too long for a sort key still gets its marker, and the state worker finds it', async () => {
+    const webhookName = `hook-${'w'.repeat(1100)}`; // over DynamoDB's 1,024-byte sort key
+    const event = rowEvent('contact.created', {
+      context: 'CustMarkLong',
+      primaryKey: 1,
+      timestamp: at(4),
+      webhookName,
+    });
+
+    const response = await worker(store.markAccepted)(sqsEvent([sqsRecord(event)]), lambdaContext);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(await store.getLastAccepted('CustMarkLong', webhookName)).toMatchObject({
+      eventId: event.EventId,
+    });
+    expect(await store.getLastAccepted('CustMarkLong', `hook-${'w'.repeat(1099)}x`)).toBeUndefined();
+  });
 });

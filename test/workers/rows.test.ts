@@ -37,7 +37,7 @@ describe('row worker against dynalite', () => {
       rowEvent('contact.deleted', { ...key, timestamp: at(4) }),
     ];
     const statuses: string[] = [];
-    for (const event of events) statuses.push((await processRowEvent(deps, event, meta)).row.status);
+    for (const event of events) statuses.push((await processRowEvent(deps, event, meta)).row!.status);
 
     expect(statuses).toEqual(['active', 'active', 'softdeleted', 'deleted']);
     const stored = await store.getRow(key.context, 'contact', key.primaryKey);
@@ -77,8 +77,8 @@ describe('row worker against dynalite', () => {
     await processRowEvent(deps, newer, meta);
     const lateResult = await processRowEvent(deps, late, meta);
     expect(lateResult.outcome).toBe('late');
-    expect(lateResult.row.lastEventId).toBe(newer.EventId);
-    expect(lateResult.row.changedFields).toContain('name');
+    expect(lateResult.row!.lastEventId).toBe(newer.EventId);
+    expect(lateResult.row!.changedFields).toContain('name');
 
     const before = await store.getRow(key.context, 'contact', key.primaryKey);
     const again = await processRowEvent(deps, newer, meta);
@@ -156,7 +156,7 @@ describe('row worker against dynalite', () => {
     };
     const result = await processRowEvent({ ...deps, store: racing }, second, meta);
     expect(result.row).toMatchObject({ eventCount: 2, lastEventId: second.EventId });
-    expect(result.row.fieldValues).toEqual(first.FieldValues);
+    expect(result.row!.fieldValues).toEqual(first.FieldValues);
   });
 
   it('keeps the last accepted event per context and WebhookName, never lowering it', async () => {

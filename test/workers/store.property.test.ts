@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RowEvent, WebhookStateEvent } from '../../lib/events/index.js';
-import { apply } from '../../lib/projection.js';
+import { apply, contentHash } from '../../lib/projection.js';
 import { createDynamoStore } from '../../lib/store/index.js';
 import type { Row, Store, Webhook } from '../../lib/store/types.js';
 import { applyStateEvent } from '../../lib/webhook-state.js';
@@ -33,7 +33,11 @@ describe('convergence through the real store (dynalite)', () => {
           const retarget = (event: RowEvent): RowEvent => ({ ...event, ContextIdentifier: context });
           const expected = inOrder(events)
             .map(retarget)
-            .reduce<Row | undefined>((row, event) => apply(row, event), undefined);
+            .reduce<Row | undefined>(
+              (row, event) =>
+                apply(row, event, { contentHash: contentHash(JSON.stringify(event), event.EventId) }),
+              undefined,
+            );
           for (const event of arrivals) await processRowEvent(deps, retarget(event), meta);
 
           expect(await store.getRow(context, 'contact', 42)).toEqual(expected);

@@ -1,0 +1,47 @@
+/**
+ * Every request the page makes, in one place: this list is the interface a server must answer to
+ * serve the page (the local admin API does; an AWS-backed server can answer the same paths).
+ *
+ * GET  /webhooks                 every webhook, with its state transitions
+ * GET  /gaps                     gap windows of every webhook
+ * GET  /queues                   per queue: visible, inFlight, delayed, dlq
+ * GET  /outcomes                 events per minute by outcome, last hour
+ * GET  /deliveries?after=N       the ingest's answers after entry N (live list)
+ * GET  /rows/{c}/{e}/{pk}        a row; /events its history
+ * GET  /events/{EventId}         where an event went
+ * GET  /parked                   parked deliveries with their reason
+ * POST /queues/{key}/redrive     moves a DLQ back (carries the page token)
+ */
+const token = document.querySelector('meta[name="dashboard-token"]')?.getAttribute('content') ?? '';
+const enc = encodeURIComponent;
+
+/** An answer other than 2xx, with the server's reason. */
+export class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+  }
+}
+
+async function call(method, path) {
+  const headers = { accept: 'application/json' };
+  if (method === 'POST') headers['x-dashboard-token'] = token;
+  const answer = await fetch(path, { method, headers });
+  const body = await answer.json().catch(() => ({}));
+  if (!answer.ok) throw new ApiError(answer.status, body.error ?? body.detail ?? `${answer.status}`);
+  return body;
+}
+
+export const api = {
+  webhooks: () => call('GET', '/webhooks'),
+  gaps: () => call('GET', '/gaps'),
+  queues: () => call('GET', '/queues'),
+  outcomes: () => call('GET', '/outcomes'),
+  deliveries: (after) => call('GET', `/deliveries?after=${enc(after)}`),
+  row: (context, entity, key) => call('GET', `/rows/${enc(context)}/${enc(entity)}/${enc(key)}`),
+  rowEvents: (context, entity, key) => call('GET', `/rows/${enc(context)}/${enc(entity)}/${enc(key)}/events`),
+  findEvent: (eventId) => call('GET', `/events/${enc(eventId)}`),
+  parked: () => call('GET', '/parked'),
+  redrive: (queue) => call('POST', `/queues/${enc(queue)}/redrive`),
+};

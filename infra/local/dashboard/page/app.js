@@ -1,0 +1,35 @@
+import { h } from './dom.js';
+import * as find from './find.js';
+import * as live from './live.js';
+import * as overview from './overview.js';
+import * as parked from './parked.js';
+import * as row from './row.js';
+
+/**
+ * The views, by the first part of the location hash (`#/row/Cust1/contact/42`). Each `mount` fills
+ * the container and may return a function that stops its timers. Views for what is not built yet
+ * (replay of parked deliveries, subscriptions) register here when their endpoints exist.
+ */
+const VIEWS = { overview, row, find, parked, live };
+
+let stop;
+
+function route() {
+  const [name = 'overview', ...params] = location.hash
+    .replace(/^#\/?/, '')
+    .split('/')
+    .map(decodeURIComponent);
+  const view = VIEWS[name] ?? VIEWS.overview;
+  stop?.();
+  const container = document.getElementById('view');
+  container.replaceChildren(h('p', {}, 'Loading…'));
+  for (const link of document.querySelectorAll('nav a')) {
+    if (link.getAttribute('href') === `#/${name}`) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  stop = view.mount(container, params);
+  document.title = `${name} · crm-webhook-receiver`;
+}
+
+window.addEventListener('hashchange', route);
+route();

@@ -1,0 +1,59 @@
+/**
+ * `h('p', { class: 'x' }, 'text', child)`: an element whose children are nodes or text (never HTML),
+ * so nothing the receiver stored can inject markup. `on*` attributes become listeners.
+ */
+export function h(tag, attributes = {}, ...children) {
+  return build(document.createElement(tag), attributes, children);
+}
+
+/** The same for SVG elements. */
+export function svg(tag, attributes = {}, ...children) {
+  return build(document.createElementNS('http://www.w3.org/2000/svg', tag), attributes, children);
+}
+
+function build(element, attributes, children) {
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith('on')) element.addEventListener(name.slice(2), value);
+    else element.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const child of children.flat(Number.POSITIVE_INFINITY)) {
+    if (child === undefined || child === null || child === false) continue;
+    element.append(typeof child === 'object' ? child : String(child));
+  }
+  return element;
+}
+
+/** A `<time>` showing an ISO instant in the reader's locale, the exact value in its title. */
+export function time(iso) {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  const shown = Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+  return h('time', { datetime: iso, title: iso }, shown);
+}
+
+/** A value as compact JSON, or a dash. */
+export function json(value) {
+  return value === undefined || value === null ? '—' : JSON.stringify(value);
+}
+
+/** A block with a body, pretty-printed when it is JSON. */
+export function bodyBlock(body) {
+  let text = body;
+  try {
+    text = JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    // not JSON (or base64): shown as received
+  }
+  return h('pre', { class: 'body' }, text);
+}
+
+/** A link to the event lookup for `eventId`. */
+export function eventLink(eventId) {
+  return eventId ? h('a', { href: `#/find/${encodeURIComponent(eventId)}`, class: 'mono' }, eventId) : '—';
+}
+
+/** Writes a message to the page's status line (read by screen readers). */
+export function say(text) {
+  document.getElementById('status').textContent = text;
+}

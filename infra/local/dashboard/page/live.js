@@ -1,0 +1,59 @@
+import { api } from './api.js';
+import { eventLink, h, say, time } from './dom.js';
+
+const POLL_MS = 1000;
+const ICONS = { accepted: '✔', parked: '⏸', refused: '✖', 'registration-test': '○', unavailable: '⚠' };
+
+/** The ingest's answers as they happen, newest first, polled without a reload. */
+export function mount(container) {
+  const body = h('tbody');
+  const empty = h('p', {}, 'Waiting for deliveries…');
+  container.replaceChildren(
+    h('h2', {}, 'Live'),
+    h('p', { class: 'note' }, 'Every delivery the ingest answers since this runtime started (the last 200).'),
+    h(
+      'table',
+      { class: 'live' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Received', 'Answer', 'Event', 'EventId', 'Detail'].map((t) => h('th', {}, t)),
+        ),
+      ),
+      body,
+    ),
+    empty,
+  );
+  let after = 0;
+  let failing = false;
+  const poll = async () => {
+    try {
+      const entries = await api.deliveries(after);
+      for (const entry of entries) {
+        after = entry.seq;
+        body.prepend(
+          h(
+            'tr',
+            { class: `answer-${entry.answer}`, 'data-event-id': entry.eventId },
+            h('td', {}, time(entry.receivedAt)),
+            h('td', {}, `${ICONS[entry.answer] ?? ''} ${entry.answer} (${entry.status})`),
+            h('td', {}, entry.event ?? '—'),
+            h('td', {}, eventLink(entry.eventId)),
+            h('td', {}, entry.queue ? `→ ${entry.queue} queue` : (entry.reason ?? '')),
+          ),
+        );
+      }
+      if (entries.length > 0) empty.remove();
+      failing = false;
+    } catch (error) {
+      if (!failing) say(`Live updates paused: ${error.message}`);
+      failing = true;
+    }
+  };
+  poll();
+  const timer = setInterval(poll, POLL_MS);
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,218 @@
+/**
+ * The CloudFormation of the event bus and of subscriptions.yml, merged into serverless.yml's
+ * `resources` through infra/subscriptions.cjs. Per stage: one custom bus, and `events:PutEvents` on
+ * it for the three workers. Per subscription: a rule with one target (API destination, SQS queue or
+ * Lambda), EventBridge's retry policy, an SQS dead-letter queue and an alarm on it.
+ */
+import { logicalName, type Subscription } from '../lib/bus/subscriptions.js';
+
+type Template = Record<string, unknown>;
+
+export interface StackNames {
+  service: string;
+  stage: string;
+}
+
+/** The worker roles of infra/iam.yml: each may put events on the stage's bus, and nothing else on it. */
+export const PUBLISHING_ROLES = ['ContactWorkerRole', 'ActivityWorkerRole', 'WebhookStateWorkerRole'];
+
+const ref = (logicalId: string) => ({ Ref: logicalId });
+const arn = (logicalId: string) => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });
+
+/** `Resources` and `Outputs` for the bus and every subscription. */
+export function subscriptionResources(
+  subscriptions: readonly Subscription[],
+  names: StackNames,
+): { Resources: Template; Outputs: Template } {
+  const prefix = `${names.service}-${names.stage}`;
+  const Resources: Template = {
+    EventBus: { Type: 'AWS::Events::EventBus', Properties: { Name: prefix } },
+    PublishEventsPolicy: {
+      Type: 'AWS::IAM::Policy',
+      Properties: {
+        PolicyName: 'publish-events',
+        Roles: PUBLISHING_ROLES.map(ref),
+        PolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [{ Effect: 'Allow', Action: 'events:PutEvents', Resource: arn('EventBus') }],
+        },
+      },
+    },
+  };
+  const Outputs: Template = {
+    EventBusName: { Value: ref('EventBus') },
+    EventBusArn: { Value: arn('EventBus') },
+  };
+  for (const subscription of subscriptions) {
+    Object.assign(Resources, subscriptionStack(subscription, prefix));
+    if ('queue' in subscription.target) {
+      const id = `${logicalName(subscription.name)}SubscriptionQueue`;
+      Outputs[`${id}Url`] = { Value: ref(id) };
+    }
+  }
+  return { Resources, Outputs };
+}
+
+/**
+ * PUBLISH_EVENTS for the workers: the `publishEvents` stage param when it is `true` or `false`,
+ * otherwise whether there is any subscription (publishing costs $1.00 per million entries).
+ */
+export function publishEvents(
+  subscriptions: readonly Subscription[],
+  param: string | undefined,
+): 'true' | 'false' {
+  if (param === 'true' || param === 'false') return param;
+  return subscriptions.length > 0 ? 'true' : 'false';
+}
+
+function subscriptionStack(subscription: Subscription, prefix: string): Template {
+  const id = `${logicalName(subscription.name)}Subscription`;
+  const name = `${prefix}-${subscription.name}`;
+  const { target, retry } = subscription;
+  const queues = [`${id}DeadLetterQueue`, ...('queue' in target ? [`${id}Queue`] : [])];
+  const resources: Template = {
+    [`${id}Rule`]: {
+      Type: 'AWS::Events::Rule',
+      Properties: {
+        Name: name,
+        Description: `subscription ${subscription.name} (subscriptions.yml)`,
+        EventBusName: ref('EventBus'),
+        EventPattern: subscription.pattern,
+        State: 'ENABLED',
+        Targets: [
+          {
+            Id: subscription.name,
+            ...ruleTarget(id, subscription),
+            RetryPolicy: {
+              MaximumRetryAttempts: retry.attempts,
+              MaximumEventAgeInSeconds: retry.maxAgeSeconds,
+            },
+            DeadLetterConfig: { Arn: arn(`${id}DeadLetterQueue`) },
+          },
+        ],
+      },
+    },
+    [`${id}DeadLetterQueue`]: queue(`${name}-dlq`),
+    // EventBridge sends to the DLQ (and to a queue target) under its own principal, for this rule only.
+    [`${id}QueuePolicy`]: {
+      Type: 'AWS::SQS::QueuePolicy',
+      Properties: {
+        Queues: queues.map(ref),
+        PolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [
+            {
+              Effect: 'Allow',
+              Principal: { Service: 'events.amazonaws.com' },
+              Action: 'sqs:SendMessage',
+              Resource: queues.map(arn),
+              Condition: { ArnEquals: { 'aws:SourceArn': arn(`${id}Rule`) } },
+            },
+          ],
+        },
+      },
+    },
+    [`${id}DeadLetterQueueAlarm`]: {
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: {
+        AlarmName: `${name}-dlq-not-empty`,
+        AlarmDescription: `Events for subscription ${subscription.name} exhausted their retries and wait in its DLQ.`,
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [`${id}DeadLetterQueue`, 'QueueName'] } }],
+        Statistic: 'Maximum',
+        Period: 60,
+        EvaluationPeriods: 1,
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [ref('AlertTopic')],
+        OKActions: [ref('AlertTopic')],
+      },
+    },
+  };
+  if ('url' in target) Object.assign(resources, apiDestination(id, name, subscription, target.url));
+  if ('queue' in target) resources[`${id}Queue`] = queue(`${prefix}-${target.queue}`);
+  if ('lambda' in target) {
+    resources[`${id}Permission`] = {
+      Type: 'AWS::Lambda::Permission',
+      Properties: {
+        Action: 'lambda:InvokeFunction',
+        FunctionName: target.lambda,
+        Principal: 'events.amazonaws.com',
+        SourceArn: arn(`${id}Rule`),
+      },
+    };
+  }
+  return resources;
+}
+
+function ruleTarget(id: string, { target }: Subscription): Template {
+  if ('url' in target) return { Arn: arn(`${id}ApiDestination`), RoleArn: arn(`${id}Role`) };
+  if ('queue' in target) return { Arn: arn(`${id}Queue`) };
+  return { Arn: target.lambda };
+}
+
+/**
+ * Connection, API destination and the role the rule invokes it with. A connection needs an auth
+ * parameter: API_KEY with the subscription's header and the SSM value, or, without `auth`, the
+ * header `X-Crm-Subscription` carrying the subscription's name (harmless and useful to the consumer).
+ */
+function apiDestination(id: string, name: string, subscription: Subscription, url: string): Template {
+  const { auth } = subscription;
+  const apiKey = auth
+    ? { ApiKeyName: auth.header, ApiKeyValue: `{{resolve:ssm:${auth.parameter}}}` }
+    : { ApiKeyName: 'X-Crm-Subscription', ApiKeyValue: subscription.name };
+  return {
+    [`${id}Connection`]: {
+      Type: 'AWS::Events::Connection',
+      Properties: {
+        Name: name,
+        AuthorizationType: 'API_KEY',
+        AuthParameters: { ApiKeyAuthParameters: apiKey },
+      },
+    },
+    [`${id}ApiDestination`]: {
+      Type: 'AWS::Events::ApiDestination',
+      Properties: {
+        Name: name,
+        ConnectionArn: arn(`${id}Connection`),
+        InvocationEndpoint: url,
+        HttpMethod: 'POST',
+      },
+    },
+    [`${id}Role`]: {
+      Type: 'AWS::IAM::Role',
+      Properties: {
+        AssumeRolePolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [
+            { Effect: 'Allow', Principal: { Service: 'events.amazonaws.com' }, Action: 'sts:AssumeRole' },
+          ],
+        },
+        Policies: [
+          {
+            PolicyName: 'invoke-api-destination',
+            PolicyDocument: {
+              Version: '2012-10-17',
+              Statement: [
+                {
+                  Effect: 'Allow',
+                  Action: 'events:InvokeApiDestination',
+                  Resource: arn(`${id}ApiDestination`),
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  };
+}
+
+function queue(queueName: string): Template {
+  return {
+    Type: 'AWS::SQS::Queue',
+    Properties: { QueueName: queueName, MessageRetentionPeriod: 1_209_600, SqsManagedSseEnabled: true },
+  };
+}

@@ -1,0 +1,36 @@
+import { DEFAULT_BOOKKEEPING_FIELDS } from '../bus/entry.js';
+import { boolEnv, ConfigError, listEnv, optionalEnv } from './env.js';
+
+type Env = Record<string, string | undefined>;
+
+/** What the workers need to publish applied events (issue 14). */
+export interface BusConfig {
+  /** EVENT_BUS_NAME; required when `publish` is true. */
+  eventBusName: string | undefined;
+  /** PUBLISH_EVENTS (serverless.yml sets it true when subscriptions.yml has any). */
+  publish: boolean;
+  /** PUBLISH_ECHOES: publish the changes of IGNORE_ASSOCIATE_IDS too. */
+  publishEchoes: boolean;
+  /** BOOKKEEPING_FIELDS (comma-separated, `prefix*` allowed) replaces the default list. */
+  bookkeepingFields: readonly string[];
+}
+
+/** Reads the bus settings once, strictly: PUBLISH_EVENTS=true without EVENT_BUS_NAME is an error. */
+export function readBusConfig(env: Env = process.env): BusConfig {
+  const publish = boolEnv('PUBLISH_EVENTS', false, env);
+  const fields = listEnv('BOOKKEEPING_FIELDS', env);
+  return {
+    eventBusName: publish ? requireBusName(env) : optionalEnv('EVENT_BUS_NAME', env),
+    publish,
+    publishEchoes: boolEnv('PUBLISH_ECHOES', false, env),
+    bookkeepingFields: fields.length > 0 ? fields : DEFAULT_BOOKKEEPING_FIELDS,
+  };
+}
+
+function requireBusName(env: Env): string {
+  const name = optionalEnv('EVENT_BUS_NAME', env);
+  if (name === undefined) {
+    throw new ConfigError('EVENT_BUS_NAME must be set when PUBLISH_EVENTS is true', 'EVENT_BUS_NAME');
+  }
+  return name;
+}

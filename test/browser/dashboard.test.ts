@@ -1,0 +1,294 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpRequest } from '../../infra/local/http-client.js';
+import { createRealisticSender, type RealisticSender } from '../../infra/local/sender.js';
+import { buildSampleBody, buildSampleDelivery, dotNetTimestamp } from '../../lib/samples.js';
+import { launchChromium, waitForText, withPage } from '../support/browser.js';
+import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+
+const SECRET = 'browser-test-secret';
+
+let runtime: RuntimeProcess;
+let browser: Browser;
+let sender: RealisticSender;
+let dataDir: string;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'dashboard-'));
+  [runtime, browser] = await Promise.all([
+    spawnLocalRuntime({ dataDir, env: { WEBHOOK_SECRET: SECRET } }),
+    launchChromium(),
+  ]);
+  sender = createRealisticSender({ url: runtime.webhookUrl, secret: SECRET, retryDelaysMs: [50, 50] });
+});
+
+afterAll(async () => {
+  sender?.close();
+  await browser?.close();
+  await runtime?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Sends a delivery as the CRM would and expects the receiver to answer 200. */
+async function deliver(body: Record<string, unknown>): Promise<string> {
+  expect(await sender.deliver(JSON.stringify(body))).toBe('accepted');
+  return String(body.EventId);
+}
+
+/** A delivery of an event the spec does not cover, built as `npm run send -- person.created` builds it. */
+function personCreated(context: string): Record<string, unknown> {
+  return {
+    ...buildSampleBody('contact.changed', { context, primaryKey: 3 }),
+    Event: 'person.created',
+    Entity: 'person',
+  };
+}
+
+async function admin<T>(path: string): Promise<{ status: number; body: T }> {
+  const answer = await fetch(`${runtime.adminUrl}${path}`);
+  return { status: answer.status, body: (await answer.json()) as T };
+}
+
+/** Polls the admin API until `check` holds (the workers run asynchronously). */
+async function until(path: string, check: (body: never) => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { status, body } = await admin<never>(path);
+    if (status === 200 && check(body)) return;
+    if (Date.now() > deadline) throw new Error(`${path} did not reach the expected state`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const rowHas = (events: number) => (row: { eventCount: number }) => row.eventCount === events;
+
+describe('the dashboard in Chromium', () => {
+  it('a row: status, fieldValues with the changed fields marked, and a history with a late event', async () => {
+    const start = Date.now() - 60_000;
+    const at = (seconds: number) => dotNetTimestamp(new Date(start + seconds * 1000));
+    const created = await deliver(
+      buildSampleBody('contact.created', { context: 'CustRow', primaryKey: 42, timestamp: at(0) }),
+    );
+    const changed = await deliver(
+      buildSampleBody('contact.changed', { context: 'CustRow', primaryKey: 42, timestamp: at(2) }),
+    );
+    await until('/rows/CustRow/contact/42', rowHas(2));
+    // Older than the changed event, sent after it: merged late.
+    const late = await deliver({
+      ...buildSampleBody('contact.changed', { context: 'CustRow', primaryKey: 42, timestamp: at(1) }),
+      Changes: ['name', 'updated'],
+    });
+    await until('/rows/CustRow/contact/42', rowHas(3));
+
+    await withPage(browser, 'row', async (page) => {
+      await page.goto(`${runtime.adminUrl}/#/row`);
+      // Keyboard only: fill the form and submit with Enter.
+      await page.getByLabel('Context').fill('CustRow');
+      await page.getByLabel('Entity').selectOption('contact');
+      await page.getByLabel('PrimaryKey').fill('42');
+      await page.getByLabel('PrimaryKey').press('Enter');
+
+      await waitForText(page.locator('#row-title'), 'contact 42 in CustRow');
+      expect(await page.locator('.status').textContent()).toBe('active');
+      const department = page.locator('tr[data-field="department"]');
+      expect(await department.getAttribute('class')).toBe('changed');
+      expect(await department.textContent()).toContain('✎ changed since');
+      expect(await page.locator('tr[data-field="category_idx"]').textContent()).not.toContain(
+        'changed since',
+      );
+
+      const history = page.locator('ol.history > li');
+      expect(await history.count()).toBe(3);
+      const item = (eventId: string) => page.locator(`li[data-event-id="${eventId}"]`);
+      expect(await item(created).textContent()).toContain('✔ applied');
+      expect(await item(changed).textContent()).toContain('Changes: contact_id, associate_id, department');
+      expect(await item(late).textContent()).toContain('↶ late');
+      expect(await item(late).textContent()).toContain('Changes: name, updated');
+      // Oldest first by Timestamp: created, the late one, then the changed one.
+      expect(
+        await history.evaluateAll((items) => items.map((li) => li.getAttribute('data-event-id'))),
+      ).toEqual([created, late, changed]);
+    });
+  });
+
+  it('find an event by EventId: in a row history, parked with its reason, and not found', async () => {
+    const applied = await deliver(buildSampleBody('contact.created', { context: 'CustFind', primaryKey: 5 }));
+    const parked = await deliver(personCreated('CustFind'));
+    await until('/rows/CustFind/contact/5', rowHas(1));
+
+    await withPage(browser, 'find', async (page) => {
+      await page.goto(`${runtime.adminUrl}/#/find`);
+      await page.getByLabel('EventId').fill(applied);
+      await page.getByLabel('EventId').press('Enter');
+      const row = page.locator('[data-where="row"]');
+      await waitForText(row, 'In the history of contact 5 (CustFind)');
+      expect(await row.locator('pre.body').textContent()).toContain(`"EventId": "${applied}"`);
+      expect(await page.locator('.note').textContent()).toContain('local scan');
+
+      await page.getByLabel('EventId').fill(parked);
+      await page.getByLabel('EventId').press('Enter');
+      const place = page.locator('[data-where="parked"]');
+      await waitForText(place, /⏸ Parked: \S+/);
+      expect(await place.textContent()).toContain('signatureVerified');
+      expect(await place.locator('pre.body').textContent()).toContain('"Event": "person.created"');
+
+      await page.getByLabel('EventId').fill('no-such-event');
+      await page.getByLabel('EventId').press('Enter');
+      await waitForText(page.locator('.error'), 'no-such-event was not found');
+
+      // From a lookup to the row it names.
+      await page.goto(`${runtime.adminUrl}/#/find/${applied}`);
+      await page.getByRole('link', { name: 'contact 5 (CustFind)' }).click();
+      await waitForText(page.locator('#row-title'), 'contact 5 in CustFind');
+    });
+  });
+
+  it('parked deliveries: reason, event, EventId, received time and body', async () => {
+    const eventId = await deliver(personCreated('CustParked'));
+    const [message] = (await admin<Array<{ reason: string; body: string }>>('/parked')).body.filter((m) =>
+      m.body.includes(eventId),
+    );
+    expect(message?.reason).toBeTruthy();
+
+    await withPage(browser, 'parked', async (page) => {
+      await page.goto(`${runtime.adminUrl}/#/parked`);
+      const row = page.locator('tr', { hasText: eventId });
+      await row.waitFor();
+      const cells = await row.locator('td').allTextContents();
+      expect(cells[0]).toContain(`⏸ ${message!.reason}`);
+      expect(cells[1]).toBe('person.created');
+      expect(cells[2]).toBe(eventId);
+      expect(await row.locator('time').getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
+      // The body opens from the keyboard.
+      await row.locator('summary').focus();
+      await page.keyboard.press('Enter');
+      expect(await row.locator('pre.body').isVisible()).toBe(true);
+      expect(await row.locator('pre.body').textContent()).toContain('"ContextIdentifier": "CustParked"');
+    });
+  });
+
+  it('live: deliveries appear without a reload, accepted and refused alike', async () => {
+    await withPage(browser, 'live', async (page) => {
+      await page.goto(`${runtime.adminUrl}/#/live`);
+      await page.evaluate(() => Object.assign(globalThis, { notReloaded: true }));
+
+      const accepted = await deliver(
+        buildSampleBody('contact.created', { context: 'CustLive', primaryKey: 8 }),
+      );
+      const forged = buildSampleBody('contact.created', { context: 'CustLive', primaryKey: 9 });
+      const refused = await httpRequest(
+        'POST',
+        runtime.webhookUrl,
+        buildSampleDelivery(forged, { secret: 'not-the-secret' }).headers,
+        JSON.stringify(forged),
+      );
+      expect(refused.status).toBe(401);
+
+      await waitForText(page.locator(`tr[data-event-id="${accepted}"]`), '✔ accepted (200)');
+      expect(await page.locator(`tr[data-event-id="${accepted}"]`).textContent()).toContain(
+        '→ contact queue',
+      );
+      await waitForText(page.locator(`tr[data-event-id="${forged.EventId}"]`), '✖ refused (401)');
+      expect(
+        await page.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded),
+      ).toBe(true);
+    });
+  });
+
+  it('a DLQ message is redriven with the button, after a confirmation, and the result is shown', async () => {
+    const { body: info } = await admin<{
+      urls: { sqs: string };
+      queues: Array<{ key: string; dlq: { url: string } }>;
+    }>('/info');
+    const sqs = new SQSClient({
+      endpoint: info.urls.sqs,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const event = buildSampleBody('contact.created', { context: 'CustDlq', primaryKey: 9 });
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: info.queues.find((queue) => queue.key === 'contact')!.dlq.url,
+        MessageBody: JSON.stringify(event),
+        MessageGroupId: 'CustDlq:contact:9',
+        MessageDeduplicationId: String(event.EventId),
+        MessageAttributes: { signatureVerified: { DataType: 'String', StringValue: 'true' } },
+      }),
+    );
+    sqs.destroy();
+
+    await withPage(browser, 'redrive', async (page) => {
+      await page.goto(`${runtime.adminUrl}/`);
+      const contact = page.locator('tr[data-queue="contact"]');
+      await waitForText(contact, '⚠ 1');
+
+      // Escape cancels: nothing moves.
+      await page.getByRole('button', { name: 'Redrive contact' }).focus();
+      await page.keyboard.press('Enter');
+      await waitForText(page.locator('dialog[open]'), 'Move the 1 message(s)');
+      await page.keyboard.press('Escape');
+      expect(await page.locator('dialog[open]').count()).toBe(0);
+      expect((await admin<Array<{ key: string; dlq: number }>>('/queues')).body).toContainEqual(
+        expect.objectContaining({ key: 'contact', dlq: 1 }),
+      );
+
+      await page.getByRole('button', { name: 'Redrive contact' }).click();
+      await page.locator('dialog[open]').getByRole('button', { name: 'Redrive' }).click();
+      await waitForText(page.locator('#status'), 'Redrive of contact: COMPLETED, 1 moved.');
+      await until('/rows/CustDlq/contact/9', rowHas(1));
+      await waitForText(contact, 'nothing to redrive');
+    });
+  });
+
+  it('refuses a write without the page token, even from the page itself', async () => {
+    await withPage(browser, 'token', async (page) => {
+      await page.goto(`${runtime.adminUrl}/`);
+      const status = await page.evaluate(
+        async () => (await fetch('/queues/contact/redrive', { method: 'POST' })).status,
+      );
+      expect(status).toBe(403);
+    }).then(
+      () => expect.unreachable('the 403 must be reported as a failed request'),
+      (error: Error) => expect(error.message).toMatch(/HTTP 403: POST .*\/queues\/contact\/redrive/),
+    );
+  });
+
+  it('overview: a webhook with its state, state changes and gap, live, and the chart by outcome', async () => {
+    await deliver(buildSampleBody('contact.created', { context: 'CustGap', primaryKey: 1 }));
+    await until('/rows/CustGap/contact/1', rowHas(1));
+    await deliver(buildSampleBody('webhook.stopped', { context: 'CustGap', primaryKey: 7 }));
+    await until('/gaps?context=CustGap', (gaps: unknown[]) => gaps.length === 1);
+
+    await withPage(browser, 'overview', async (page) => {
+      await page.goto(`${runtime.adminUrl}/`);
+      const card = page.locator('[data-webhook="CustGap/7"]');
+      await waitForText(card.locator('dd.state'), '■ Stopped');
+      expect(await card.textContent()).toContain('⚠ Gap open since');
+      expect(await card.locator('ol.timeline li').count()).toBe(1);
+
+      // Started again: the page shows it without a reload.
+      await deliver(buildSampleBody('webhook.started', { context: 'CustGap', primaryKey: 7 }));
+      await waitForText(card.locator('dd.state'), '✔ Active');
+      expect(await card.locator('ol.timeline li').allTextContents()).toEqual([
+        expect.stringContaining('■ Stopped'),
+        expect.stringContaining('✔ Active'),
+      ]);
+      await waitForText(card.locator('.gap'), 'Gap (closed) from');
+
+      // The legend says in words what the bars show: the runtime's counts for the last hour.
+      const { body } = await admin<{ outcomes: string[]; perMinute: Array<Record<string, number>> }>(
+        '/outcomes',
+      );
+      const totals = body.outcomes.map(
+        (outcome) => `${outcome}: ${body.perMinute.reduce((sum, minute) => sum + (minute[outcome] ?? 0), 0)}`,
+      );
+      expect(await page.locator('.legend li').allTextContents()).toEqual(totals);
+      expect(totals[0]).not.toBe('applied: 0');
+      expect(await page.locator('.chart rect').count()).toBeGreaterThan(0);
+    });
+  });
+});

@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildSampleBody, buildSampleDelivery } from '../../lib/samples.js';
+import { freePort, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+
+/** What a new user meets when something is wrong: one line, exit 2, no stack trace. */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+let dataDir: string;
+let blocker: Server;
+let busyPort: number;
+let runtime: RuntimeProcess | undefined;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'crm-local-start-'));
+  blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  busyPort = (blocker.address() as { port: number }).port;
+});
+
+afterAll(async () => {
+  await runtime?.stop();
+  blocker.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}, 30_000);
+
+/** `npm start` expected to fail: its exit code and what it printed, npm's own warnings left out. */
+async function failedStart(env: Record<string, string>) {
+  const child = spawn('npm', ['start', '--silent'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(await freePort()),
+      ADMIN_PORT: String(await freePort()),
+      ENV_FILE: '/nonexistent/.env',
+      WEBHOOK_SECRET: '',
+      ...env,
+    },
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const lines = output.split('\n').filter((line) => line !== '' && !line.startsWith('npm warn'));
+  return { code, lines };
+}
+
+describe('npm start, when something is wrong', () => {
+  it('names a configuration mistake, where it came from and what is accepted, in one line', async () => {
+    const envFile = join(dataDir, 'test.env');
+    writeFileSync(envFile, 'LOCAL_VISIBILITY_TIMEOUT=-5\n');
+    expect(await failedStart({ ENV_FILE: envFile })).toEqual({
+      code: 2,
+      lines: [
+        `LOCAL_VISIBILITY_TIMEOUT="-5" in ${envFile} is not accepted: whole seconds from 0 to 43200 (the SQS limit)`,
+      ],
+    });
+    expect(await failedStart({ LOCAL_VISIBILITY_TIMEOUT: '50000' })).toMatchObject({
+      code: 2,
+      lines: [expect.stringMatching(/^LOCAL_VISIBILITY_TIMEOUT="50000" in the environment is not accepted/)],
+    });
+  }, 30_000);
+
+  it('names a busy port and its variable in one line, and shows the secret it generated on the next start that succeeds', async () => {
+    expect(await failedStart({ PORT: String(busyPort) })).toEqual({
+      code: 2,
+      lines: [`port ${busyPort} is in use by another process: set PORT to a free port (0 picks one)`],
+    });
+    const secret = readFileSync(join(dataDir, 'webhook-secret'), 'utf8').trim();
+
+    runtime = await spawnLocalRuntime({ dataDir, env: { WEBHOOK_SECRET: '' } });
+    expect(runtime.output()).toContain(`WEBHOOK_SECRET=${secret}`);
+  }, 60_000);
+
+  it('refuses a second start on the same DATA_DIR, naming the pid and ports of the one that holds it', async () => {
+    const second = await failedStart({});
+    expect(second.code).toBe(2);
+    expect(second.lines).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^another receiver \\(pid \\d+, ingest port ${runtime!.port}, admin port ${runtime!.adminPort}\\) holds DATA_DIR `,
+        ),
+      ),
+    ]);
+  }, 30_000);
+
+  it('says on stop which messages stay queued because they are parked', async () => {
+    const secret = readFileSync(join(dataDir, 'webhook-secret'), 'utf8').trim();
+    const body = { ...buildSampleBody('contact.changed'), Event: 'person.created', Entity: 'person' };
+    const delivery = buildSampleDelivery(body, { secret });
+    const answer = await fetch(runtime!.webhookUrl, {
+      method: 'POST',
+      headers: delivery.headers,
+      body: delivery.body,
+    });
+    expect(answer.status).toBe(200);
+    await runtime!.stop();
+    expect(runtime!.output()).toMatch(
+      /1 messages stay queued: 0 pending, processed on the next start; 1 parked \(never drain/,
+    );
+    runtime = undefined;
+  }, 30_000);
+});

@@ -1,0 +1,109 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAdminServer } from '../../infra/local/admin-api.js';
+import { createDeliveryFeed, createOutcomeCounter } from '../../infra/local/dashboard/activity.js';
+import { createDashboard } from '../../infra/local/dashboard/server.js';
+import { httpRequest } from '../../infra/local/http-client.js';
+import type { StoreReader } from '../../lib/store/types.js';
+import { type LocalQueues, startLocalQueues } from '../support/local-queues.js';
+
+const TOKEN = 'page-token-for-tests';
+const store: StoreReader = {
+  getRow: async () => undefined,
+  listRowEvents: async () => [],
+  listWebhooks: async () => [],
+  listGaps: async () => [],
+};
+
+describe('dashboard routes of the admin API', () => {
+  let local: LocalQueues;
+  let server: Server;
+  let base: string;
+  const dynamodb = new DynamoDBClient({ region: 'us-east-1', endpoint: 'http://127.0.0.1:9' });
+
+  beforeAll(async () => {
+    local = await startLocalQueues({ stage: 'local' });
+    const deps = {
+      store,
+      doc: DynamoDBDocumentClient.from(dynamodb),
+      eventsTable: 'events',
+      queues: local.queues,
+      peek: local.emulator.peek,
+      outcomes: createOutcomeCounter(),
+      deliveries: createDeliveryFeed(),
+    };
+    server = createAdminServer({
+      store,
+      sqs: local.client,
+      queues: local.queues,
+      peek: local.emulator.peek,
+      isReady: () => true,
+      dashboard: createDashboard(deps, TOKEN),
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    server.close();
+    dynamodb.destroy();
+    await local.close();
+  });
+
+  it('serves the page with its token and a strict CSP, its assets, and nothing else of the folder', async () => {
+    const page = await httpRequest('GET', `${base}/`, {});
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.body).toContain(`<meta name="dashboard-token" content="${TOKEN}" />`);
+    expect(page.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+
+    const app = await httpRequest('GET', `${base}/dashboard/app.js`, {});
+    expect({ status: app.status, type: app.headers['content-type'] }).toEqual({
+      status: 200,
+      type: 'text/javascript; charset=utf-8',
+    });
+    for (const path of ['/dashboard/server.ts', '/dashboard/index.html', '/dashboard/../admin-api.ts']) {
+      expect({ path, status: (await httpRequest('GET', `${base}${path}`, {})).status }).toEqual({
+        path,
+        status: 404,
+      });
+    }
+    // The Host check covers the page too.
+    expect((await httpRequest('GET', `${base}/`, { host: 'evil.example' })).status).toBe(403);
+  });
+
+  it('answers the outcome series and the delivery feed', async () => {
+    const outcomes = JSON.parse((await httpRequest('GET', `${base}/outcomes`, {})).body);
+    expect(outcomes.outcomes).toEqual(['applied', 'late', 'duplicate', 'parked', 'refused']);
+    expect(outcomes.perMinute).toHaveLength(60);
+    expect(JSON.parse((await httpRequest('GET', `${base}/deliveries?after=0`, {})).body)).toEqual([]);
+  });
+
+  it("refuses a browser's POST without the page token, and serves it with the token or from a tool", async () => {
+    const origin = new URL(base).origin;
+    const redrive = (headers: Record<string, string>) =>
+      httpRequest('POST', `${base}/queues/contact/redrive`, headers);
+    const refused: Array<Record<string, string>> = [
+      { origin },
+      { 'sec-fetch-site': 'same-origin' },
+      { origin, 'x-dashboard-token': `${TOKEN}x` },
+      { origin, 'x-dashboard-token': '' },
+    ];
+    for (const headers of refused) {
+      const answer = await redrive(headers);
+      expect({ headers, status: answer.status, body: JSON.parse(answer.body) }).toEqual({
+        headers,
+        status: 403,
+        body: { error: 'missing or wrong dashboard token: reload the page' },
+      });
+    }
+    expect((await redrive({ origin, 'x-dashboard-token': TOKEN })).status).toBe(200);
+    expect((await redrive({})).status).toBe(200);
+    // Reads need no token.
+    expect((await httpRequest('GET', `${base}/queues`, { origin })).status).toBe(200);
+  });
+});

@@ -1,0 +1,65 @@
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+
+/** Debian's Chromium (`apt-get install -y chromium`); Playwright never downloads a browser here. */
+export const CHROMIUM = '/usr/bin/chromium';
+export const SCREENSHOTS = fileURLToPath(new URL('../browser/screenshots/', import.meta.url));
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/**
+ * Runs `body` on a fresh page of `browser`, then saves a full-page screenshot as
+ * `test/browser/screenshots/<name>.png` and fails if the page logged a console error, threw, or had
+ * a request fail or answered with 4xx/5xx, even when `body` passed.
+ */
+export async function withPage(
+  browser: Browser,
+  name: string,
+  body: (page: Page) => Promise<void>,
+): Promise<void> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) =>
+    problems.push(`request failed: ${request.method()} ${request.url()} (${request.failure()?.errorText})`),
+  );
+  page.on('response', (response) => {
+    if (response.status() >= 400)
+      problems.push(`HTTP ${response.status()}: ${response.request().method()} ${response.url()}`);
+  });
+  let seen: string[] = [];
+  try {
+    await body(page);
+  } finally {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true }).catch(() => undefined);
+    // What happened while the page was in use; closing it aborts its pending polls, which is no fault.
+    seen = problems.slice();
+    await context.close();
+  }
+  if (seen.length > 0) throw new Error(`the page had problems:\n${seen.join('\n')}`);
+}
+
+/** Waits until `locator` holds an element whose text contains `text` (or matches it). */
+export async function waitForText(locator: Locator, text: string | RegExp, timeout = 15_000): Promise<void> {
+  await locator.filter({ hasText: text }).first().waitFor({ timeout });
+}

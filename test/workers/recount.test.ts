@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { RowEvent } from '../../lib/events/index.js';
+import { eventSeq } from '../../lib/store/keys.js';
+import type { Store } from '../../lib/store/types.js';
+import { createRowWorker, processRowEvent, type RowWorkerDeps } from '../../lib/workers/index.js';
+import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
+import { at, lambdaContext, quietObservability, rowEvent, sqsEvent, sqsRecord } from '../support/workers.js';
+
+let dynamo: LocalDynamo;
+let store: Store;
+
+beforeAll(async () => {
+  ({ dynamo, store } = await startDynamoStore());
+});
+afterAll(() => dynamo.close());
+
+/** The real store, except that the row write of `failing` throws (a crash or throttle between the two writes). */
+function faultyStore(failing: Set<string>): Store {
+  return {
+    ...store,
+    async saveRow(row, version) {
+      if (
+        failing.has(row.lastEventId) ||
+        [...failing].some((id) => row.recentSeqs.some((s) => s.endsWith(id)))
+      )
+        throw new Error('throttled');
+      return store.saveRow(row, version);
+    },
+  };
+}
+
+const deps = (s: Store, hooks = {}): RowWorkerDeps => ({
+  store: s,
+  hooks,
+  ignoreAssociateIds: new Set(),
+  ...quietObservability(),
+});
+const meta = { messageId: 'm' };
+let nextKey = 1;
+const key = () => ({ context: 'CustCount', primaryKey: nextKey++ });
+
+const newer = (k: { context: string; primaryKey: number }, from: number, count: number): RowEvent[] =>
+  Array.from({ length: count }, (_, i) => rowEvent('contact.changed', { ...k, timestamp: at(from + i) }));
+
+describe('eventCount equals the distinct events of the history after any failure', () => {
+  it('a crash between history and row, then 8+ newer events merged, then the retry', async () => {
+    const k = key();
+    const first = rowEvent('contact.created', { ...k, timestamp: at(1) });
+    await expect(processRowEvent(deps(faultyStore(new Set([first.EventId]))), first, meta)).rejects.toThrow(
+      'throttled',
+    );
+    for (const event of newer(k, 2, 9)) await processRowEvent(deps(store), event, meta);
+
+    await processRowEvent(deps(store), first, meta); // the retry
+
+    const history = await store.listRowEvents(k.context, 'contact', k.primaryKey);
+    expect(history).toHaveLength(10);
+    const row = await store.getRow(k.context, 'contact', k.primaryKey);
+    expect(row).toMatchObject({ eventCount: 10, createdAt: first.Timestamp });
+    // a later redelivery of the same event changes nothing
+    await processRowEvent(deps(store), first, meta);
+    expect((await store.getRow(k.context, 'contact', k.primaryKey))!.eventCount).toBe(10);
+  });
+
+  it('a DLQ redrive of a failed record behind 9 newer events', async () => {
+    const k = key();
+    const created = rowEvent('contact.created', { ...k, timestamp: at(1) });
+    await processRowEvent(deps(store), created, meta);
+    const stuck = rowEvent('contact.changed', { ...k, timestamp: at(2) });
+    const record = sqsRecord(stuck);
+    const failing = createRowWorker({ entity: 'contact', ...deps(faultyStore(new Set([stuck.EventId]))) });
+    for (let attempt = 0; attempt < 5; attempt++) {
+      expect((await failing(sqsEvent([record]), lambdaContext)).batchItemFailures).toHaveLength(1);
+    }
+    const worker = createRowWorker({ entity: 'contact', ...deps(store) });
+    await worker(sqsEvent(newer(k, 3, 9).map((event) => sqsRecord(event))), lambdaContext);
+
+    expect((await worker(sqsEvent([record]), lambdaContext)).batchItemFailures).toEqual([]); // the redrive
+
+    const history = await store.listRowEvents(k.context, 'contact', k.primaryKey);
+    expect(history.map((r) => r.eventId)).toContain(stuck.EventId);
+    expect(await store.getRow(k.context, 'contact', k.primaryKey)).toMatchObject({
+      eventCount: history.length,
+    });
+    expect(history).toHaveLength(11);
+  });
+});
+
+describe('duplicates the sender really produces', () => {
+  it('same EventId, later Timestamp, other body: recorded as a conflict; the row follows the first', async () => {
+    const k = key();
+    const first = rowEvent('contact.changed', { ...k, timestamp: at(1) });
+    const later = { ...rowEvent('contact.changed', { ...k, timestamp: at(2) }), EventId: first.EventId };
+    const sameTick = { ...first, Changes: ['name'] } as RowEvent;
+    const d = deps(store, { onContactChanged: vi.fn() });
+    const metric = vi.spyOn(d.metrics, 'addMetric');
+    const warn = vi.spyOn(d.logger, 'warn');
+
+    await processRowEvent(d, first, meta);
+    const rowBefore = await store.getRow(k.context, 'contact', k.primaryKey);
+    expect((await processRowEvent(d, later, meta)).outcome).toBe('conflict');
+    expect((await processRowEvent(d, sameTick, meta)).outcome).toBe('conflict');
+
+    expect(await store.getRow(k.context, 'contact', k.primaryKey)).toEqual(rowBefore);
+    const history = await store.listRowEvents(k.context, 'contact', k.primaryKey);
+    expect(history.map((r) => [r.eventId, r.timestamp, r.conflictOf])).toEqual([
+      [first.EventId, first.Timestamp, undefined],
+      [first.EventId, first.Timestamp, eventSeq(first)],
+      [first.EventId, later.Timestamp, eventSeq(first)],
+    ]);
+    expect(history[1]!.payload).toMatchObject({ Changes: ['name'] });
+    expect(metric.mock.calls.filter(([name]) => name === 'EventIdConflicts')).toHaveLength(2);
+    expect(warn).toHaveBeenCalledTimes(2);
+    expect(d.hooks.onContactChanged).toHaveBeenCalledTimes(1);
+    expect(rowBefore!.eventCount).toBe(1);
+  });
+
+  it('a conflict of an event older than the row’s window is found in the history', async () => {
+    const k = key();
+    const first = rowEvent('contact.changed', { ...k, timestamp: at(1) });
+    await processRowEvent(deps(store), first, meta);
+    for (const event of newer(k, 2, 9)) await processRowEvent(deps(store), event, meta);
+    const conflicting = {
+      ...rowEvent('contact.changed', { ...k, timestamp: at(1.5) }),
+      EventId: first.EventId,
+    };
+
+    expect((await processRowEvent(deps(store), conflicting, meta)).outcome).toBe('conflict');
+    expect((await store.getRow(k.context, 'contact', k.primaryKey))!.eventCount).toBe(10);
+  });
+
+  it('a resend under a new EventId is recorded as a resend of the first: no count, no hook, no row change', async () => {
+    const k = key();
+    const first = rowEvent('contact.changed', { ...k, timestamp: at(1) });
+    const resend = { ...first, EventId: randomUUID() };
+    const onContactChanged = vi.fn();
+    const d = deps(store, { onContactChanged });
+
+    await processRowEvent(d, first, meta);
+    const before = await store.loadRow(k.context, 'contact', k.primaryKey);
+    const result = await processRowEvent(d, resend, meta);
+    await processRowEvent(d, resend, meta); // its own redelivery
+
+    expect(result.outcome).toBe('resend');
+    expect(await store.loadRow(k.context, 'contact', k.primaryKey)).toEqual(before);
+    expect(onContactChanged).toHaveBeenCalledTimes(1);
+    const history = await store.listRowEvents(k.context, 'contact', k.primaryKey);
+    expect(history.map((r) => [r.eventId, r.resendOf])).toEqual(
+      [
+        [first.EventId, undefined],
+        [resend.EventId, eventSeq(first)],
+      ].sort((a, b) =>
+        eventSeq({ Timestamp: first.Timestamp, EventId: a[0]! }) <
+        eventSeq({ Timestamp: first.Timestamp, EventId: b[0]! })
+          ? -1
+          : 1,
+      ),
+    );
+    expect(before.item!.eventCount).toBe(1);
+  });
+
+  it('a resend older than the row’s window is found in the history', async () => {
+    const k = key();
+    const first = rowEvent('contact.changed', { ...k, timestamp: at(1) });
+    await processRowEvent(deps(store), first, meta);
+    for (const event of newer(k, 2, 9)) await processRowEvent(deps(store), event, meta);
+
+    expect((await processRowEvent(deps(store), { ...first, EventId: randomUUID() }, meta)).outcome).toBe(
+      'resend',
+    );
+    expect((await store.getRow(k.context, 'contact', k.primaryKey))!.eventCount).toBe(10);
+  });
+});
