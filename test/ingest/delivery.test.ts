@@ -90,16 +90,27 @@ describe('headers', () => {
     expect(response.status).toBe(200);
   });
 
-  it('refuses two different prefixes in one request with 400', async () => {
+  it('refuses two complete header sets that disagree with 400', async () => {
     const req = request(sample('contact.changed'));
-    req.headers['X-Other-EventId'] = 'x';
+    req.headers['X-Other-Event'] = 'contact.changed';
+    req.headers['X-Other-EventId'] = '11111111-2222-4333-8444-555555555555';
     const queue = new RecordingQueue();
 
     const response = await handleDelivery(req, policy(), queue);
 
     expect(response.status).toBe(400);
-    expect(JSON.parse(response.body).detail).toContain('more than one prefix');
+    expect(JSON.parse(response.body).detail).toContain('two header sets disagree');
     expect(queue.sent).toHaveLength(0);
+  });
+
+  it('ignores a custom header of the webhook that ends in -Event', async () => {
+    const req = request(sample('contact.changed'), { headers: { 'X-Tenant-Event': 'tenant-42' } });
+    const queue = new RecordingQueue();
+
+    const response = await handleDelivery(req, policy(), queue);
+
+    expect(response.status).toBe(200);
+    expect(queue.sent).toHaveLength(1);
   });
 
   it('uses only the pinned prefix when HEADER_PREFIX is set', async () => {
@@ -482,6 +493,19 @@ describe('the CRM registration check (event "test")', () => {
       log: { event: 'test', signatureVerified: true },
     });
     expect(queue.sent).toEqual([]);
+  });
+
+  it('answers 200 when the webhook carries a custom header ending in -Event', async () => {
+    const withCustom = { ...headers, 'X-Tenant-Event': 'tenant-42' };
+
+    const response = await handleDelivery(
+      request(check(), { headers: withCustom }),
+      policy(),
+      new RecordingQueue(),
+    );
+
+    expect(response.status).toBe(200);
+    expect(response.decision.kind).toBe('test');
   });
 
   it('is authenticated like any delivery: a bad or missing signature is refused', async () => {
