@@ -254,7 +254,7 @@ function decideValid(
       log,
       400,
       'event-too-old',
-      `the event Timestamp is older than ${policy.maxEventAgeSeconds} seconds`,
+      `the event Timestamp is older than MAX_EVENT_AGE_SECONDS (${policy.maxEventAgeSeconds} seconds)`,
     );
   }
   const skew = policy.maxClockSkewSeconds ?? 300;

@@ -49,6 +49,24 @@ export function secretConfig(fallback: string[], byContext: Record<string, strin
   return { fallback: wildcard ?? fallback, byContext: contexts };
 }
 
+const HEADER_PREFIX = /^X-[A-Za-z0-9]+(-[A-Za-z0-9]+)*-?$/i;
+
+/**
+ * HEADER_PREFIX as the sender writes it, `X-SuperOffice` for `X-SuperOffice-Event`. A prefix without
+ * `X-`, or one that already ends in `-Event`, would refuse every delivery: refused here, at start.
+ */
+function headerPrefixEnv(env: Record<string, string | undefined>): string | undefined {
+  const prefix = optionalEnv('HEADER_PREFIX', env)?.trim();
+  if (prefix === undefined) return undefined;
+  if (!HEADER_PREFIX.test(prefix) || /-(event|eventid|signature)-?$/i.test(prefix)) {
+    throw new ConfigError(
+      'HEADER_PREFIX must be the prefix of the delivery headers, starting with X- (for example X-SuperOffice for X-SuperOffice-Event)',
+      'HEADER_PREFIX',
+    );
+  }
+  return prefix;
+}
+
 /** Reads the ingest's environment once, strictly. */
 export function readIngestConfig(env: Record<string, string | undefined> = process.env): IngestConfig {
   const secretsJson = optionalEnv('WEBHOOK_SECRETS', env);
@@ -59,7 +77,7 @@ export function readIngestConfig(env: Record<string, string | undefined> = proce
       webhookState: requireEnv('WEBHOOK_STATE_QUEUE_URL', env),
       parked: requireEnv('PARKED_QUEUE_URL', env),
     },
-    headerPrefix: optionalEnv('HEADER_PREFIX', env),
+    headerPrefix: headerPrefixEnv(env),
     secrets: secretConfig(
       listEnv('WEBHOOK_SECRET', env),
       secretsJson === undefined ? {} : parseSecretsJson(secretsJson, 'WEBHOOK_SECRETS'),

@@ -602,8 +602,24 @@ describe('answers', () => {
     const response = await handleDelivery(request(old), policy({ maxEventAgeSeconds: 3600 }), queue);
 
     expect(response.status).toBe(400);
-    expect(JSON.parse(response.body).type).toContain('event-too-old');
+    expect(JSON.parse(response.body)).toMatchObject({
+      type: 'urn:crm-webhook-receiver:problem:event-too-old',
+      detail: 'the event Timestamp is older than MAX_EVENT_AGE_SECONDS (3600 seconds)',
+    });
     expect(queue.sent).toHaveLength(0);
+  });
+
+  it('applies the replay window to unsigned state events too', async () => {
+    const old = sample('webhook.started', { timestamp: '2020-01-01T00:00:00.0000000Z' });
+
+    const response = await handleDelivery(
+      request(old, { secret: null }),
+      policy({ maxEventAgeSeconds: 3600 }),
+      new RecordingQueue(),
+    );
+
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body).detail).toContain('MAX_EVENT_AGE_SECONDS');
   });
 
   it('answers 503 with Retry-After when the queue fails, and 200 once it recovers', async () => {
