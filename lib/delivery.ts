@@ -11,6 +11,7 @@ import {
 import type { OutboundMessage, QueueSender } from './queue/port.js';
 import { type Route, routeEvent, routeParked } from './routing.js';
 import { type SecretMatch, type SignatureVerifier, safeEqual } from './signature.js';
+import { type StoreMisfitReason, storeMisfit } from './store-fit.js';
 
 /**
  * A request as any transport hands it over, headers in any case. The body is the raw bytes, or the
@@ -62,7 +63,8 @@ export type ParkReason =
   | 'invalid-event'
   | 'invalid-json'
   | 'invalid-utf8'
-  | 'header-mismatch';
+  | 'header-mismatch'
+  | StoreMisfitReason;
 
 /** What the log lines of a request carry (never a secret or a signature). */
 export interface LogFields {
@@ -112,7 +114,7 @@ const TITLES: Record<number, string> = {
  * safe to show), or send one message to a queue (routed, or parked when an authentic body breaks
  * the spec), or acknowledge the CRM's registration check. Order of checks: method, size, content
  * type, headers, state token, signature over the raw bytes (before any parsing), UTF-8, JSON, context
- * binding of the signature, registration check, schema, header and body agreement, age. The
+ * binding of the signature, registration check, schema, header and body agreement, age, store limits. The
  * decision is synchronous, except for a body the generated schema check refuses: zod then judges it
  * (and is loaded the first time), so that a refusal keeps zod's issues.
  */
@@ -233,7 +235,10 @@ async function refusedByCheck(
     : reject(log, 400, 'invalid-event', parsed.detail);
 }
 
-/** The checks after the schema (header and body agreement, age), then the message to queue. */
+/**
+ * The checks after the schema (header and body agreement, age), then the message to queue; an event
+ * the store can never hold is parked instead.
+ */
 function decideValid(
   request: DeliveryRequest,
   policy: DeliveryPolicy,
@@ -266,6 +271,8 @@ function decideValid(
       `an unauthenticated event may be dated at most ${skew} seconds ahead`,
     );
   }
+  const misfit = storeMisfit(event, text);
+  if (misfit !== undefined) return park(request, headers, log, misfit.reason, misfit.detail, event);
   return enqueue(request, headers, log, text, routeEvent(event));
 }
 

@@ -1,5 +1,11 @@
 import { normaliseTimestamp } from '../events/index.js';
 
+/** DynamoDB's largest partition key (rows and events: `rowKey`; webhooks: `context`), in UTF-8 bytes. */
+export const MAX_PARTITION_KEY_BYTES = 2048;
+
+/** DynamoDB's largest sort key (webhooks: `accepted#<WebhookName>`, `webhook#<id>`), in UTF-8 bytes. */
+export const MAX_SORT_KEY_BYTES = 1024;
+
 /** Partition key of a row (and of its history): context last, so a `#` inside it stays unambiguous. */
 export function rowKey(context: string, entity: string, primaryKey: number): string {
   return `${entity}#${primaryKey}#${context}`;

@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { handleDelivery } from '../../lib/delivery.js';
 import { QueueUnavailableError } from '../../lib/queue/port.js';
 import { buildRegistrationTestBody, SAMPLE_EVENTS, signBody } from '../../lib/samples.js';
+import { MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from '../../lib/store/keys.js';
 import { policy, RecordingQueue, request, SECRET, sample, withRawBody } from '../support/delivery.js';
 
 const EXPECTED_QUEUE = {
@@ -703,5 +705,67 @@ describe('future-dated events', () => {
     );
 
     expect([a.status, b.status]).toEqual([200, 200]);
+  });
+});
+
+describe('what the store can never hold is parked at the ingest (200), never routed to a worker', () => {
+  // rowKey is `contact#42#<context>`: 11 bytes before the context.
+  const atLimit = 'C'.repeat(MAX_PARTITION_KEY_BYTES - 'contact#42#'.length);
+
+  it.each([
+    ['a ContextIdentifier over the partition key limit', { context: `${atLimit}C` }, 'key-too-long'],
+    ['a ContextIdentifier over it in UTF-8 bytes only', { context: '€'.repeat(700) }, 'key-too-long'],
+    ['a WebhookName over the sort key limit', { webhookName: 'w'.repeat(1016) }, 'key-too-long'],
+  ] as const)('%s', async (_label, options, reason) => {
+    const queue = new RecordingQueue();
+
+    const response = await handleDelivery(
+      request(sample('contact.changed', { primaryKey: 42, ...options })),
+      policy(),
+      queue,
+    );
+
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject({ status: 'parked', reason });
+    expect(queue.sent.map((message) => [message.queue, message.attributes.reason])).toEqual([
+      ['parked', reason],
+    ]);
+  });
+
+  it('routes keys exactly at the limits', async () => {
+    const queue = new RecordingQueue();
+    const body = sample('contact.changed', {
+      primaryKey: 42,
+      context: atLimit,
+      webhookName: 'w'.repeat(MAX_SORT_KEY_BYTES - 'accepted#'.length),
+    });
+
+    const response = await handleDelivery(request(body), policy(), queue);
+
+    expect(response.status).toBe(200);
+    expect(queue.sent[0]?.queue).toBe('contact');
+  });
+
+  it('parks a state event whose WebhookName is over the sort key limit', async () => {
+    const queue = new RecordingQueue();
+    const body = sample('webhook.stopped', { webhookName: 'w'.repeat(1016) });
+
+    const response = await handleDelivery(request(body, { secret: null }), policy(), queue);
+
+    expect(response.status).toBe(200);
+    expect(queue.sent[0]?.attributes.reason).toBe('key-too-long');
+  });
+
+  it('parks a body that stays over MAX_STORED_BODY_BYTES deflated, and routes a large one that deflates under it', async () => {
+    const noise = { ...sample('contact.created'), Custom: randomBytes(300 * 1024).toString('base64') };
+    const repetitive = { ...sample('contact.created'), Custom: 'abc'.repeat(300 * 1024) };
+    const queue = new RecordingQueue();
+
+    const parked = await handleDelivery(request(noise), policy(), queue);
+    const routed = await handleDelivery(request(repetitive), policy(), queue);
+
+    expect(JSON.parse(parked.body)).toMatchObject({ status: 'parked', reason: 'too-large-for-store' });
+    expect(JSON.parse(routed.body)).toMatchObject({ status: 'accepted', queue: 'contact' });
+    expect(queue.sent.map((message) => message.queue)).toEqual(['parked', 'contact']);
   });
 });

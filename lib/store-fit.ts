@@ -1,0 +1,44 @@
+import type { DeliveryEvent } from './events/index.js';
+import { fitsStore, MAX_STORED_BODY_BYTES } from './store/body-codec.js';
+import { acceptedSk, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, rowKey } from './store/keys.js';
+
+export type StoreMisfitReason = 'key-too-long' | 'too-large-for-store';
+
+/**
+ * Why a valid event can never be stored, or undefined when it can: a key built from its strings over
+ * DynamoDB's key limits, or a body over {@link MAX_STORED_BODY_BYTES} even deflated. The ingest parks
+ * such an event (200) instead of letting a worker dead-letter it. Details name the limit, not a value.
+ */
+export function storeMisfit(
+  event: DeliveryEvent,
+  body: string,
+): { reason: StoreMisfitReason; detail: string } | undefined {
+  const partitionKey =
+    'Entity' in event && event.Entity !== undefined
+      ? rowKey(event.ContextIdentifier, event.Entity, event.PrimaryKey)
+      : event.ContextIdentifier;
+  if (!fitsBytes(partitionKey, MAX_PARTITION_KEY_BYTES)) {
+    return {
+      reason: 'key-too-long',
+      detail: `ContextIdentifier makes a partition key over DynamoDB's ${MAX_PARTITION_KEY_BYTES} bytes`,
+    };
+  }
+  if (!fitsBytes(acceptedSk(event.WebhookName), MAX_SORT_KEY_BYTES)) {
+    return {
+      reason: 'key-too-long',
+      detail: `WebhookName makes a sort key over DynamoDB's ${MAX_SORT_KEY_BYTES} bytes`,
+    };
+  }
+  if (!fitsStore(body)) {
+    return {
+      reason: 'too-large-for-store',
+      detail: `the body is over ${MAX_STORED_BODY_BYTES} bytes even deflated, more than one stored item holds`,
+    };
+  }
+  return undefined;
+}
+
+/** UTF-8 length at most `limit`, counted only when 3 bytes per UTF-16 unit could exceed it. */
+function fitsBytes(value: string, limit: number): boolean {
+  return value.length * 3 <= limit || Buffer.byteLength(value) <= limit;
+}
