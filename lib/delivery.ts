@@ -331,13 +331,12 @@ export interface DeliveryResponse {
  * Runs {@link decide} and, for accepted and parked deliveries, sends the message and answers 200
  * only once the queue acknowledged it (the registration check is answered 200 at once); a queue
  * failure answers 503 with Retry-After. The time budget belongs to the queue adapter (bounded
- * attempts and socket timeouts) or to `signal`.
+ * attempts and a deadline: `lib/queue/sqs.ts`).
  */
 export async function handleDelivery(
   request: DeliveryRequest,
   policy: DeliveryPolicy,
   queue: QueueSender,
-  options: { signal?: AbortSignal } = {},
 ): Promise<DeliveryResponse> {
   const decided = decide(request, policy);
   // Only a body the generated check refuses waits for zod; every other decision is synchronous.
@@ -362,7 +361,7 @@ export async function handleDelivery(
   }
   const started = performance.now();
   try {
-    await queue.send(decision.message, options.signal);
+    await queue.send(decision.message);
   } catch (error) {
     return {
       status: 503,

@@ -14,6 +14,8 @@ export interface IngestConfig {
   maxEventAgeSeconds: number;
   maxClockSkewSeconds: number;
   maxBodyBytes: number;
+  /** How long SendMessage may take before the answer is 503 (ENQUEUE_TIMEOUT_MS, default 2500). */
+  enqueueTimeoutMs: number;
 }
 
 /**
@@ -88,5 +90,6 @@ export function readIngestConfig(env: Record<string, string | undefined> = proce
     maxEventAgeSeconds: intEnv('MAX_EVENT_AGE_SECONDS', 7 * 24 * 3600, env),
     maxClockSkewSeconds: intEnv('MAX_CLOCK_SKEW_SECONDS', 300, env),
     maxBodyBytes: intEnv('MAX_BODY_BYTES', 1_048_576, env),
+    enqueueTimeoutMs: intEnv('ENQUEUE_TIMEOUT_MS', 2500, env),
   };
 }

@@ -14,7 +14,7 @@ export interface OutboundMessage {
 
 /** The port the ingest sends through; adapters translate transport errors into {@link QueueUnavailableError}. */
 export interface QueueSender {
-  send(message: OutboundMessage, signal?: AbortSignal): Promise<void>;
+  send(message: OutboundMessage): Promise<void>;
 }
 
 /** The queue did not acknowledge the message (after the adapter's own bounded retries). */
