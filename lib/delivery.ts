@@ -56,7 +56,8 @@ export type RejectReason =
   | 'signature-invalid'
   | 'signature-wrong-context'
   | 'no-secret-configured'
-  | 'state-token-invalid';
+  | 'state-token-invalid'
+  | StoreMisfitReason;
 
 export type ParkReason =
   | 'unknown-event'
@@ -237,7 +238,7 @@ async function refusedByCheck(
 
 /**
  * The checks after the schema (header and body agreement, age), then the message to queue; an event
- * the store can never hold is parked instead.
+ * the store can never hold is parked instead (refused when unauthenticated, as any unusable body).
  */
 function decideValid(
   request: DeliveryRequest,
@@ -272,7 +273,11 @@ function decideValid(
     );
   }
   const misfit = storeMisfit(event, text);
-  if (misfit !== undefined) return park(request, headers, log, misfit.reason, misfit.detail, event);
+  if (misfit !== undefined) {
+    return authentic
+      ? park(request, headers, log, misfit.reason, misfit.detail, event)
+      : reject(log, 400, misfit.reason, misfit.detail);
+  }
   return enqueue(request, headers, log, text, routeEvent(event));
 }
 

@@ -746,14 +746,21 @@ describe('what the store can never hold is parked at the ingest (200), never rou
     expect(queue.sent[0]?.queue).toBe('contact');
   });
 
-  it('parks a state event whose WebhookName is over the sort key limit', async () => {
+  it('parks a state event with the token whose WebhookName is over the sort key limit; refuses it unauthenticated', async () => {
     const queue = new RecordingQueue();
     const body = sample('webhook.stopped', { webhookName: 'w'.repeat(1016) });
+    const strict = policy({ stateEventToken: 't' });
 
-    const response = await handleDelivery(request(body, { secret: null }), policy(), queue);
+    const tokened = await handleDelivery(
+      request(body, { secret: null, query: { token: 't' } }),
+      strict,
+      queue,
+    );
+    const anonymous = await handleDelivery(request(body, { secret: null }), policy(), queue);
 
-    expect(response.status).toBe(200);
-    expect(queue.sent[0]?.attributes.reason).toBe('key-too-long');
+    expect([tokened.status, anonymous.status]).toEqual([200, 400]);
+    expect(JSON.parse(anonymous.body).type).toBe('urn:crm-webhook-receiver:problem:key-too-long');
+    expect(queue.sent.map((message) => message.attributes.reason)).toEqual(['key-too-long']);
   });
 
   it('parks a body that stays over MAX_STORED_BODY_BYTES deflated, and routes a large one that deflates under it', async () => {
