@@ -12,7 +12,7 @@ import {
   problemAnswer,
   unavailableAnswer,
 } from '../lib/ingest/index.js';
-import { createSqsSender } from '../lib/queue/sqs.js';
+import { boundedSqsClientConfig, createSqsSender } from '../lib/queue/sqs.js';
 import { SsmParameterProvider } from '../lib/secrets/ssm.js';
 import { createSignatureVerifier } from '../lib/signature.js';
 
@@ -20,15 +20,12 @@ const config = readIngestConfig();
 // Service name and log level come from POWERTOOLS_SERVICE_NAME / POWERTOOLS_LOG_LEVEL, as in every function.
 const logger = new Logger();
 const metrics = new Metrics({ namespace: 'CrmWebhookReceiver' });
+// The answer budget: SendMessage gives up within ENQUEUE_TIMEOUT_MS (2.5 s), so the 503 reaches the
+// sender within 3 s, before its own retry is due.
 const queue = createSqsSender({
-  // The time budget: two attempts of at most 0.3 s to connect and 1 s of socket silence each, plus the
-  // SDK's sub-second backoff, stay under 3 s, so a 503 reaches the sender before its own retry is due.
-  client: new SQSClient({
-    cacheMiddleware: true,
-    maxAttempts: 2,
-    requestHandler: { connectionTimeout: 300, requestTimeout: 1000 },
-  }),
+  client: new SQSClient(boundedSqsClientConfig(config.enqueueTimeoutMs)),
   queueUrls: config.queueUrls,
+  deadlineMs: config.enqueueTimeoutMs,
 });
 
 const basePolicy: Omit<DeliveryPolicy, 'verifier'> = {

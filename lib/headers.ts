@@ -40,23 +40,6 @@ function lowerCaseCopy(headers: Record<string, string | undefined>): LowerCaseHe
   return lower;
 }
 
-/** The prefix of a header name that ends in `-event`, `-eventid` or `-signature`, else undefined. */
-function prefixOf(name: string): string | undefined {
-  // Cheap first test on the last character: most headers end in none of these suffixes.
-  const last = name.charCodeAt(name.length - 1);
-  if (last === 116 /* t */ && name.length > 6 && name.endsWith('-event')) return name.slice(0, -6);
-  if (last === 100 /* d */ && name.length > 8 && name.endsWith('-eventid')) return name.slice(0, -8);
-  if (last === 101 /* e */ && name.length > 10 && name.endsWith('-signature')) return name.slice(0, -10);
-  return undefined;
-}
-
-/** True when `name` is `<prefix>-event`, `<prefix>-eventid` or `<prefix>-signature`. */
-function hasPrefix(name: string, prefix: string): boolean {
-  const rest = name.length - prefix.length;
-  const suffix = rest === 6 ? '-event' : rest === 8 ? '-eventid' : rest === 10 ? '-signature' : undefined;
-  return suffix !== undefined && name.endsWith(suffix) && name.startsWith(prefix);
-}
-
 interface HeaderNames {
   event: string;
   eventId: string;
@@ -81,38 +64,66 @@ function headerNames(prefix: string): HeaderNames {
   return names;
 }
 
+/** Present and not empty. */
+function has(value: string | undefined): value is string {
+  return value !== undefined && value !== '';
+}
+
 /**
- * Finds the service's header prefix from the names that end in `-Event`, `-EventId` and
- * `-Signature`, in any capitalisation, or uses `pinnedPrefix` (for example `X-SuperOffice`).
- * Two different candidate prefixes in one request are refused: which one to trust is ambiguous.
+ * The prefixes that carry a delivery: those with both a `-event` and an `-eventid` header. A custom
+ * header of the webhook such as `X-Tenant-Event` is not a set, and is ignored.
+ */
+function completePrefixes(lower: LowerCaseHeaders): string[] {
+  const prefixes: string[] = [];
+  for (const name in lower) {
+    if (name.length <= 8 || !name.endsWith('-eventid') || !has(lower[name])) continue;
+    const prefix = name.slice(0, -8);
+    if (has(lower[headerNames(prefix).event])) prefixes.push(prefix);
+  }
+  return prefixes;
+}
+
+/** The first of several complete sets when they all say the same (event, event id, and signature if any). */
+function agreeing(lower: LowerCaseHeaders, prefixes: string[]): string | undefined {
+  const sets = prefixes.map((prefix) => ({ prefix, names: headerNames(prefix) }));
+  const [first] = sets;
+  const signed = sets.find(({ names }) => lower[names.signature] !== undefined);
+  for (const { names } of sets) {
+    const signature = lower[names.signature];
+    if (
+      lower[names.event] !== lower[first!.names.event] ||
+      lower[names.eventId] !== lower[first!.names.eventId] ||
+      (signature !== undefined && signature !== lower[signed!.names.signature])
+    )
+      return undefined;
+  }
+  return (signed ?? first)?.prefix;
+}
+
+/**
+ * Finds the service's header prefix, or uses `pinnedPrefix` (for example `X-SuperOffice`). Detected,
+ * it is the prefix that carries the delivery: both `<prefix>-Event` and `<prefix>-EventId`, in any
+ * capitalisation; other headers ending in `-Event` (a webhook's custom header) are ignored. Two
+ * complete sets are refused only when they disagree.
  */
 export function readDeliveryHeaders(lower: LowerCaseHeaders, pinnedPrefix?: string): HeaderResult {
   let prefix = pinnedPrefix?.toLowerCase().replace(/-+$/, '');
   if (prefix === undefined) {
-    let others: Set<string> | undefined;
-    for (const name in lower) {
-      if (lower[name] === undefined) continue;
-      // The usual case, a second header under the prefix already found: no slice to compare.
-      if (prefix !== undefined && hasPrefix(name, prefix)) continue;
-      const candidate = prefixOf(name);
-      if (candidate === undefined || candidate === prefix) continue;
-      if (prefix === undefined) prefix = candidate;
-      else {
-        others ??= new Set([prefix]);
-        others.add(candidate);
-      }
+    const prefixes = completePrefixes(lower);
+    if (prefixes.length === 0) return { ok: false, detail: missingDetail(lower) };
+    prefix = prefixes.length === 1 ? prefixes[0] : agreeing(lower, prefixes);
+    if (prefix === undefined) {
+      return {
+        ok: false,
+        detail: `two header sets disagree on the delivery (${prefixes.sort().join(', ')})`,
+      };
     }
-    if (others !== undefined) {
-      return { ok: false, detail: `headers use more than one prefix (${[...others].sort().join(', ')})` };
-    }
-    if (prefix === undefined) return { ok: false, detail: 'the -Event and -EventId headers are missing' };
   }
   const names = headerNames(prefix);
   const event = lower[names.event];
   const eventId = lower[names.eventId];
-  if (event === undefined || event === '') return { ok: false, detail: `header ${names.event} is missing` };
-  if (eventId === undefined || eventId === '')
-    return { ok: false, detail: `header ${names.eventId} is missing` };
+  if (!has(event)) return { ok: false, detail: `header ${names.event} is missing` };
+  if (!has(eventId)) return { ok: false, detail: `header ${names.eventId} is missing` };
   return {
     ok: true,
     headers: {
@@ -126,6 +137,19 @@ export function readDeliveryHeaders(lower: LowerCaseHeaders, pinnedPrefix?: stri
       receiverToken: lower['x-receiver-token'],
     },
   };
+}
+
+/** Why no prefix carries a delivery: names the missing half of a set that has the other half. */
+function missingDetail(lower: LowerCaseHeaders): string {
+  for (const name in lower) {
+    if (!has(lower[name])) continue;
+    if (name.length > 8 && name.endsWith('-eventid')) return `header ${name.slice(0, -8)}-event is missing`;
+  }
+  for (const name in lower) {
+    if (!has(lower[name])) continue;
+    if (name.length > 6 && name.endsWith('-event')) return `header ${name.slice(0, -6)}-eventid is missing`;
+  }
+  return 'the -Event and -EventId headers are missing';
 }
 
 const STATE_EVENT = /^webhook(\d+)\.(started|stopped|errors)$/;

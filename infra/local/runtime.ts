@@ -163,6 +163,10 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
   env.POWERTOOLS_SERVICE_NAME ??= 'crm-webhook-receiver';
   env.POWERTOOLS_METRICS_NAMESPACE ??= 'CrmWebhookReceiver';
   env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+  // One process runs the ingest and the SQS emulator: under a burst the emulator accepts one new
+  // connection per turn of this event loop, so the ingest's wait measures the loop, not SQS. The
+  // 2.5 s budget of Lambda would answer 503 to deliveries the emulator is about to take.
+  env.ENQUEUE_TIMEOUT_MS ??= '20000';
   if (env.WEBHOOK_SECRETS_PARAMETER) {
     log('WEBHOOK_SECRETS_PARAMETER is ignored locally (no SSM here): set WEBHOOK_SECRET or WEBHOOK_SECRETS.');
     delete env.WEBHOOK_SECRETS_PARAMETER;

@@ -15,6 +15,8 @@ export interface IngestConfig {
   maxEventAgeSeconds: number;
   maxClockSkewSeconds: number;
   maxBodyBytes: number;
+  /** How long SendMessage may take before the answer is 503 (ENQUEUE_TIMEOUT_MS, default 2500). */
+  enqueueTimeoutMs: number;
 }
 
 /**
@@ -47,6 +49,24 @@ export function secretConfig(fallback: string[], byContext: Record<string, strin
   return { fallback: wildcard ?? fallback, byContext: contexts };
 }
 
+const HEADER_PREFIX = /^X-[A-Za-z0-9]+(-[A-Za-z0-9]+)*-?$/i;
+
+/**
+ * HEADER_PREFIX as the sender writes it, `X-SuperOffice` for `X-SuperOffice-Event`. A prefix without
+ * `X-`, or one that already ends in `-Event`, would refuse every delivery: refused here, at start.
+ */
+function headerPrefixEnv(env: Record<string, string | undefined>): string | undefined {
+  const prefix = optionalEnv('HEADER_PREFIX', env)?.trim();
+  if (prefix === undefined) return undefined;
+  if (!HEADER_PREFIX.test(prefix) || /-(event|eventid|signature)-?$/i.test(prefix)) {
+    throw new ConfigError(
+      'HEADER_PREFIX must be the prefix of the delivery headers, starting with X- (for example X-SuperOffice for X-SuperOffice-Event)',
+      'HEADER_PREFIX',
+    );
+  }
+  return prefix;
+}
+
 /** Reads the ingest's environment once, strictly. */
 export function readIngestConfig(env: Record<string, string | undefined> = process.env): IngestConfig {
   const secretsJson = optionalEnv('WEBHOOK_SECRETS', env);
@@ -54,7 +74,8 @@ export function readIngestConfig(env: Record<string, string | undefined> = proce
     queueUrls: Object.fromEntries(
       QUEUE_KEYS.map((key) => [key, requireEnv(QUEUE_ENV_VARS[key], env)]),
     ) as Record<QueueKey, string>,
-    headerPrefix: optionalEnv('HEADER_PREFIX', env),
+
+    headerPrefix: headerPrefixEnv(env),
     secrets: secretConfig(
       listEnv('WEBHOOK_SECRET', env),
       secretsJson === undefined ? {} : parseSecretsJson(secretsJson, 'WEBHOOK_SECRETS'),
@@ -65,5 +86,6 @@ export function readIngestConfig(env: Record<string, string | undefined> = proce
     maxEventAgeSeconds: intEnv('MAX_EVENT_AGE_SECONDS', 7 * 24 * 3600, env),
     maxClockSkewSeconds: intEnv('MAX_CLOCK_SKEW_SECONDS', 300, env),
     maxBodyBytes: intEnv('MAX_BODY_BYTES', 1_048_576, env),
+    enqueueTimeoutMs: intEnv('ENQUEUE_TIMEOUT_MS', 2500, env),
   };
 }

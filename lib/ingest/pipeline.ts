@@ -13,6 +13,7 @@ import { routeEvent, routeParked } from '../routing.js';
 import { type SecretMatch, safeEqual } from '../signature.js';
 import { type EnvelopeView, envelopeView } from './envelope-view.js';
 import type { DeliveryPolicy, DeliveryRequest } from './request.js';
+import { type StoreMisfitReason, storeMisfit } from './store-fit.js';
 
 export type RejectReason =
   | 'method-not-allowed'
@@ -28,14 +29,16 @@ export type RejectReason =
   | 'signature-invalid'
   | 'signature-wrong-context'
   | 'no-secret-configured'
-  | 'state-token-invalid';
+  | 'state-token-invalid'
+  | StoreMisfitReason;
 
 export type ParkReason =
   | 'unknown-event'
   | 'invalid-event'
   | 'invalid-json'
   | 'invalid-utf8'
-  | 'header-mismatch';
+  | 'header-mismatch'
+  | StoreMisfitReason;
 
 export type RejectStatus = 400 | 401 | 405 | 413 | 415;
 
@@ -75,7 +78,7 @@ interface Checked {
  * safe to show), send one message to a queue (routed, or parked when an authentic body breaks the
  * spec), or acknowledge the CRM's registration check. Order of checks: method, size, content type,
  * headers, state token, signature over the raw bytes (before any parsing), UTF-8, JSON, context
- * binding of the signature, registration check, schema, header and body agreement, age.
+ * binding of the signature, registration check, schema, header and body agreement, age, store limits.
  */
 export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decision {
   const log: LogFields = { signatureVerified: false };
@@ -173,7 +176,7 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
       log,
       400,
       'event-too-old',
-      `the event Timestamp is older than ${policy.maxEventAgeSeconds} seconds (MAX_EVENT_AGE_SECONDS)`,
+      `the event Timestamp is older than MAX_EVENT_AGE_SECONDS (${policy.maxEventAgeSeconds} seconds)`,
     );
   }
   const skew = policy.maxClockSkewSeconds ?? 300;
@@ -185,6 +188,9 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
       `an unauthenticated event may be dated at most ${skew} seconds ahead (MAX_CLOCK_SKEW_SECONDS)`,
     );
   }
+  // What the store can never hold is parked (refused when unauthenticated, as any unusable body).
+  const misfit = storeMisfit(event, text);
+  if (misfit !== undefined) return refuseOrPark(checked, misfit.reason, misfit.detail, view);
   return { kind: 'accept', message: messageOf(checked, routeEvent(event), undefined), log };
 }
 
@@ -206,9 +212,9 @@ function refuseOrPark(
     const rejectReason: RejectReason =
       reason === 'invalid-utf8' || reason === 'invalid-json'
         ? 'invalid-body'
-        : reason === 'header-mismatch'
-          ? 'header-mismatch'
-          : 'invalid-event';
+        : reason === 'unknown-event'
+          ? 'invalid-event'
+          : reason;
     return reject(checked.log, 400, rejectReason, detail);
   }
   const route = routeParked(checked.request.body, view);

@@ -55,6 +55,29 @@ export function compressBody(body: string): Uint8Array {
   return Buffer.concat([Buffer.of(CODEC_DEFLATE_V1), deflated]);
 }
 
+/**
+ * The most a stored delivery body, or any payload part of it, may take after {@link compressBody}.
+ * A history item holds one body; a row holds FieldValues from one event and Values from another:
+ * 2 × 180 KiB plus keys and bookkeeping stays under DynamoDB's 400 KB item. The ingest parks (200,
+ * reason `too-large-for-store`) what does not fit, so a worker never meets it.
+ */
+export const MAX_STORED_BODY_BYTES = 180 * 1024;
+
+/** What deflate adds at worst to a body it cannot shrink (about 0.03 %, plus the codec byte). */
+const DEFLATE_SLACK_BYTES = (MAX_STORED_BODY_BYTES >> 10) + 64;
+
+/**
+ * True when `body` fits {@link MAX_STORED_BODY_BYTES} once compressed. Bodies below the bound pay
+ * nothing (deflate cannot push them over it); only larger ones are deflated to find out.
+ *
+ * @example fitsStore(JSON.stringify(contactCreated)) === true
+ */
+export function fitsStore(body: string): boolean {
+  const bound = MAX_STORED_BODY_BYTES - DEFLATE_SLACK_BYTES;
+  if (body.length * 3 <= bound || Buffer.byteLength(body) <= bound) return true;
+  return compressBody(body).length <= MAX_STORED_BODY_BYTES;
+}
+
 /** The body {@link compressBody} stored; throws on an unknown codec byte. */
 export function decompressBody(stored: Uint8Array): string {
   const codec = stored[0];

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { normaliseTimestamp } from '../events/index.js';
 
+/** DynamoDB's largest partition key (rows and events: `rowKey`; webhooks: `context`), in UTF-8 bytes. */
+export const MAX_PARTITION_KEY_BYTES = 2048;
+
+/** DynamoDB's largest sort key (webhooks: `accepted#<WebhookName>`, `webhook#<id>`), in UTF-8 bytes. */
+export const MAX_SORT_KEY_BYTES = 1024;
+
 /** Partition key of a row (and of its history): context last, so a `#` inside it stays unambiguous. */
 export function rowKey(context: string, entity: string, primaryKey: number): string {
   return `${entity}#${primaryKey}#${context}`;
@@ -27,7 +33,7 @@ export function webhookSk(webhookId: number): string {
  */
 export function acceptedSk(webhookName: string): string {
   const key = `accepted#${webhookName}`;
-  if (Buffer.byteLength(key) <= 1024) return key;
+  if (Buffer.byteLength(key) <= MAX_SORT_KEY_BYTES) return key;
   return `accepted#sha256:${createHash('sha256').update(webhookName).digest('hex')}`;
 }
 

@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { handleDelivery } from '../../lib/ingest/index.js';
 import { QueueUnavailableError } from '../../lib/queue/port.js';
 import { buildRegistrationTestBody, SAMPLE_EVENTS, signBody } from '../../lib/samples.js';
+import { MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from '../../lib/store/keys.js';
 import { policy, RecordingQueue, request, SECRET, sample, withRawBody } from '../support/delivery.js';
 
 const EXPECTED_QUEUE = {
@@ -90,16 +92,27 @@ describe('headers', () => {
     expect(response.status).toBe(200);
   });
 
-  it('refuses two different prefixes in one request with 400', async () => {
+  it('refuses two complete header sets that disagree with 400', async () => {
     const req = request(sample('contact.changed'));
-    req.headers['X-Other-EventId'] = 'x';
+    req.headers['X-Other-Event'] = 'contact.changed';
+    req.headers['X-Other-EventId'] = '11111111-2222-4333-8444-555555555555';
     const queue = new RecordingQueue();
 
     const response = await handleDelivery(req, policy(), queue);
 
     expect(response.status).toBe(400);
-    expect(JSON.parse(response.body).detail).toContain('more than one prefix');
+    expect(JSON.parse(response.body).detail).toContain('two header sets disagree');
     expect(queue.sent).toHaveLength(0);
+  });
+
+  it('ignores a custom header of the webhook that ends in -Event', async () => {
+    const req = request(sample('contact.changed'), { headers: { 'X-Tenant-Event': 'tenant-42' } });
+    const queue = new RecordingQueue();
+
+    const response = await handleDelivery(req, policy(), queue);
+
+    expect(response.status).toBe(200);
+    expect(queue.sent).toHaveLength(1);
   });
 
   it('uses only the pinned prefix when HEADER_PREFIX is set', async () => {
@@ -484,6 +497,19 @@ describe('the CRM registration check (event "test")', () => {
     expect(queue.sent).toEqual([]);
   });
 
+  it('answers 200 when the webhook carries a custom header ending in -Event', async () => {
+    const withCustom = { ...headers, 'X-Tenant-Event': 'tenant-42' };
+
+    const response = await handleDelivery(
+      request(check(), { headers: withCustom }),
+      policy(),
+      new RecordingQueue(),
+    );
+
+    expect(response.status).toBe(200);
+    expect(response.decision.kind).toBe('test');
+  });
+
   it('is authenticated like any delivery: a bad or missing signature is refused', async () => {
     const queue = new RecordingQueue();
     const forged = request(check(), { secret: 'not-the-secret', headers });
@@ -578,8 +604,24 @@ describe('answers', () => {
     const response = await handleDelivery(request(old), policy({ maxEventAgeSeconds: 3600 }), queue);
 
     expect(response.status).toBe(400);
-    expect(JSON.parse(response.body).type).toContain('event-too-old');
+    expect(JSON.parse(response.body)).toMatchObject({
+      type: 'urn:crm-webhook-receiver:problem:event-too-old',
+      detail: 'the event Timestamp is older than MAX_EVENT_AGE_SECONDS (3600 seconds)',
+    });
     expect(queue.sent).toHaveLength(0);
+  });
+
+  it('applies the replay window to unsigned state events too', async () => {
+    const old = sample('webhook.started', { timestamp: '2020-01-01T00:00:00.0000000Z' });
+
+    const response = await handleDelivery(
+      request(old, { secret: null }),
+      policy({ maxEventAgeSeconds: 3600 }),
+      new RecordingQueue(),
+    );
+
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body).detail).toContain('MAX_EVENT_AGE_SECONDS');
   });
 
   it('answers 503 with Retry-After when the queue fails, and 200 once it recovers', async () => {
@@ -663,5 +705,85 @@ describe('future-dated events', () => {
     );
 
     expect([a.status, b.status]).toEqual([200, 200]);
+  });
+});
+
+describe('what the store can never hold is parked at the ingest (200), never routed to a worker', () => {
+  // rowKey is `contact#42#<context>`: 11 bytes before the context.
+  const atLimit = 'C'.repeat(MAX_PARTITION_KEY_BYTES - 'contact#42#'.length);
+
+  it.each([
+    ['a ContextIdentifier over the partition key limit', { context: `${atLimit}C` }, 'key-too-long'],
+    ['a ContextIdentifier over it in UTF-8 bytes only', { context: '€'.repeat(700) }, 'key-too-long'],
+  ] as const)('%s', async (_label, options, reason) => {
+    const queue = new RecordingQueue();
+
+    const response = await handleDelivery(
+      request(sample('contact.changed', { primaryKey: 42, ...options })),
+      policy(),
+      queue,
+    );
+
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toMatchObject({ status: 'parked', reason });
+    expect(queue.sent.map((message) => [message.queue, message.attributes.reason])).toEqual([
+      ['parked', reason],
+    ]);
+  });
+
+  it('routes keys exactly at the limits', async () => {
+    const queue = new RecordingQueue();
+    const body = sample('contact.changed', {
+      primaryKey: 42,
+      context: atLimit,
+      webhookName: 'w'.repeat(MAX_SORT_KEY_BYTES - 'accepted#'.length),
+    });
+
+    const response = await handleDelivery(request(body), policy(), queue);
+
+    expect(response.status).toBe(200);
+    expect(queue.sent[0]?.queue).toBe('contact');
+  });
+
+  it('routes a WebhookName over the sort key limit: its marker is keyed by its hash (lib/store/keys.ts)', async () => {
+    const queue = new RecordingQueue();
+
+    const response = await handleDelivery(
+      request(sample('contact.changed', { primaryKey: 42, webhookName: 'w'.repeat(1016) })),
+      policy(),
+      queue,
+    );
+
+    expect(JSON.parse(response.body)).toMatchObject({ status: 'accepted', queue: 'contact' });
+  });
+
+  it('parks a state event with the token whose ContextIdentifier is over the partition key limit; refuses it unauthenticated', async () => {
+    const queue = new RecordingQueue();
+    const body = sample('webhook.stopped', { context: 'C'.repeat(MAX_PARTITION_KEY_BYTES + 1) });
+    const strict = policy({ stateEventToken: 't' });
+
+    const tokened = await handleDelivery(
+      request(body, { secret: null, query: { token: 't' } }),
+      strict,
+      queue,
+    );
+    const anonymous = await handleDelivery(request(body, { secret: null }), policy(), queue);
+
+    expect([tokened.status, anonymous.status]).toEqual([200, 400]);
+    expect(JSON.parse(anonymous.body).type).toBe('urn:crm-webhook-receiver:problem:key-too-long');
+    expect(queue.sent.map((message) => message.attributes.reason)).toEqual(['key-too-long']);
+  });
+
+  it('parks a body that stays over MAX_STORED_BODY_BYTES deflated, and routes a large one that deflates under it', async () => {
+    const noise = { ...sample('contact.created'), Custom: randomBytes(300 * 1024).toString('base64') };
+    const repetitive = { ...sample('contact.created'), Custom: 'abc'.repeat(300 * 1024) };
+    const queue = new RecordingQueue();
+
+    const parked = await handleDelivery(request(noise), policy(), queue);
+    const routed = await handleDelivery(request(repetitive), policy(), queue);
+
+    expect(JSON.parse(parked.body)).toMatchObject({ status: 'parked', reason: 'too-large-for-store' });
+    expect(JSON.parse(routed.body)).toMatchObject({ status: 'accepted', queue: 'contact' });
+    expect(queue.sent.map((message) => message.queue)).toEqual(['parked', 'contact']);
   });
 });

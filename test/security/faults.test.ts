@@ -39,13 +39,12 @@ import { at, lambdaContext, quietObservability, rowEvent, sqsRecord } from '../s
 /**
  * Faults injected below the code under test, never into it:
  * - SQS: every SQSClient gets a transport that, while a fault is switched on, answers SendMessage with a
- *   throttling or QueueDoesNotExist error, or stays silent for exactly as long as the client's own
- *   connection and request timeouts allow (a bounded fake, run on fake timers). Otherwise it is the
- *   SDK's real HTTP handler.
+ *   throttling or QueueDoesNotExist error. Otherwise it is the SDK's real HTTP handler. A peer that
+ *   never answers is tested for real, with sockets and no mock: silent-sqs.test.ts.
  * - DynamoDB: a document client around dynalite whose `send` throws for chosen items.
  */
 const sqsFault = vi.hoisted(() => ({
-  mode: 'none' as 'none' | 'throttle' | 'timeout' | 'gone',
+  mode: 'none' as 'none' | 'throttle' | 'gone',
   sendAttempts: 0,
 }));
 
@@ -76,10 +75,6 @@ vi.mock('@aws-sdk/client-sqs', async (importOriginal) => {
       const real = new actual.SQSClient(config).config.requestHandler as unknown as Handler & {
         handle: Handle;
       };
-      const limits = (config.requestHandler ?? {}) as { connectionTimeout?: number; requestTimeout?: number };
-      const silence =
-        (limits.connectionTimeout ?? Number.POSITIVE_INFINITY) +
-        (limits.requestTimeout ?? Number.POSITIVE_INFINITY);
       const handler = Object.create(real) as Handler & { handle: Handle };
       handler.handle = async (request, options) => {
         if (sqsFault.mode === 'none' || request.headers['x-amz-target'] !== 'AmazonSQS.SendMessage') {
@@ -87,17 +82,7 @@ vi.mock('@aws-sdk/client-sqs', async (importOriginal) => {
         }
         sqsFault.sendAttempts++;
         if (sqsFault.mode === 'throttle') return errorResponse('RequestThrottled');
-        if (sqsFault.mode === 'gone')
-          return errorResponse('QueueDoesNotExist', 'AWS.SimpleQueueService.NonExistentQueue');
-        // A peer that never answers: the SDK's handler gives up after connectionTimeout + requestTimeout.
-        return new Promise((_, reject) => {
-          const fail = () => reject(Object.assign(new Error('socket timed out'), { name: 'TimeoutError' }));
-          if (Number.isFinite(silence)) setTimeout(fail, silence);
-          (options as { abortSignal?: AbortSignal } | undefined)?.abortSignal?.addEventListener(
-            'abort',
-            fail,
-          );
-        });
+        return errorResponse('QueueDoesNotExist', 'AWS.SimpleQueueService.NonExistentQueue');
       };
       super({ ...config, requestHandler: handler });
     }
@@ -135,7 +120,6 @@ describe('SQS faults during ingest', () => {
 
   it.each([
     ['throttling', 'throttle', 2],
-    ['timeouts (a peer that never answers)', 'timeout', 2],
     ['a queue that is gone', 'gone', 1],
   ] as const)(
     '%s: 503 with Retry-After within the 3 s budget, on a virtual clock with worst-case backoff',

@@ -136,6 +136,8 @@ export interface FuzzCase {
   duplicate: 'none' | 'event' | 'eventId' | 'signature' | 'contentType';
   missing: 'none' | 'event' | 'eventId';
   secondPrefix: boolean;
+  /** A custom header of the webhook ending in -Event: ignored. */
+  customHeader: boolean;
   signature: SignaturePlan;
   token: 'none' | 'header' | 'query' | 'wrong';
   userAgent: string | undefined;
@@ -322,6 +324,7 @@ export function fuzzCaseArb(
     ),
     missing: mostly('none' as const, 'event' as const, 'eventId' as const),
     secondPrefix: mostly(false, true),
+    customHeader: mostly(false, true),
     signature: signatureArb,
     token: fc.constantFrom('none' as const, 'header' as const, 'query' as const, 'wrong' as const),
     userAgent: fc.constantFrom('NetServer-Webhook/10.3.5', undefined, 'curl/8.0', 'X-Webhook/\u0000'),
@@ -493,7 +496,12 @@ export function buildDelivery(c: FuzzCase): BuiltDelivery {
     headers.push([`${c.prefix}-Signature`, signature]);
     if (c.duplicate === 'signature') headers.push([`${c.prefix.toLowerCase()}-signature`, signature]);
   }
-  if (c.secondPrefix) headers.push(['X-Other-Event', 'contact.changed']);
+  if (c.secondPrefix) {
+    // A second complete set that disagrees is refused; alone, a -Event header is a custom one (ignored).
+    headers.push(['X-Other-Event', 'contact.changed']);
+    if (c.missing === 'none') headers.push(['X-Other-EventId', '99999999-2222-4333-8444-555555555555']);
+  }
+  if (c.customHeader) headers.push(['X-Tenant-Event', 'tenant-42']);
   const query: Record<string, string> = {};
   if (c.token === 'header') headers.push(['X-Receiver-Token', FUZZ_TOKEN]);
   if (c.token === 'query') query.token = FUZZ_TOKEN;

@@ -45,6 +45,22 @@ describe('readIngestConfig', () => {
   ])('refuses %s=%s', (name, value, message) => {
     expect(() => readIngestConfig({ ...QUEUES, [name]: value })).toThrow(message);
   });
+
+  it.each(['SuperOffice', 'X-SuperOffice-Event', 'X-Super Office', 'X-'])(
+    'refuses HEADER_PREFIX=%s in one line',
+    (value) => {
+      expect(() => readIngestConfig({ ...QUEUES, HEADER_PREFIX: value })).toThrow(
+        new ConfigError(
+          'HEADER_PREFIX must be the prefix of the delivery headers, starting with X- (for example X-SuperOffice for X-SuperOffice-Event)',
+          'HEADER_PREFIX',
+        ),
+      );
+    },
+  );
+
+  it.each(['X-SuperOffice', 'x-superoffice', 'X-Service-'])('accepts HEADER_PREFIX=%s', (value) => {
+    expect(readIngestConfig({ ...QUEUES, HEADER_PREFIX: value }).headerPrefix).toBe(value);
+  });
 });
 
 describe('parseSecretsJson', () => {
