@@ -6,24 +6,19 @@ import { createAdminServer } from '../../infra/local/admin-api.js';
 import { guardRequests } from '../../infra/local/guard-requests.js';
 import type { StoreReader } from '../../lib/store/types.js';
 
-/** A custom property nested 5,000 levels deep, as an authentic delivery can carry (issue 11, item 3). */
-const deeplyNested = () => {
-  const root: Record<string, unknown> = {};
-  let node = root;
-  for (let depth = 0; depth < 5_000; depth++) {
-    const next: Record<string, unknown> = {};
-    node.nested = next;
-    node = next;
-  }
-  return root;
+/** A value JSON cannot write: an answer that cannot be built. */
+const circular = () => {
+  const value: Record<string, unknown> = {};
+  value.self = value;
+  return value;
 };
 
-const store: StoreReader = {
+const storeWith = (record: Record<string, unknown>): StoreReader => ({
   getRow: async () => undefined,
-  listRowEvents: async () => [{ eventId: 'e1', payload: deeplyNested() }] as never,
+  listRowEvents: async () => [record] as never,
   listWebhooks: async () => [],
   listGaps: async () => [],
-};
+});
 
 let server: Server | undefined;
 afterEach(() => {
@@ -38,11 +33,28 @@ const listen = async (created: Server) => {
 };
 
 describe('no request can stop the local runtime', () => {
+  it('answers a history holding a custom property nested 5,000 levels deep, as delivered', async () => {
+    const body = `{"EventId":"e1","Custom":${'{"n":'.repeat(5_000)}1${'}'.repeat(5_000)}}`;
+    const base = await listen(
+      createAdminServer({
+        store: storeWith({ eventId: 'e1', body }),
+        sqs: {} as SQSClient,
+        queues: [],
+        peek: () => [],
+        isReady: () => true,
+      }),
+    );
+
+    const answer = await fetch(`${base}/rows/Cust1/contact/42/events`);
+    expect(answer.status).toBe(200);
+    expect((await answer.text()).replace(/\s/g, '')).toContain(body);
+  });
+
   it('answers 500 with a problem document when the admin API cannot serialise a history, logged once, and keeps answering', async () => {
     const lines: string[] = [];
     const base = await listen(
       createAdminServer({
-        store,
+        store: storeWith({ eventId: 'e1', body: '{}', receivedAt: circular() }),
         sqs: {} as SQSClient,
         queues: [],
         peek: () => [],
@@ -59,7 +71,7 @@ describe('no request can stop the local runtime', () => {
       type: 'urn:crm-webhook-receiver:problem:internal-error',
     });
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^\[admin\] could not answer: RangeError/);
+    expect(lines[0]).toMatch(/^\[admin\] could not answer: TypeError/);
 
     expect((await fetch(`${base}/health`)).status).toBe(200);
   });
