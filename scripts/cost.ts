@@ -13,7 +13,12 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@
 import type { APIGatewayProxyEventV2, Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
 import { loadAccessLogFormat } from '../infra/definitions.js';
-import { buildSampleBody, buildSampleDelivery, dotNetTimestamp, sampleHttpApiEvent } from '../lib/samples.js';
+import {
+  buildSampleBody,
+  buildSampleDelivery,
+  dotNetTimestamp,
+  sampleHttpApiEvent,
+} from '../tools/samples.js';
 
 /** us-east-1 list prices (USD), 2025. */
 export const PRICES = {

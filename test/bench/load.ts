@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { runSimulation, type SimulationReport } from '../../infra/local/simulate.js';
+import { runSimulation, type SimulationReport } from '../../tools/simulate.js';
 import { spawnLocalRuntime } from '../support/local-runtime.js';
 
 const SECRET = 'load-secret';

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { DeliveryPolicy } from '../../lib/ingest/index.js';
-import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../lib/samples.js';
 import { createSignatureVerifier } from '../../lib/signature.js';
+import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../tools/samples.js';
 
 export const BENCH_SECRET = 'bench-secret-0123456789abcdef';
 

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpRequest } from '../../infra/local/http-client.js';
-import { createRealisticSender, type RealisticSender } from '../../infra/local/sender.js';
-import { buildSampleBody, buildSampleDelivery, dotNetTimestamp } from '../../lib/samples.js';
+import { httpRequest } from '../../tools/http-client.js';
+import { buildSampleBody, buildSampleDelivery, dotNetTimestamp } from '../../tools/samples.js';
+import { createRealisticSender, type RealisticSender } from '../../tools/sender.js';
 import { launchChromium, waitForText, withPage } from '../support/browser.js';
 import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 

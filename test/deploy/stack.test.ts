@@ -7,7 +7,7 @@ import {
   SERVICE,
   TABLE_KEYS,
 } from '../../infra/definitions.js';
-import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../lib/samples.js';
+import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../tools/samples.js';
 import { IMPORT_ENV } from '../bench/bundles.js';
 import {
   bundleCode,

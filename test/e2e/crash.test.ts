@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
 import { type QueueView, type RowView, toRowView } from '../../infra/local/admin-api.js';
-import { getJson } from '../../infra/local/http-client.js';
-import { createRealisticSender, type RealisticSender } from '../../infra/local/sender.js';
-import { buildStream, type StreamDelivery } from '../../infra/local/stream.js';
 import { isRowEvent, validEvent } from '../../lib/events/index.js';
 import { apply } from '../../lib/projection.js';
 import type { EventRecord, Row } from '../../lib/store/types.js';
+import { getJson } from '../../tools/http-client.js';
+import { createRealisticSender, type RealisticSender } from '../../tools/sender.js';
+import { buildStream, type StreamDelivery } from '../../tools/stream.js';
 import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 
 /**

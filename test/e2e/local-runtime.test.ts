@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSimulation } from '../../infra/local/simulate.js';
 import {
   buildRegistrationTestBody,
   buildSampleBody,
   buildSampleDelivery,
   type SampleEventName,
-} from '../../lib/samples.js';
+} from '../../tools/samples.js';
+import { runSimulation } from '../../tools/simulate.js';
 import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 
 /**

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSampleBody, buildSampleDelivery } from '../../lib/samples.js';
+import { buildSampleBody, buildSampleDelivery } from '../../tools/samples.js';
 import { freePort, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 
 /** What a new user meets when something is wrong: one line, exit 2, no stack trace. */

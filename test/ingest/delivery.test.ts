@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { handleDelivery } from '../../lib/ingest/index.js';
 import { QueueUnavailableError } from '../../lib/queue/port.js';
-import { buildRegistrationTestBody, SAMPLE_EVENTS, signBody } from '../../lib/samples.js';
 import { MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from '../../lib/store/keys.js';
+import { buildRegistrationTestBody, SAMPLE_EVENTS, signBody } from '../../tools/samples.js';
 import { policy, RecordingQueue, request, SECRET, sample, withRawBody } from '../support/delivery.js';
 
 const EXPECTED_QUEUE = {

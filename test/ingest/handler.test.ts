@@ -8,7 +8,7 @@ import {
   buildSampleDelivery,
   sampleHttpApiEvent,
   signBody,
-} from '../../lib/samples.js';
+} from '../../tools/samples.js';
 
 const SECRET = 'handler-secret-abcdef';
 const URLS = {

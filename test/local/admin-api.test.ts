@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminServer } from '../../infra/local/admin-api.js';
-import { httpRequest } from '../../infra/local/http-client.js';
 import type { LocalQueue } from '../../infra/local/resources.js';
 import type { SqsEmulator } from '../../infra/local/sqs-emulator.js';
 import type { Row, StoreReader, Webhook } from '../../lib/store/types.js';
+import { httpRequest } from '../../tools/http-client.js';
 import { startLocalQueues } from '../support/local-queues.js';
 
 const row: Row = {

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type LocalBus, startLocalBus } from '../../infra/local/bus.js';
 import { bookkeepingFilter, buildEntry, DEFAULT_BOOKKEEPING_FIELDS } from '../../lib/bus/entry.js';
 import { parseSubscriptions } from '../../lib/bus/subscriptions.js';
-import { buildSampleBody } from '../../lib/samples.js';
+import { buildSampleBody } from '../../tools/samples.js';
 import { startLocalSqs } from '../support/sqs.js';
 
 const BIG = '9223372036854775807';

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminServer } from '../../infra/local/admin-api.js';
 import { createDeliveryFeed, createOutcomeCounter } from '../../infra/local/dashboard/activity.js';
 import { createDashboard } from '../../infra/local/dashboard/server.js';
-import { httpRequest } from '../../infra/local/http-client.js';
 import type { StoreReader } from '../../lib/store/types.js';
+import { httpRequest } from '../../tools/http-client.js';
 import { type LocalQueues, startLocalQueues } from '../support/local-queues.js';
 
 const TOKEN = 'page-token-for-tests';

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRealisticSender } from '../../infra/local/sender.js';
-import { buildSampleBody, signBody } from '../../lib/samples.js';
+import { buildSampleBody, signBody } from '../../tools/samples.js';
+import { createRealisticSender } from '../../tools/sender.js';
 
 let server: Server | undefined;
 afterEach(() => server?.close());

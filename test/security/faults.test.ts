@@ -23,15 +23,15 @@ import { toSqsRecord } from '../../infra/local/event-source-mapping.js';
 import { ensureQueues, type LocalQueue } from '../../infra/local/resources.js';
 import { type SqsEmulator, startSqsEmulator } from '../../infra/local/sqs-emulator.js';
 import type { RowEvent } from '../../lib/events/index.js';
+import { createDynamoStore, rowKey } from '../../lib/store/index.js';
+import type { Store } from '../../lib/store/types.js';
+import { createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
 import {
   buildSampleBody,
   buildSampleDelivery,
   type SampleEventName,
   sampleHttpApiEvent,
-} from '../../lib/samples.js';
-import { createDynamoStore, rowKey } from '../../lib/store/index.js';
-import type { Store } from '../../lib/store/types.js';
-import { createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
+} from '../../tools/samples.js';
 import { FAKE_AWS_ENV, type LocalDynamo, startDynalite } from '../support/dynamo.js';
 import { startLocalQueues } from '../support/local-queues.js';
 import { at, lambdaContext, quietObservability, rowEvent, sqsRecord } from '../support/workers.js';

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { QUEUE_ENV_VARS } from '../../infra/definitions.js';
 import { QueueUnavailableError } from '../../lib/queue/port.js';
 import { boundedSqsClientConfig, createSqsSender } from '../../lib/queue/sqs.js';
-import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../lib/samples.js';
+import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../tools/samples.js';
 import { FAKE_AWS_ENV } from '../support/dynamo.js';
 
 /**

@@ -1,14 +1,14 @@
 import type { DeliveryPolicy, DeliveryRequest } from '../../lib/ingest/index.js';
 import type { OutboundMessage, QueueSender } from '../../lib/queue/port.js';
 import { encodeSqsMessage, type SqsMessage } from '../../lib/queue/sqs-message.js';
+import { createSignatureVerifier, type SecretConfig } from '../../lib/signature.js';
 import {
   buildSampleBody,
   buildSampleDelivery,
   type SampleEventName,
   type SampleOptions,
   signBody,
-} from '../../lib/samples.js';
-import { createSignatureVerifier, type SecretConfig } from '../../lib/signature.js';
+} from '../../tools/samples.js';
 
 export const SECRET = 'test-secret-0123456789';
 

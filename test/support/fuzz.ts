@@ -7,7 +7,7 @@ import {
   buildSampleBody,
   dotNetTimestamp,
   SAMPLE_EVENTS,
-} from '../../lib/samples.js';
+} from '../../tools/samples.js';
 
 /**
  * Generated deliveries for the security suite, each with what the generator knows about it: which

@@ -6,13 +6,13 @@ import type { RowEvent, WebhookStateEvent } from '../../lib/events/index.js';
 import { type DeliveryEvent, validEvent } from '../../lib/events/index.js';
 import type { Hooks } from '../../lib/hooks.js';
 import { routeEvent } from '../../lib/routing.js';
+import { createRowWorker, type RowWorkerDeps, type SqsBatchHandler } from '../../lib/workers/index.js';
 import {
   buildSampleBody,
   dotNetTimestamp,
   type SampleEventName,
   type SampleOptions,
-} from '../../lib/samples.js';
-import { createRowWorker, type RowWorkerDeps, type SqsBatchHandler } from '../../lib/workers/index.js';
+} from '../../tools/samples.js';
 
 /** A Logger that prints nothing and a Metrics that publishes nothing (spy on them to assert). */
 export function quietObservability(): { logger: Logger; metrics: Metrics } {

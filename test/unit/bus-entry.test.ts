@@ -13,7 +13,7 @@ import { EntryTooLargeError } from '../../lib/bus/errors.js';
 import { objectMembers, rawJson, stringify } from '../../lib/bus/raw-json.js';
 import { readBusConfig } from '../../lib/config/bus.js';
 import { ConfigError } from '../../lib/config/env.js';
-import { buildSampleBody } from '../../lib/samples.js';
+import { buildSampleBody } from '../../tools/samples.js';
 
 const BIG = '9223372036854775807'; // a .NET long: JSON.parse would round it
 const defaults = bookkeepingFilter(DEFAULT_BOOKKEEPING_FIELDS);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { parseSecretsJson } from '../../lib/config/ingest.js';
 import { EVENT_FAMILIES, familyOf, parseDeliveryEvent, ROW_ENTITIES } from '../../lib/events/index.js';
-import { buildSampleBody, SAMPLE_EVENTS } from '../../lib/samples.js';
+import { buildSampleBody, SAMPLE_EVENTS } from '../../tools/samples.js';
 
 describe('the event registry', () => {
   it('has one family per event of the spec, each with a schema, an entity, a queue and a hook', () => {

@@ -4,12 +4,12 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RowEvent } from '../../lib/events/index.js';
 import { apply } from '../../lib/projection.js';
-import { buildSampleBody } from '../../lib/samples.js';
 import { compressBody, decompressBody } from '../../lib/store/body-codec.js';
 import { createDynamoStore } from '../../lib/store/index.js';
 import { fromRowItem, toRowItem } from '../../lib/store/row-item.js';
 import type { Row } from '../../lib/store/types.js';
 import { itemBytes } from '../../scripts/cost.js';
+import { buildSampleBody } from '../../tools/samples.js';
 import { at, rowEvent } from '../support/workers.js';
 
 const dynamo = mockClient(DynamoDBDocumentClient);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildSampleBody } from '../../lib/samples.js';
 import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { createRowWorker, createStateWorker } from '../../lib/workers/index.js';
+import { buildSampleBody } from '../../tools/samples.js';
 import { FAKE_AWS_ENV, type LocalDynamo, startDynalite, type TableNames } from '../support/dynamo.js';
 import {
   at,

@@ -1,9 +1,9 @@
 import { Agent } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
-import { isRowEvent, validEvent } from '../../lib/events/index.js';
-import { apply } from '../../lib/projection.js';
-import type { Row } from '../../lib/store/types.js';
-import { type QueueView, type RowView, toRowView } from './admin-api.js';
+import { type QueueView, type RowView, toRowView } from '../infra/local/admin-api.js';
+import { isRowEvent, validEvent } from '../lib/events/index.js';
+import { apply } from '../lib/projection.js';
+import type { Row } from '../lib/store/types.js';
 import { getJson, httpRequest } from './http-client.js';
 import { createRealisticSender, type SenderStats } from './sender.js';
 import { buildStream } from './stream.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { buildSampleBody, dotNetTimestamp, type SampleEventName } from '../../lib/samples.js';
+import { buildSampleBody, dotNetTimestamp, type SampleEventName } from './samples.js';
 
 /** One delivery of a simulated stream: the exact body bytes, its EventId and the row it concerns. */
 export interface StreamDelivery {

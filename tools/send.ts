@@ -1,13 +1,13 @@
 import { parseArgs } from 'node:util';
+import { loadEnvFile } from '../infra/local/env-file.js';
+import { httpRequest } from './http-client.js';
 import {
   buildRegistrationTestBody,
   buildSampleBody,
   buildSampleDelivery,
   SAMPLE_EVENTS,
   type SampleEventName,
-} from '../../lib/samples.js';
-import { loadEnvFile } from './env-file.js';
-import { httpRequest } from './http-client.js';
+} from './samples.js';
 import { localWebhookUrl, senderSecret } from './sender-config.js';
 
 const USAGE = `Usage: npm run send -- <event> [--primary-key N] [--context C] [--webhook-id N] [--url U]

@@ -1,6 +1,6 @@
 import { Agent } from 'node:http';
-import { buildSampleDelivery, signBody } from '../../lib/samples.js';
 import { httpRequest } from './http-client.js';
+import { buildSampleDelivery, signBody } from './samples.js';
 
 /**
  * A sender that behaves like the CRM's (../shared/spec/sender-behaviour.md): only 200 counts as

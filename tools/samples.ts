@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { EVENT_FAMILIES, type EventName } from './events/index.js';
+import { EVENT_FAMILIES, type EventName } from '../lib/events/index.js';
 
 /** Every event of the registry, by its body name (state events take a webhook id in the header). */
 export const SAMPLE_EVENTS = Object.keys(EVENT_FAMILIES) as EventName[];
