@@ -130,10 +130,25 @@ export function loadAccessLogFormat(serverlessPath: string | URL = DEFAULT_SERVE
   return ServerlessLogsSchema.parse(load(readFileSync(serverlessPath, 'utf8'))).provider.logs.httpApi.format;
 }
 
-/** Reads infra/resources.yml and returns the queues and tables it defines, named for `stage`. */
+const ServerlessCustomSchema = z.object({ custom: z.record(z.string(), z.unknown()) });
+
+/**
+ * Reads infra/resources.yml and returns the queues and tables it defines, named for `stage`, with
+ * `${self:custom.X}` taken from serverless.yml's `custom` (as the Serverless Framework resolves it).
+ */
 export function loadDefinitions(options: LoadDefinitionsOptions): Definitions {
   const { stage, service = SERVICE, resourcesPath = DEFAULT_RESOURCES } = options;
-  const { Resources } = TemplateSchema.parse(load(readFileSync(resourcesPath, 'utf8')));
+  const { custom } = ServerlessCustomSchema.parse(load(readFileSync(DEFAULT_SERVERLESS, 'utf8')));
+  const text = readFileSync(resourcesPath, 'utf8').replace(
+    /\$\{self:custom\.([A-Za-z0-9]+)\}/g,
+    (_, key: string) => {
+      const value = custom[key];
+      if (typeof value !== 'string' && typeof value !== 'number')
+        throw new Error(`infra/resources.yml uses \${self:custom.${key}}, which serverless.yml does not set`);
+      return String(value);
+    },
+  );
+  const { Resources } = TemplateSchema.parse(load(text));
   const properties = (logicalId: string): Record<string, unknown> => {
     const resource = Resources[logicalId];
     if (!resource) throw new Error(`infra/resources.yml has no resource ${logicalId}`);
