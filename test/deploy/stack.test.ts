@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  EVENT_ID_INDEX,
   loadAccessLogFormat,
   loadDefinitions,
   QUEUE_KEYS,
@@ -330,6 +331,20 @@ describe('tables', () => {
       expect(table).not.toHaveProperty('ProvisionedThroughput');
     },
   );
+
+  it('events: one index by EventId, keys only (the cheapest that says where an event went); no other index', () => {
+    const events = resource('EventsTable').Properties;
+    expect(events.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: EVENT_ID_INDEX,
+        KeySchema: [{ AttributeName: 'eventId', KeyType: 'HASH' }],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      },
+    ]);
+    expect(events.AttributeDefinitions).toContainEqual({ AttributeName: 'eventId', AttributeType: 'S' });
+    expect(resource('RowsTable').Properties).not.toHaveProperty('GlobalSecondaryIndexes');
+    expect(resource('WebhooksTable').Properties).not.toHaveProperty('GlobalSecondaryIndexes');
+  });
 
   it('deletion protection is bound to the stage being prod', () => {
     expect(template.Conditions?.IsProd).toEqual({ 'Fn::Equals': [STAGE, 'prod'] });
