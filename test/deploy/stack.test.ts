@@ -607,6 +607,10 @@ describe('the local runtime’s definitions', () => {
         AttributeDefinitions: deployed.AttributeDefinitions,
         KeySchema: deployed.KeySchema,
         BillingMode: deployed.BillingMode,
+        // The events table's EventId index: local tables get it from the same definition.
+        ...(deployed.GlobalSecondaryIndexes !== undefined && {
+          GlobalSecondaryIndexes: deployed.GlobalSecondaryIndexes,
+        }),
       });
       expect(table.ttlAttribute).toBe(
         (deployed.TimeToLiveSpecification as { AttributeName?: string } | undefined)?.AttributeName,
