@@ -11,7 +11,8 @@
  * //     dlq: { name: '...-contact-dlq.fifo', maxReceiveCount: 5, attributes: { ... } } }
  * // tables: rows, events, webhooks (in that order)
  * //   { key, name: 'crm-webhook-receiver-local-rows', envVar: 'ROWS_TABLE',
- * //     createTableInput: { TableName, AttributeDefinitions, KeySchema, BillingMode }, ttlAttribute?: 'expiresAt' }
+ * //     createTableInput: { TableName, AttributeDefinitions, KeySchema, BillingMode, GlobalSecondaryIndexes? },
+//     ttlAttribute?: 'expiresAt' }
  * ```
  *
  * The redrive wiring needs ARNs that exist only once both queues do, so it is not in `attributes`:
@@ -37,6 +38,9 @@ export const TABLE_ENV_VARS = {
 } as const satisfies Record<TableKey, string>;
 
 export const TABLE_KEYS = Object.keys(TABLE_ENV_VARS) as TableKey[];
+
+/** The events table's index by EventId (keys only: rowKey and seq), declared in infra/resources.yml. */
+export const EVENT_ID_INDEX = 'byEventId';
 
 /** The service name of serverless.yml; names are `${service}-${stage}-<suffix>`. */
 export const SERVICE = 'crm-webhook-receiver';
@@ -105,6 +109,15 @@ const TablePropertiesSchema = z.object({
   ),
   KeySchema: z.array(z.object({ AttributeName: z.string(), KeyType: z.enum(['HASH', 'RANGE']) })),
   TimeToLiveSpecification: z.object({ AttributeName: z.string(), Enabled: z.boolean() }).optional(),
+  GlobalSecondaryIndexes: z
+    .array(
+      z.object({
+        IndexName: z.string(),
+        KeySchema: z.array(z.object({ AttributeName: z.string(), KeyType: z.enum(['HASH', 'RANGE']) })),
+        Projection: z.object({ ProjectionType: z.enum(['KEYS_ONLY', 'INCLUDE', 'ALL']) }),
+      }),
+    )
+    .optional(),
 });
 
 const TemplateSchema = z.object({
@@ -195,11 +208,15 @@ export function loadDefinitions(options: LoadDefinitionsOptions): Definitions {
         AttributeDefinitions: table.AttributeDefinitions,
         KeySchema: table.KeySchema,
         BillingMode: table.BillingMode,
+        ...(table.GlobalSecondaryIndexes && { GlobalSecondaryIndexes: table.GlobalSecondaryIndexes }),
       },
       ...(ttl?.Enabled ? { ttlAttribute: ttl.AttributeName } : {}),
     };
   });
 
+  const events = tables.find((table) => table.key === 'events')?.createTableInput;
+  if (!events?.GlobalSecondaryIndexes?.some((index) => index.IndexName === EVENT_ID_INDEX))
+    throw new Error(`infra/resources.yml: EventsTable has no index ${EVENT_ID_INDEX}`);
   return { queues, tables };
 }
 

@@ -28,6 +28,7 @@ export const PRICES = {
   sqsFifoPerRequest: 0.5 / 1e6,
   dynamoPerWru: 0.625 / 1e6,
   dynamoPerRru: 0.125 / 1e6,
+  dynamoStoragePerGbMonth: 0.25,
   logsPerGb: 0.5,
   /** Custom events put on a bus, per 64 KB chunk of an entry (ours are well under 64 KB). */
   eventBridgePerEntry: 1.0 / 1e6,
@@ -59,6 +60,10 @@ export const ASSUMPTIONS = {
   workerMsPerEvent: 25,
   /** CloudWatch Logs bills each log event's message plus 26 bytes. */
   logEventOverheadBytes: 26,
+  /** EVENT_RETENTION_DAYS by default: how long a history item and its index entry are stored. */
+  eventRetentionDays: 30,
+  /** DynamoDB adds 100 bytes to each index entry, in both its write size and its storage. */
+  indexEntryOverheadBytes: 100,
 };
 
 /**
@@ -102,6 +107,9 @@ export interface Measured {
   logLines: number;
   /** Bytes of the HTTP API's access log line per event (one per request), without the billed overhead. */
   accessLogBytes: number;
+  /** Writes to, and bytes stored in, the events table's EventId index per event. */
+  indexWru: number;
+  indexBytes: number;
 }
 
 /**
@@ -225,6 +233,8 @@ export async function measure(logSetup: keyof typeof LOG_SETUPS): Promise<Measur
       logBytes: output.bytes / n,
       logLines: output.lines / n,
       accessLogBytes: accessLogBytes / n,
+      indexWru: table.indexWru / n,
+      indexBytes: table.indexBytes / n,
     };
   } finally {
     output.restore();
@@ -236,10 +246,19 @@ export async function measure(logSetup: keyof typeof LOG_SETUPS): Promise<Measur
   }
 }
 
-/** Serves GetItem/PutItem/UpdateItem from memory and counts their units from the real item sizes. */
+/**
+ * Serves GetItem/PutItem/UpdateItem from memory and counts their units from the real item sizes; a
+ * history item with an `eventId` also writes an entry of the events table's keys-only EventId index.
+ */
 function recordDynamo(dynamo: AwsClientStub<DynamoDBDocumentClient>) {
   const items = new Map<string, Record<string, unknown>>();
-  const counts = { wru: 0, rru: 0, requests: { GetItem: 0, PutItem: 0, UpdateItem: 0 } };
+  const counts = {
+    wru: 0,
+    rru: 0,
+    requests: { GetItem: 0, PutItem: 0, UpdateItem: 0 },
+    indexWru: 0,
+    indexBytes: 0,
+  };
   const keyOf = (table: string, item: Record<string, unknown>) =>
     `${table}:${JSON.stringify(table === 'rows' ? { rowKey: item.rowKey } : { rowKey: item.rowKey, seq: item.seq })}`;
   dynamo.on(GetCommand).callsFake((input: { TableName: string; Key: Record<string, unknown> }) => {
@@ -251,6 +270,12 @@ function recordDynamo(dynamo: AwsClientStub<DynamoDBDocumentClient>) {
   dynamo.on(PutCommand).callsFake((input: { TableName: string; Item: Record<string, unknown> }) => {
     counts.requests.PutItem++;
     counts.wru += units(itemBytes(input.Item), 1024);
+    const { rowKey, seq, eventId } = input.Item;
+    if (input.TableName === STAGE_ENV.EVENTS_TABLE && eventId !== undefined) {
+      const entry = itemBytes({ eventId, rowKey, seq }) + ASSUMPTIONS.indexEntryOverheadBytes;
+      counts.indexWru += units(entry, 1024);
+      counts.indexBytes += entry;
+    }
     items.set(keyOf(input.TableName, input.Item), structuredClone(input.Item));
     return {};
   });
@@ -379,6 +404,12 @@ export async function costTable(): Promise<{
       'DynamoDB writes',
       `${deployed.wru.toFixed(2)} WRU (${deployed.requests.PutItem?.toFixed(1)} PutItem + ${deployed.requests.UpdateItem?.toFixed(1)} UpdateItem)`,
       deployed.wru * p.dynamoPerWru,
+    ],
+    [
+      'DynamoDB EventId index',
+      `${deployed.indexWru.toFixed(2)} WRU + ${Math.round(deployed.indexBytes)} B kept ${a.eventRetentionDays} days (keys only)`,
+      deployed.indexWru * p.dynamoPerWru +
+        (deployed.indexBytes / 1024 ** 3) * p.dynamoStoragePerGbMonth * (a.eventRetentionDays / 30.4),
     ],
     [
       'DynamoDB reads',

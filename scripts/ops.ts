@@ -7,15 +7,18 @@
  *   npm run ops -- rows     <context> <entity> <primaryKey> --stage S [--events]
  *   npm run ops -- webhooks --stage S
  *   npm run ops -- gaps     --stage S [--context C]
+ *   npm run ops -- dashboard --stage S [--port P]     the dashboard on 127.0.0.1:P (default 3002)
  *
  * Region and credentials come from the usual AWS environment (AWS_REGION, AWS_PROFILE, ...), or --region.
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createAwsSource } from './ops/aws-source.js';
 import {
   gaps,
   type OpsClients,
@@ -28,10 +31,15 @@ import {
   status,
   webhooks,
 } from './ops/commands.js';
+import { serveDashboard } from './ops/dashboard.js';
 
-const USAGE = 'usage: npm run ops -- <status|parked|redrive|rows|webhooks|gaps> --stage S [options]';
+/** The clients of every command, and CloudWatch for the dashboard's chart. */
+export type DashboardClients = OpsClients & { cloudWatch: CloudWatchClient };
 
-export async function main(argv: string[], clients?: OpsClients): Promise<unknown> {
+const USAGE =
+  'usage: npm run ops -- <status|parked|redrive|rows|webhooks|gaps|dashboard> --stage S [options]';
+
+export async function main(argv: string[], clients?: DashboardClients): Promise<unknown> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -42,6 +50,7 @@ export async function main(argv: string[], clients?: OpsClients): Promise<unknow
       rate: { type: 'string' },
       context: { type: 'string' },
       events: { type: 'boolean', default: false },
+      port: { type: 'string' },
     },
   });
   const [command, ...rest] = positionals;
@@ -51,6 +60,7 @@ export async function main(argv: string[], clients?: OpsClients): Promise<unknow
     cloudFormation: new CloudFormationClient({ region }),
     sqs: new SQSClient({ region }),
     dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region })),
+    cloudWatch: new CloudWatchClient({ region }),
   };
   const outputs = await readOutputs(ops, values.stage);
   switch (command) {
@@ -79,6 +89,20 @@ export async function main(argv: string[], clients?: OpsClients): Promise<unknow
       return webhooks(ops, outputs);
     case 'gaps':
       return gaps(ops, outputs, values.context);
+    case 'dashboard': {
+      const port = values.port === undefined ? 3002 : Number(values.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65_535)
+        throw new OpsError(`--port ${values.port}: an integer from 0 to 65535 accepted`);
+      const source = createAwsSource({
+        clients: ops,
+        outputs,
+        stage: values.stage,
+        region: await ops.sqs.config.region(),
+      });
+      // Keeps running until interrupted; `close` is for tests (JSON output leaves it out).
+      const { url, close } = await serveDashboard(source, port);
+      return { dashboard: url, stage: values.stage, close };
+    }
     default:
       throw new OpsError(USAGE);
   }

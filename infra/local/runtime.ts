@@ -10,6 +10,7 @@ import { loadDefinitions } from '../definitions.js';
 import { createAdminServer } from './admin-api.js';
 import type { ProxyHandler } from './api-gateway.js';
 import { createDeliveryFeed, createOutcomeCounter, tapMetrics, watchIngest } from './dashboard/activity.js';
+import { createLocalSource } from './dashboard/local-source.js';
 import { createDashboard } from './dashboard/server.js';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
 import { type DynamoEmulator, startDynamoEmulator } from './dynamo-emulator.js';
@@ -210,23 +211,24 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     maxBodyBytes: intEnv('MAX_BODY_BYTES', 1_048_576, env),
     maxConnections: options.maxConnections ?? 256,
   });
+  const peek = (name: string, limit?: number) => sqsEmulator.peek(name, limit);
   const admin = createAdminServer({
-    store,
-    sqs,
-    queues,
-    peek: (name, limit) => sqsEmulator.peek(name, limit),
-    isReady: () => ready,
-    log,
-    info: () => ({ urls, ports, dataDir, queues, tables }),
-    dashboard: createDashboard({
+    source: createLocalSource({
       store,
+      sqs,
       doc,
       eventsTable: tables.events!,
       queues,
-      peek: (name, limit) => sqsEmulator.peek(name, limit),
+      peek,
       outcomes,
       deliveries,
     }),
+    queues,
+    peek,
+    isReady: () => ready,
+    log,
+    info: () => ({ urls, ports, dataDir, queues, tables }),
+    dashboard: createDashboard(),
   });
   const host = options.host ?? LOOPBACK;
   // The ports first: a busy one stops the start before any worker polls.

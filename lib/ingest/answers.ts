@@ -10,6 +10,7 @@ export interface Answer {
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
+  403: 'Forbidden',
   405: 'Method Not Allowed',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',

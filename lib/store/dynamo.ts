@@ -85,6 +85,8 @@ export function createDynamoStore(config: DynamoStoreConfig): Store {
       const item: Item = {
         rowKey: rowKey(record.context, record.entity, record.primaryKey),
         seq: record.seq,
+        // Key of the events table's EventId index (infra/resources.yml): where did this event go.
+        eventId: record.eventId,
         body: compressBody(record.body ?? JSON.stringify(record.payload)),
         echo: record.echo,
         ...(record.conflictOf !== undefined && { conflictOf: record.conflictOf }),

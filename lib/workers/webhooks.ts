@@ -87,6 +87,11 @@ async function finish(
   meta: DeliveryMeta,
   result: StateResult,
 ): Promise<StateResult> {
+  deps.metrics.addMetric(
+    { applied: 'EventsApplied', late: 'EventsLate', duplicate: 'EventsDuplicate' }[result.outcome],
+    MetricUnit.Count,
+    1,
+  );
   try {
     await deps.hooks.onWebhookStateChanged?.(event, result.webhook, {
       outcome: result.outcome,

@@ -8,7 +8,7 @@ import {
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { QUEUE_KEYS, type QueueKey, SERVICE } from '../../infra/definitions.js';
 import { createDynamoStore, createWebhookStore } from '../../lib/store/index.js';
-import type { EventRecord, Gap, Row, RowEntity, Webhook } from '../../lib/store/types.js';
+import type { EventRecord, Gap, Row, RowEntity, Store, Webhook } from '../../lib/store/types.js';
 
 /** The clients every command needs; built once by the CLI, replaced by mocks in tests. */
 export interface OpsClients {
@@ -51,7 +51,8 @@ export async function readOutputs(clients: OpsClients, stage: string): Promise<S
   return outputs;
 }
 
-function output(outputs: StackOutputs, key: string): string {
+/** One output of the stack, or an error saying to deploy this version. */
+export function output(outputs: StackOutputs, key: string): string {
   const value = outputs[key];
   if (value === undefined) throw new OpsError(`the stack has no output ${key}; deploy this version first`);
   return value;
@@ -171,7 +172,15 @@ export async function rows(
   if (!(ENTITIES as string[]).includes(args.entity)) throw new OpsError('entity must be contact or activity');
   if (!Number.isSafeInteger(args.primaryKey)) throw new OpsError('primaryKey must be an integer');
   const entity = args.entity as RowEntity;
-  const store = createDynamoStore({
+  const store = stageStore(clients, outputs);
+  const row = await store.getRow(args.context, entity, args.primaryKey);
+  if (!args.events) return { row };
+  return { row, events: await store.listRowEvents(args.context, entity, args.primaryKey) };
+}
+
+/** The stage's tables as a store, for reading. */
+export function stageStore(clients: OpsClients, outputs: StackOutputs): Store {
+  return createDynamoStore({
     client: clients.dynamo,
     tables: {
       rows: output(outputs, 'RowsTableName'),
@@ -180,9 +189,6 @@ export async function rows(
     },
     retentionDays: 1, // read-only here; the workers' EVENT_RETENTION_DAYS applies to writes
   });
-  const row = await store.getRow(args.context, entity, args.primaryKey);
-  if (!args.events) return { row };
-  return { row, events: await store.listRowEvents(args.context, entity, args.primaryKey) };
 }
 
 /** Every webhook and its state (the admin API's `GET /webhooks`). */

@@ -127,7 +127,7 @@ describe('the dashboard in Chromium', () => {
       const row = page.locator('[data-where="row"]');
       await waitForText(row, 'In the history of contact 5 (CustFind)');
       expect(await row.locator('pre.body').textContent()).toContain(`"EventId": "${applied}"`);
-      expect(await page.locator('.note').textContent()).toContain('local scan');
+      expect(await page.locator('main .note').textContent()).toContain('by its EventId index');
 
       await page.getByLabel('EventId').fill(parked);
       await page.getByLabel('EventId').press('Enter');

@@ -1,4 +1,5 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   GetQueueAttributesCommand,
@@ -9,38 +10,14 @@ import {
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { OpsClients } from '../../scripts/ops/commands.js';
-import { main } from '../../scripts/ops.js';
-
-const ACCOUNT = '123456789012';
-const url = (name: string) =>
-  `https://sqs.eu-west-1.amazonaws.com/${ACCOUNT}/crm-webhook-receiver-test-${name}.fifo`;
-const arn = (name: string) => `arn:aws:sqs:eu-west-1:${ACCOUNT}:crm-webhook-receiver-test-${name}.fifo`;
-
-function outputs(): Array<{ OutputKey: string; OutputValue: string }> {
-  const list: Record<string, string> = {
-    RowsTableName: 'crm-webhook-receiver-test-rows',
-    EventsTableName: 'crm-webhook-receiver-test-events',
-    WebhooksTableName: 'crm-webhook-receiver-test-webhooks',
-  };
-  for (const [key, name] of [
-    ['Contact', 'contact'],
-    ['Activity', 'activity'],
-    ['WebhookState', 'webhook-state'],
-    ['Parked', 'parked'],
-  ] as const) {
-    list[`${key}QueueUrl`] = url(name);
-    list[`${key}DeadLetterQueueUrl`] = url(`${name}-dlq`);
-    list[`${key}DeadLetterQueueArn`] = arn(`${name}-dlq`);
-  }
-  return Object.entries(list).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue }));
-}
+import { type DashboardClients, main } from '../../scripts/ops.js';
+import { arn, outputs, parkedMessage, url } from '../support/stack-outputs.js';
 
 describe('npm run ops', () => {
   const cloudFormation = mockClient(CloudFormationClient);
   const sqs = mockClient(SQSClient);
   const dynamo = mockClient(DynamoDBDocumentClient);
-  let clients: OpsClients;
+  let clients: DashboardClients;
 
   beforeEach(() => {
     cloudFormation.reset();
@@ -55,6 +32,7 @@ describe('npm run ops', () => {
       cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }),
       sqs: new SQSClient({ region: 'eu-west-1' }),
       dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
+      cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
     };
   });
 
@@ -109,16 +87,7 @@ describe('npm run ops', () => {
   it('parked: receives with a short visibility timeout and shows each delivery’s reason', async () => {
     sqs
       .on(ReceiveMessageCommand)
-      .resolvesOnce({
-        Messages: [
-          {
-            MessageId: 'm-1',
-            Body: '{"Event":"sale.created"}',
-            Attributes: { MessageGroupId: 'Cust1:sale:7', ApproximateReceiveCount: '1' },
-            MessageAttributes: { reason: { DataType: 'String', StringValue: 'unknown-event' } },
-          },
-        ],
-      })
+      .resolvesOnce({ Messages: [parkedMessage()] })
       .resolves({ Messages: [] });
 
     const result = await main(['parked', '--stage', 'test', '--max', '5'], clients);

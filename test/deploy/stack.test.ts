@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  EVENT_ID_INDEX,
   loadAccessLogFormat,
   loadDefinitions,
   QUEUE_KEYS,
@@ -331,6 +332,20 @@ describe('tables', () => {
     },
   );
 
+  it('events: one index by EventId, keys only (the cheapest that says where an event went); no other index', () => {
+    const events = resource('EventsTable').Properties;
+    expect(events.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: EVENT_ID_INDEX,
+        KeySchema: [{ AttributeName: 'eventId', KeyType: 'HASH' }],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      },
+    ]);
+    expect(events.AttributeDefinitions).toContainEqual({ AttributeName: 'eventId', AttributeType: 'S' });
+    expect(resource('RowsTable').Properties).not.toHaveProperty('GlobalSecondaryIndexes');
+    expect(resource('WebhooksTable').Properties).not.toHaveProperty('GlobalSecondaryIndexes');
+  });
+
   it('deletion protection is bound to the stage being prod', () => {
     expect(template.Conditions?.IsProd).toEqual({ 'Fn::Equals': [STAGE, 'prod'] });
   });
@@ -592,6 +607,10 @@ describe('the local runtime’s definitions', () => {
         AttributeDefinitions: deployed.AttributeDefinitions,
         KeySchema: deployed.KeySchema,
         BillingMode: deployed.BillingMode,
+        // The events table's EventId index: local tables get it from the same definition.
+        ...(deployed.GlobalSecondaryIndexes !== undefined && {
+          GlobalSecondaryIndexes: deployed.GlobalSecondaryIndexes,
+        }),
       });
       expect(table.ttlAttribute).toBe(
         (deployed.TimeToLiveSpecification as { AttributeName?: string } | undefined)?.AttributeName,

@@ -8,6 +8,7 @@ import type { SqsEmulator } from '../../infra/local/sqs-emulator.js';
 import type { Row, StoreReader, Webhook } from '../../lib/store/types.js';
 import { httpRequest } from '../../tools/http-client.js';
 import { startLocalQueues } from '../support/local-queues.js';
+import { testSource } from '../support/local-source.js';
 
 const row: Row = {
   context: 'Cust1',
@@ -46,7 +47,13 @@ let ready = false;
 
 beforeAll(async () => {
   ({ emulator, client, queues } = await startLocalQueues({ stage: 'local' }));
-  server = createAdminServer({ store, sqs: client, queues, peek: emulator.peek, isReady: () => ready });
+  const peek = emulator.peek;
+  server = createAdminServer({
+    source: testSource({ store, sqs: client, queues, peek }),
+    queues,
+    peek,
+    isReady: () => ready,
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

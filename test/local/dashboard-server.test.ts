@@ -4,11 +4,11 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminServer } from '../../infra/local/admin-api.js';
-import { createDeliveryFeed, createOutcomeCounter } from '../../infra/local/dashboard/activity.js';
 import { createDashboard } from '../../infra/local/dashboard/server.js';
 import type { StoreReader } from '../../lib/store/types.js';
 import { httpRequest } from '../../tools/http-client.js';
 import { type LocalQueues, startLocalQueues } from '../support/local-queues.js';
+import { testSource } from '../support/local-source.js';
 
 const TOKEN = 'page-token-for-tests';
 const store: StoreReader = {
@@ -26,22 +26,19 @@ describe('dashboard routes of the admin API', () => {
 
   beforeAll(async () => {
     local = await startLocalQueues({ stage: 'local' });
-    const deps = {
-      store,
-      doc: DynamoDBDocumentClient.from(dynamodb),
-      eventsTable: 'events',
-      queues: local.queues,
-      peek: local.emulator.peek,
-      outcomes: createOutcomeCounter(),
-      deliveries: createDeliveryFeed(),
-    };
+    const peek = local.emulator.peek;
     server = createAdminServer({
-      store,
-      sqs: local.client,
+      source: testSource({
+        store,
+        sqs: local.client,
+        doc: DynamoDBDocumentClient.from(dynamodb),
+        queues: local.queues,
+        peek,
+      }),
       queues: local.queues,
-      peek: local.emulator.peek,
+      peek,
       isReady: () => true,
-      dashboard: createDashboard(deps, TOKEN),
+      dashboard: createDashboard(TOKEN),
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -76,11 +73,18 @@ describe('dashboard routes of the admin API', () => {
     expect((await httpRequest('GET', `${base}/`, { host: 'evil.example' })).status).toBe(403);
   });
 
-  it('answers the outcome series and the delivery feed', async () => {
+  it('answers the outcome series, the delivery feed and where the data comes from', async () => {
     const outcomes = JSON.parse((await httpRequest('GET', `${base}/outcomes`, {})).body);
     expect(outcomes.outcomes).toEqual(['applied', 'late', 'duplicate', 'parked', 'refused']);
     expect(outcomes.perMinute).toHaveLength(60);
     expect(JSON.parse((await httpRequest('GET', `${base}/deliveries?after=0`, {})).body)).toEqual([]);
+    expect(JSON.parse((await httpRequest('GET', `${base}/source`, {})).body)).toEqual({
+      kind: 'local',
+      name: 'local runtime',
+      live: true,
+      parkedOnRequest: false,
+      parkedNote: 'Read without receiving them: looking changes nothing.',
+    });
   });
 
   it("refuses a browser's POST without the page token, and serves it with the token or from a tool", async () => {
@@ -95,11 +99,23 @@ describe('dashboard routes of the admin API', () => {
     ];
     for (const headers of refused) {
       const answer = await redrive(headers);
-      expect({ headers, status: answer.status, body: JSON.parse(answer.body) }).toEqual({
+      expect({
+        headers,
+        status: answer.status,
+        type: answer.headers['content-type'],
+        body: JSON.parse(answer.body),
+      }).toEqual({
         headers,
         status: 403,
-        body: { error: 'missing or wrong dashboard token: reload the page' },
+        type: 'application/problem+json',
+        body: {
+          type: 'urn:crm-webhook-receiver:problem:dashboard-token',
+          title: 'Forbidden',
+          status: 403,
+          detail: "x-dashboard-token: missing or not this page's token; reload the page",
+        },
       });
+      expect(answer.headers['x-frame-options']).toBe('DENY');
     }
     expect((await redrive({ origin, 'x-dashboard-token': TOKEN })).status).toBe(200);
     expect((await redrive({})).status).toBe(200);

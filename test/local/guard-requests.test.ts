@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAdminServer } from '../../infra/local/admin-api.js';
 import { guardRequests } from '../../infra/local/guard-requests.js';
 import type { StoreReader } from '../../lib/store/types.js';
+import { testSource } from '../support/local-source.js';
 
 /** A value JSON cannot write: an answer that cannot be built. */
 const circular = () => {
@@ -37,8 +37,7 @@ describe('no request can stop the local runtime', () => {
     const body = `{"EventId":"e1","Custom":${'{"n":'.repeat(5_000)}1${'}'.repeat(5_000)}}`;
     const base = await listen(
       createAdminServer({
-        store: storeWith({ eventId: 'e1', body }),
-        sqs: {} as SQSClient,
+        source: testSource({ store: storeWith({ eventId: 'e1', body }), queues: [], peek: () => [] }),
         queues: [],
         peek: () => [],
         isReady: () => true,
@@ -54,8 +53,11 @@ describe('no request can stop the local runtime', () => {
     const lines: string[] = [];
     const base = await listen(
       createAdminServer({
-        store: storeWith({ eventId: 'e1', body: '{}', receivedAt: circular() }),
-        sqs: {} as SQSClient,
+        source: testSource({
+          store: storeWith({ eventId: 'e1', body: '{}', receivedAt: circular() }),
+          queues: [],
+          peek: () => [],
+        }),
         queues: [],
         peek: () => [],
         isReady: () => true,

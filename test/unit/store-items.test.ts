@@ -62,7 +62,11 @@ describe('stored items', () => {
     const put = dynamo.commandCalls(PutCommand)[0]!.args[0].input;
     expect(itemBytes(put.Item)).toBeLessThanOrEqual(1024);
     expect(put.ConditionExpression).toBe('attribute_not_exists(rowKey)');
-    expect(put.Item).toMatchObject({ expiresAt: Date.parse('2025-05-14T12:00:00Z') / 1000 + 30 * 86_400 });
+    expect(put.Item).toMatchObject({
+      expiresAt: Date.parse('2025-05-14T12:00:00Z') / 1000 + 30 * 86_400,
+      // The key of the events table's EventId index.
+      eventId: event.EventId,
+    });
 
     dynamo.on(QueryCommand).resolves({ Items: [put.Item!] });
     expect(await store().listRowEvents(event.ContextIdentifier, 'contact', event.PrimaryKey)).toEqual([

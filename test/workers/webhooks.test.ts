@@ -55,6 +55,22 @@ describe('webhook-state worker against dynalite', () => {
     expect(alerts.webhookTooManyErrors).not.toHaveBeenCalled();
   });
 
+  it('counts each state event by outcome under the metrics the dashboard charts', async () => {
+    const addMetric = vi.spyOn(deps.metrics, 'addMetric');
+    const started = stateEvent('webhook.started', { primaryKey: 2, context: 'CustM', timestamp: at(2) });
+    const older = stateEvent('webhook.stopped', { primaryKey: 2, context: 'CustM', timestamp: at(1) });
+
+    await processStateEvent(deps, started, meta);
+    await processStateEvent(deps, started, meta); // redelivered
+    await processStateEvent(deps, older, meta);
+
+    expect(addMetric.mock.calls).toEqual([
+      ['EventsApplied', 'Count', 1],
+      ['EventsDuplicate', 'Count', 1],
+      ['EventsLate', 'Count', 1],
+    ]);
+  });
+
   it('opens a gap from the last accepted event, alerts once on TooManyErrors, closes the gap on started', async () => {
     const context = 'CustGap';
     const lastRow = rowEvent('contact.changed', { context, primaryKey: 5, timestamp: at(10) });

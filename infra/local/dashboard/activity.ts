@@ -7,7 +7,7 @@ export type ChartOutcome = (typeof OUTCOMES)[number];
 
 /**
  * The metric each outcome is counted by: the names the functions already emit (ingest: `Parked`,
- * `Rejected`; row workers: `EventsApplied`, `EventsLate`, `EventsDuplicate`), so the local chart and
+ * `Rejected`; row and state workers: `EventsApplied`, `EventsLate`, `EventsDuplicate`), so the local chart and
  * CloudWatch on AWS count the same things.
  */
 export const OUTCOME_METRICS: Readonly<Record<string, ChartOutcome>> = {

@@ -1,13 +1,18 @@
-import { type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
 import type { EventRecord, RowEntity, StateTransition, StoreReader } from '../../../lib/store/types.js';
-import { type MessageView, toMessageView } from '../admin-api.js';
+import { EVENT_ID_INDEX } from '../../definitions.js';
 import type { LocalQueue } from '../resources.js';
 import type { StoredMessage } from '../sqs-emulator.js';
+import { type MessageView, toMessageView } from '../views.js';
 
-export interface FindEventDeps {
+/** What a lookup in the tables needs. */
+export interface StoreLookupDeps {
   store: StoreReader;
   doc: DynamoDBDocumentClient;
   eventsTable: string;
+}
+
+export interface FindEventDeps extends StoreLookupDeps {
   queues: readonly LocalQueue[];
   peek(queueName: string, limit?: number): StoredMessage[];
 }
@@ -20,25 +25,51 @@ export type EventPlace =
 
 export interface FoundEvent {
   eventId: string;
-  /** How the places were searched: locally, scans (fine at this scale; AWS would need an index). */
+  /** How the places were searched, shown on the page. */
   searched: string;
   places: EventPlace[];
 }
 
 /**
- * Where an EventId went: its row's history (a scan of the events table for the order key's
- * `#<EventId>` suffix, then the row's history), a webhook's state transitions, and the messages of
- * every queue, its DLQ and the parked queue (read without receiving them).
+ * Where an EventId went in the tables: the row histories that hold it (the events table's
+ * {@link EVENT_ID_INDEX} gives their keys, then each row's history) and the webhooks' state changes.
  */
-export async function findEvent(deps: FindEventDeps, eventId: string): Promise<FoundEvent> {
-  const [rows, webhooks] = await Promise.all([rowPlaces(deps, eventId), deps.store.listWebhooks()]);
-  const places: EventPlace[] = [...rows];
+export async function findInStore(
+  deps: StoreLookupDeps,
+  eventId: string,
+  rowKeys: (deps: StoreLookupDeps, eventId: string) => Promise<Set<string>> = indexedRowKeys,
+): Promise<EventPlace[]> {
+  const [keys, webhooks] = await Promise.all([rowKeys(deps, eventId), deps.store.listWebhooks()]);
+  const places: EventPlace[] = [];
+  for (const key of keys) {
+    // rowKey is `<entity>#<primaryKey>#<context>` (lib/store/keys.ts): the context may hold a `#`.
+    const [entity, primaryKey, ...context] = key.split('#');
+    const row = { context: context.join('#'), entity: entity as RowEntity, primaryKey: Number(primaryKey) };
+    const history = await deps.store.listRowEvents(row.context, row.entity, row.primaryKey);
+    for (const record of history)
+      if (record.eventId === eventId) places.push({ where: 'row', ...row, record });
+  }
   for (const webhook of webhooks) {
     for (const transition of webhook.transitions ?? []) {
       if (transition.eventId === eventId)
         places.push({ where: 'webhook', context: webhook.context, webhookId: webhook.webhookId, transition });
     }
   }
+  return places;
+}
+
+/**
+ * The local lookup: the tables (by the index; by a scan when the events table was created before the
+ * index, as dynalite cannot add one), then the messages of every queue, its DLQ and the parked queue,
+ * read without receiving them.
+ */
+export async function findEvent(deps: FindEventDeps, eventId: string): Promise<FoundEvent> {
+  let searched = 'local: the events table by its EventId index, the webhooks table';
+  const places = await findInStore(deps, eventId).catch((error: unknown) => {
+    if (!(error instanceof Error) || error.name !== 'ValidationException') throw error;
+    searched = 'local: a scan of the events table (created before its EventId index), the webhooks table';
+    return findInStore(deps, eventId, scannedRowKeys);
+  });
   for (const queue of deps.queues) {
     const where = queue.key === 'parked' ? 'parked' : 'queue';
     for (const [name, place] of [
@@ -51,14 +82,25 @@ export async function findEvent(deps: FindEventDeps, eventId: string): Promise<F
       }
     }
   }
-  return {
-    eventId,
-    searched: 'local scan: events table, webhooks table, every queue, its DLQ and the parked queue',
-    places,
-  };
+  return { eventId, searched: `${searched}, every queue, its DLQ and the parked queue`, places };
 }
 
-async function rowPlaces(deps: FindEventDeps, eventId: string): Promise<EventPlace[]> {
+async function indexedRowKeys(deps: StoreLookupDeps, eventId: string): Promise<Set<string>> {
+  const keys = new Set<string>();
+  const pages = paginateQuery(
+    { client: deps.doc },
+    {
+      TableName: deps.eventsTable,
+      IndexName: EVENT_ID_INDEX,
+      KeyConditionExpression: 'eventId = :id',
+      ExpressionAttributeValues: { ':id': eventId },
+    },
+  );
+  for await (const page of pages) for (const item of page.Items ?? []) keys.add(String(item.rowKey));
+  return keys;
+}
+
+async function scannedRowKeys(deps: StoreLookupDeps, eventId: string): Promise<Set<string>> {
   const keys = new Set<string>();
   const pages = paginateScan(
     { client: deps.doc },
@@ -74,16 +116,7 @@ async function rowPlaces(deps: FindEventDeps, eventId: string): Promise<EventPla
       if (String(item.seq).endsWith(`#${eventId}`)) keys.add(String(item.rowKey));
     }
   }
-  const places: EventPlace[] = [];
-  for (const key of keys) {
-    // rowKey is `<entity>#<primaryKey>#<context>` (lib/store/keys.ts): the context may hold a `#`.
-    const [entity, primaryKey, ...context] = key.split('#');
-    const row = { context: context.join('#'), entity: entity as RowEntity, primaryKey: Number(primaryKey) };
-    const history = await deps.store.listRowEvents(row.context, row.entity, row.primaryKey);
-    for (const record of history)
-      if (record.eventId === eventId) places.push({ where: 'row', ...row, record });
-  }
-  return places;
+  return keys;
 }
 
 function carries(message: StoredMessage, eventId: string): boolean {

@@ -2,18 +2,9 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname } from 'node:path';
-import { type AdminRoute, HttpError } from '../admin-api.js';
-import { type DeliveryFeed, OUTCOMES, type OutcomeCounter } from './activity.js';
-import { type FindEventDeps, findEvent } from './find-event.js';
-
-export interface DashboardDeps extends FindEventDeps {
-  outcomes: OutcomeCounter;
-  deliveries: DeliveryFeed;
-}
+import { writeProblem } from '../problem-response.js';
 
 export interface Dashboard {
-  /** The read routes the page needs beyond the admin API's own, registered next to them. */
-  routes: AdminRoute[];
   /**
    * Serves the page (`GET /`) and its assets (`GET /dashboard/<file>`), and refuses a POST that a
    * browser sends without the page's token. True when it answered the request.
@@ -40,18 +31,15 @@ const SECURITY_HEADERS = {
 };
 
 /**
- * The dashboard of the local runtime: a static page (plain ES modules from `page/`, no build) that
- * reads the admin API. The page reads only through the endpoints listed in `page/api.js`, so another
- * server that answers them (for example one backed by AWS clients) can serve the same page.
+ * The dashboard's page: plain ES modules from `page/`, no build. The page reads only the endpoints
+ * listed in `page/api.js` (routes.ts answers them from a `DashboardSource`), so the local admin
+ * API and `npm run ops -- dashboard` serve the same page.
  *
  * Writes are POSTs: the Host and Origin checks of the admin API apply, and a POST from a browser (it
  * carries `Origin` or `Sec-Fetch-Site`) must also carry the token generated at each start and embedded
  * in the page, compared in constant time. Tools without those headers (curl) are served as before.
  */
-export function createDashboard(
-  deps: DashboardDeps,
-  token = randomBytes(32).toString('base64url'),
-): Dashboard {
+export function createDashboard(token = randomBytes(32).toString('base64url')): Dashboard {
   const assets = new Map<string, Buffer>();
   for (const name of readdirSync(PAGE)) {
     if (TYPES[extname(name)] !== undefined) assets.set(name, readFileSync(new URL(name, PAGE)));
@@ -59,40 +47,20 @@ export function createDashboard(
   const index = assets.get('index.html')!.toString('utf8').replace('{{TOKEN}}', token);
   const expected = digest(token);
 
-  const routes: AdminRoute[] = [
-    {
-      method: 'GET',
-      pattern: /^\/outcomes$/,
-      handle: async () => ({ outcomes: OUTCOMES, perMinute: deps.outcomes.perMinute() }),
-    },
-    {
-      method: 'GET',
-      pattern: /^\/deliveries$/,
-      handle: async (_, query) => deps.deliveries.after(Number(query.get('after') ?? 0) || 0),
-    },
-    {
-      method: 'GET',
-      pattern: /^\/events\/([^/]+)$/,
-      handle: async ([eventId]) => {
-        if (!eventId || eventId.length > 200) throw new HttpError(400, 'an EventId of 1 to 200 characters');
-        return findEvent(deps, eventId);
-      },
-    },
-  ];
-
   return {
-    routes,
     intercept(req, res, path) {
       if (req.method === 'POST' && fromBrowser(req)) {
         const given = req.headers[TOKEN_HEADER];
         if (typeof given === 'string' && timingSafeEqual(digest(given), expected)) return false;
-        return answer(
-          req,
+        req.resume();
+        writeProblem(
           res,
           403,
-          'application/json',
-          '{"error":"missing or wrong dashboard token: reload the page"}\n',
+          'dashboard-token',
+          `${TOKEN_HEADER}: missing or not this page's token; reload the page`,
+          SECURITY_HEADERS,
         );
+        return true;
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') return false;
       if (path === '/') return answer(req, res, 200, TYPES['.html']!, index);

@@ -2,14 +2,15 @@
  * Every request the page makes, in one place: this list is the interface a server must answer to
  * serve the page (the local admin API does; an AWS-backed server can answer the same paths).
  *
+ * GET  /source                   where the data comes from: local runtime or a deployed stage
  * GET  /webhooks                 every webhook, with its state transitions
  * GET  /gaps                     gap windows of every webhook
  * GET  /queues                   per queue: visible, inFlight, delayed, dlq
  * GET  /outcomes                 events per minute by outcome, last hour
- * GET  /deliveries?after=N       the ingest's answers after entry N (live list)
+ * GET  /deliveries?after=N       the ingest's answers after entry N (live list; empty on AWS)
  * GET  /rows/{c}/{e}/{pk}        a row; /events its history
  * GET  /events/{EventId}         where an event went
- * GET  /parked                   parked deliveries with their reason
+ * GET  /parked                   parked deliveries with their reason (on AWS a receive: asked for)
  * POST /queues/{key}/redrive     moves a DLQ back (carries the page token)
  */
 const token = document.querySelector('meta[name="dashboard-token"]')?.getAttribute('content') ?? '';
@@ -34,6 +35,7 @@ async function call(method, path) {
 }
 
 export const api = {
+  source: () => call('GET', '/source'),
   webhooks: () => call('GET', '/webhooks'),
   gaps: () => call('GET', '/gaps'),
   queues: () => call('GET', '/queues'),

@@ -4,6 +4,7 @@ import * as live from './live.js';
 import * as overview from './overview.js';
 import * as parked from './parked.js';
 import * as row from './row.js';
+import { source } from './source.js';
 
 /**
  * The views, by the first part of the location hash (`#/row/Cust1/contact/42`). Each `mount` fills
@@ -31,5 +32,23 @@ function route() {
   document.title = `${name} · crm-webhook-receiver`;
 }
 
+/** Says under the title what the page reads; on AWS, what is local only and what a parked look costs. */
+function describeSource(info) {
+  const line = document.getElementById('source');
+  if (info.kind === 'local') {
+    line.textContent = 'Reading the local runtime.';
+    return;
+  }
+  line.replaceChildren(
+    h('strong', {}, `Reading ${info.name} with your AWS credentials.`),
+    ' Live is local only (npm start). Parked: ',
+    info.parkedNote,
+  );
+}
+
 window.addEventListener('hashchange', route);
 route();
+source.then(describeSource, (error) => {
+  document.getElementById('source').textContent =
+    `Could not tell where the data comes from: ${error.message}`;
+});

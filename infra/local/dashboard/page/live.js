@@ -1,11 +1,38 @@
 import { api } from './api.js';
 import { eventLink, h, say, time } from './dom.js';
+import { source } from './source.js';
 
 const POLL_MS = 1000;
 const ICONS = { accepted: '✔', parked: '⏸', refused: '✖', 'registration-test': '○', unavailable: '⚠' };
 
-/** The ingest's answers as they happen, newest first, polled without a reload. */
+/** The ingest's answers as they happen, newest first, polled without a reload; locally only. */
 export function mount(container) {
+  let stop;
+  let left = false;
+  source.then((info) => {
+    if (left) return;
+    if (info.live) stop = follow(container);
+    else
+      container.replaceChildren(
+        h('h2', {}, 'Live'),
+        h(
+          'p',
+          { class: 'note' },
+          `Live is local only: the local runtime sees each answer of its ingest. For ${info.name}, the Overview's chart counts the outcomes per minute from CloudWatch.`,
+        ),
+      );
+  }, showError);
+  return () => {
+    left = true;
+    stop?.();
+  };
+}
+
+function showError(error) {
+  say(`Could not load the live view: ${error.message}`);
+}
+
+function follow(container) {
   const body = h('tbody');
   const empty = h('p', {}, 'Waiting for deliveries…');
   container.replaceChildren(

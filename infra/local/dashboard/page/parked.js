@@ -1,21 +1,38 @@
 import { api } from './api.js';
 import { bodyBlock, eventLink, h, say, time } from './dom.js';
+import { source } from './source.js';
 
-/** Parked deliveries: authentic but unusable, kept with their reason and exact body. */
+/**
+ * Parked deliveries: authentic but unusable, kept with their reason and exact body. Where a look is a
+ * receive (AWS), the page says what it costs and looks only when asked.
+ */
 export function mount(container) {
   container.replaceChildren(h('h2', {}, 'Parked deliveries'), h('p', {}, 'Loading…'));
-  api.parked().then(
-    (parked) =>
-      container.replaceChildren(h('h2', {}, `Parked deliveries (${parked.length})`), note(), list(parked)),
+  source.then(
+    (info) => {
+      const look = () =>
+        api.parked().then(
+          (parked) =>
+            container.replaceChildren(
+              h('h2', {}, `Parked deliveries (${parked.length})`),
+              h(
+                'p',
+                { class: 'note' },
+                info.parkedNote,
+                ' Replaying parked deliveries is not available yet.',
+              ),
+              list(parked),
+            ),
+          (error) => say(`Could not load the parked deliveries: ${error.message}`),
+        );
+      if (!info.parkedOnRequest) return look();
+      container.replaceChildren(
+        h('h2', {}, 'Parked deliveries'),
+        h('p', { class: 'note' }, info.parkedNote),
+        h('button', { type: 'button', onclick: look }, 'Look at the parked deliveries (a receive)'),
+      );
+    },
     (error) => say(`Could not load the parked deliveries: ${error.message}`),
-  );
-}
-
-function note() {
-  return h(
-    'p',
-    { class: 'note' },
-    'Read without receiving them: looking changes nothing. Replaying parked deliveries is not available yet.',
   );
 }
 

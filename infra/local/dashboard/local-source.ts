@@ -1,0 +1,59 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { LocalQueue } from '../resources.js';
+import { HttpError } from '../route-server.js';
+import { toMessageView } from '../views.js';
+import { type DeliveryFeed, OUTCOMES, type OutcomeCounter } from './activity.js';
+import { type FindEventDeps, findEvent } from './find-event.js';
+import { moveBack } from './move-task.js';
+import { queueView } from './queue-view.js';
+import type { DashboardSource } from './source.js';
+
+export interface LocalSourceDeps extends FindEventDeps {
+  sqs: SQSClient;
+  outcomes: OutcomeCounter;
+  deliveries: DeliveryFeed;
+  /** How long a redrive waits for its move task to finish. */
+  redriveTimeoutMs?: number;
+}
+
+/**
+ * The dashboard's data in the local runtime: the emulators through the SDK, parked and dead-lettered
+ * messages peeked (nothing received), the outcome counts and the live feed tapped in-process.
+ */
+export function createLocalSource(deps: LocalSourceDeps): DashboardSource {
+  return {
+    info: {
+      kind: 'local',
+      name: 'local runtime',
+      live: true,
+      parkedOnRequest: false,
+      parkedNote: 'Read without receiving them: looking changes nothing.',
+    },
+    store: deps.store,
+    queues: () => Promise.all(deps.queues.map((queue) => queueView(deps.sqs, queue))),
+    outcomes: async () => ({ outcomes: OUTCOMES, perMinute: deps.outcomes.perMinute() }),
+    deliveries: async (after) => deps.deliveries.after(after),
+    findEvent: (eventId) => findEvent(deps, eventId),
+    parked: async (limit) =>
+      deps.peek(queueByName(deps.queues, 'parked').name, limit).map((message) => ({
+        ...toMessageView(message),
+        reason: message.messageAttributes.reason?.StringValue,
+      })),
+    redrive: async (name) => {
+      const queue = queueByName(deps.queues, name);
+      return moveBack(
+        deps.sqs,
+        { queue: queue.key, sourceArn: queue.dlq.arn, destinationArn: queue.arn },
+        deps.redriveTimeoutMs ?? 15_000,
+      );
+    },
+  };
+}
+
+/** A queue by its key (`webhookState`), its CLI spelling (`webhook-state`) or its name; else 404. */
+export function queueByName(queues: readonly LocalQueue[], name: string): LocalQueue {
+  const normalised = name.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
+  const queue = queues.find((candidate) => candidate.key === normalised || candidate.name === name);
+  if (!queue) throw new HttpError(404, `no queue ${name}; queues: ${queues.map((q) => q.key).join(', ')}`);
+  return queue;
+}

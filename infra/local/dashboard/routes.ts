@@ -1,0 +1,80 @@
+import type { Gap, RowEntity } from '../../../lib/store/types.js';
+import { type AdminRoute, HttpError } from '../route-server.js';
+import { toEventView, toRowView, toWebhookView } from '../views.js';
+import type { DashboardSource } from './source.js';
+
+/**
+ * The endpoints the page reads (page/api.js), answered from `source`: the same routes serve the local
+ * admin API and `npm run ops -- dashboard`.
+ */
+export function sourceRoutes(source: DashboardSource): AdminRoute[] {
+  const { store } = source;
+  return [
+    { method: 'GET', pattern: /^\/source$/, handle: async () => source.info },
+    {
+      method: 'GET',
+      pattern: /^\/rows\/([^/]+)\/([^/]+)\/([^/]+)$/,
+      handle: async ([context, entity, primaryKey]) => {
+        const row = await store.getRow(context!, rowEntity(entity!), integer(primaryKey!));
+        if (!row) throw new HttpError(404, 'no such row');
+        return toRowView(row);
+      },
+    },
+    {
+      method: 'GET',
+      pattern: /^\/rows\/([^/]+)\/([^/]+)\/([^/]+)\/events$/,
+      handle: async ([context, entity, primaryKey]) =>
+        (await store.listRowEvents(context!, rowEntity(entity!), integer(primaryKey!))).map(toEventView),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/webhooks$/,
+      handle: async () => (await store.listWebhooks()).map(toWebhookView),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/gaps$/,
+      handle: async (_, query): Promise<Gap[]> => store.listGaps(query.get('context') ?? undefined),
+    },
+    { method: 'GET', pattern: /^\/queues$/, handle: () => source.queues() },
+    {
+      method: 'POST',
+      pattern: /^\/queues\/([^/]+)\/redrive$/,
+      handle: ([name]) => source.redrive(name!),
+    },
+    { method: 'GET', pattern: /^\/parked$/, handle: (_, query) => source.parked(limit(query)) },
+    { method: 'GET', pattern: /^\/outcomes$/, handle: () => source.outcomes() },
+    {
+      method: 'GET',
+      pattern: /^\/deliveries$/,
+      handle: (_, query) => source.deliveries(Number(query.get('after') ?? 0) || 0),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/events\/([^/]+)$/,
+      handle: async ([eventId]) => {
+        if (!eventId || eventId.length > 200)
+          throw new HttpError(400, `EventId ${eventId?.slice(0, 64)}…: 1 to 200 characters accepted`);
+        return source.findEvent(eventId);
+      },
+    },
+  ];
+}
+
+function rowEntity(value: string): RowEntity {
+  if (value !== 'contact' && value !== 'activity')
+    throw new HttpError(400, `entity ${value.slice(0, 64)}: contact or activity accepted`);
+  return value;
+}
+
+function integer(value: string): number {
+  const number = Number(value);
+  if (!Number.isSafeInteger(number))
+    throw new HttpError(400, `primaryKey ${value.slice(0, 64)}: an integer accepted`);
+  return number;
+}
+
+function limit(query: URLSearchParams): number {
+  const value = Number(query.get('limit') ?? 100);
+  return Number.isSafeInteger(value) && value > 0 ? value : 100;
+}

@@ -1,0 +1,97 @@
+import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { QUEUE_KEYS, type QueueKey, SERVICE } from '../../infra/definitions.js';
+import { findInStore } from '../../infra/local/dashboard/find-event.js';
+import { moveBack } from '../../infra/local/dashboard/move-task.js';
+import { queueView } from '../../infra/local/dashboard/queue-view.js';
+import type { DashboardSource } from '../../infra/local/dashboard/source.js';
+import { HttpError } from '../../infra/local/route-server.js';
+import { type OpsClients, output, parked, type StackOutputs, stageStore } from './commands.js';
+import { outcomeSeries } from './outcome-metrics.js';
+
+export interface AwsSourceOptions {
+  clients: OpsClients & { cloudWatch: CloudWatchClient };
+  outputs: StackOutputs;
+  stage: string;
+  region: string;
+  /** How long a redrive follows its move task before answering RUNNING. */
+  redriveTimeoutMs?: number;
+}
+
+/** The most parked deliveries one look receives (as `ops parked` does by default). */
+const PARKED_LOOK = 10;
+
+/**
+ * The dashboard's data from a deployed stage, with the user's credentials: the tables through the
+ * store, queue depths from GetQueueAttributes, the chart from CloudWatch, redrive by
+ * StartMessageMoveTask. SQS has no peek, so the parked queue is read only on request, as
+ * `ops parked` reads it, and no other queue is received from; the live feed is local only.
+ */
+export function createAwsSource(options: AwsSourceOptions): DashboardSource {
+  const { clients, outputs, stage } = options;
+  const pascal = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
+  const nameOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
+  const store = stageStore(clients, outputs);
+  return {
+    info: {
+      kind: 'aws',
+      name: `stage ${stage} (${options.region})`,
+      live: false,
+      parkedOnRequest: true,
+      parkedNote:
+        'SQS cannot show a message without receiving it: each look receives up to 10 parked deliveries ' +
+        '(hidden for 30 s) and counts toward their maxReceiveCount (5); after the 5th look a delivery ' +
+        'moves to the parked DLQ, where it can be redriven.',
+    },
+    store,
+    queues: () =>
+      Promise.all(
+        QUEUE_KEYS.map((key) => {
+          const url = output(outputs, `${pascal(key)}QueueUrl`);
+          const dlqUrl = output(outputs, `${pascal(key)}DeadLetterQueueUrl`);
+          return queueView(clients.sqs, {
+            key,
+            name: nameOf(url),
+            url,
+            dlq: { name: nameOf(dlqUrl), url: dlqUrl },
+          });
+        }),
+      ),
+    outcomes: () => outcomeSeries(clients.cloudWatch, { service: SERVICE }),
+    deliveries: async () => [],
+    findEvent: async (eventId) => {
+      const deps = { store, doc: clients.dynamo, eventsTable: output(outputs, 'EventsTableName') };
+      const places = await findInStore(deps, eventId).catch((error: unknown) => {
+        if (error instanceof Error && error.name === 'ValidationException')
+          throw new HttpError(404, 'the events table has no EventId index: deploy this version first');
+        throw error;
+      });
+      return {
+        eventId,
+        searched:
+          `stage ${stage}: the events table by its EventId index (history recorded before the index ` +
+          'was deployed is not in it), the webhooks table; not the queues: SQS cannot be searched ' +
+          'without receiving',
+        places,
+      };
+    },
+    parked: async (limit) =>
+      (await parked(clients, outputs, Math.min(limit, PARKED_LOOK))).map((message) => ({
+        ...message,
+        deduplicationId: undefined,
+        sentAt: undefined,
+        // Received by this look: hidden from the worker for 30 s.
+        inFlight: true,
+        reason: message.attributes.reason,
+      })),
+    redrive: async (name) => {
+      const key = name.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
+      if (!(QUEUE_KEYS as string[]).includes(key))
+        throw new HttpError(404, `no queue ${name}; queues: ${QUEUE_KEYS.join(', ')}`);
+      return moveBack(
+        clients.sqs,
+        { queue: key as QueueKey, sourceArn: output(outputs, `${pascal(key)}DeadLetterQueueArn`) },
+        options.redriveTimeoutMs ?? 10_000,
+      );
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import type { AddressInfo } from 'node:net';
+import { sourceRoutes } from '../../infra/local/dashboard/routes.js';
+import { createDashboard } from '../../infra/local/dashboard/server.js';
+import type { DashboardSource } from '../../infra/local/dashboard/source.js';
+import { createRouteServer } from '../../infra/local/route-server.js';
+
+export interface ServedDashboard {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the dashboard's page and endpoints from `source` on 127.0.0.1:`port` (0 picks a free one),
+ * with the local admin API's Host and Origin checks and a token generated for this start.
+ */
+export async function serveDashboard(
+  source: DashboardSource,
+  port: number,
+  token?: string,
+): Promise<ServedDashboard> {
+  const dashboard = createDashboard(token);
+  const server = createRouteServer({
+    name: 'ops dashboard',
+    routes: sourceRoutes(source),
+    intercept: dashboard.intercept,
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,77 @@
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../scripts/ops.js';
+import { launchChromium, waitForText, withPage } from '../support/browser.js';
+import { outputs, parkedMessage } from '../support/stack-outputs.js';
+
+const cloudFormation = mockClient(CloudFormationClient);
+const sqs = mockClient(SQSClient);
+const dynamo = mockClient(DynamoDBDocumentClient);
+const cloudWatch = mockClient(CloudWatchClient);
+
+let browser: Browser;
+let served: { dashboard: string; close: () => Promise<void> };
+
+beforeAll(async () => {
+  cloudFormation.on(DescribeStacksCommand).resolves({
+    Stacks: [
+      { StackName: 'x', StackStatus: 'UPDATE_COMPLETE', CreationTime: new Date(), Outputs: outputs() },
+    ],
+  });
+  sqs.on(GetQueueAttributesCommand).resolves({
+    Attributes: { ApproximateNumberOfMessages: '2', ApproximateNumberOfMessagesNotVisible: '0' },
+  });
+  sqs
+    .on(ReceiveMessageCommand)
+    .resolvesOnce({ Messages: [parkedMessage(3)] })
+    .resolves({ Messages: [] });
+  dynamo.on(ScanCommand).resolves({ Items: [] });
+  cloudWatch.on(GetMetricDataCommand).resolves({
+    MetricDataResults: [{ Id: 'm0', Timestamps: [new Date(Date.now() - 60_000)], Values: [7] }],
+  });
+  browser = await launchChromium();
+  served = (await main(['dashboard', '--stage', 'test', '--port', '0'], {
+    cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }),
+    sqs: new SQSClient({ region: 'eu-west-1' }),
+    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
+    cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
+  })) as typeof served;
+});
+
+afterAll(async () => {
+  await served?.close();
+  await browser?.close();
+  for (const mock of [cloudFormation, sqs, dynamo, cloudWatch]) mock.restore();
+});
+
+describe('the ops dashboard in Chromium, on mocked AWS clients', () => {
+  it('overview from the stage, says what a parked look costs, and looks only when asked', async () => {
+    await withPage(browser, 'ops-overview', async (page) => {
+      await page.goto(served.dashboard);
+      await waitForText(page.locator('#source'), 'Reading stage test (eu-west-1) with your AWS credentials.');
+      expect(await page.locator('#source').textContent()).toContain(
+        'counts toward their maxReceiveCount (5)',
+      );
+      await waitForText(page.locator('tr[data-queue="parked"]'), '⚠ 2');
+      expect(await page.locator('tbody tr[data-queue]').count()).toBe(4);
+      await waitForText(page.locator('.legend li').first(), 'applied: 7');
+
+      await page.goto(`${served.dashboard}#/live`);
+      await waitForText(page.locator('main .note'), 'Live is local only');
+
+      await page.goto(`${served.dashboard}#/parked`);
+      const look = page.getByRole('button', { name: 'Look at the parked deliveries (a receive)' });
+      await look.waitFor();
+      expect(sqs.commandCalls(ReceiveMessageCommand)).toHaveLength(0);
+      await look.press('Enter');
+      await waitForText(page.locator('tr[data-message="m-1"]'), '⏸ unknown-event');
+      expect(sqs.commandCalls(ReceiveMessageCommand)).toHaveLength(2);
+    });
+  });
+});

@@ -1,0 +1,292 @@
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  GetQueueAttributesCommand,
+  ListMessageMoveTasksCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+  StartMessageMoveTaskCommand,
+} from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HttpError } from '../../infra/local/route-server.js';
+import { compressBody } from '../../lib/store/body-codec.js';
+import { createAwsSource } from '../../scripts/ops/aws-source.js';
+import { readOutputs } from '../../scripts/ops/commands.js';
+import { outcomeSeries } from '../../scripts/ops/outcome-metrics.js';
+import { type DashboardClients, main } from '../../scripts/ops.js';
+import { httpRequest } from '../../tools/http-client.js';
+import { arn, outputs, parkedMessage, url } from '../support/stack-outputs.js';
+
+const EVENTS_TABLE = 'crm-webhook-receiver-test-events';
+const WEBHOOKS_TABLE = 'crm-webhook-receiver-test-webhooks';
+const BODY =
+  '{"EventId":"e-1","ContextIdentifier":"Cust1","Event":"contact.created","Timestamp":"2025-05-14T12:00:00Z"}';
+
+describe('npm run ops -- dashboard', () => {
+  const cloudFormation = mockClient(CloudFormationClient);
+  const sqs = mockClient(SQSClient);
+  const dynamo = mockClient(DynamoDBDocumentClient);
+  const cloudWatch = mockClient(CloudWatchClient);
+  let clients: DashboardClients;
+
+  beforeEach(() => {
+    for (const mock of [cloudFormation, sqs, dynamo, cloudWatch]) mock.reset();
+    cloudFormation.on(DescribeStacksCommand).resolves({
+      Stacks: [
+        { StackName: 'x', StackStatus: 'UPDATE_COMPLETE', CreationTime: new Date(), Outputs: outputs() },
+      ],
+    });
+    sqs.on(GetQueueAttributesCommand).resolves({
+      Attributes: {
+        ApproximateNumberOfMessages: '3',
+        ApproximateNumberOfMessagesNotVisible: '1',
+        ApproximateNumberOfMessagesDelayed: '0',
+      },
+    });
+    sqs.on(StartMessageMoveTaskCommand).resolves({ TaskHandle: 'handle-1' });
+    sqs.on(ListMessageMoveTasksCommand).resolves({
+      Results: [{ Status: 'COMPLETED', ApproximateNumberOfMessagesMoved: 2 }],
+    });
+    cloudWatch.on(GetMetricDataCommand).resolves({ MetricDataResults: [] });
+    dynamo.on(ScanCommand).resolves({ Items: [] });
+    dynamo.on(QueryCommand, { IndexName: 'byEventId' }).resolves({
+      Items: [{ eventId: 'e-1', rowKey: 'contact#42#Cust1', seq: 's-1' }],
+    });
+    dynamo.on(QueryCommand, { KeyConditionExpression: 'rowKey = :k' }).resolves({
+      Items: [
+        {
+          rowKey: 'contact#42#Cust1',
+          seq: 's-1',
+          eventId: 'e-1',
+          body: compressBody(BODY),
+          echo: false,
+          recordedAt: '2025-05-14T12:00:01.000Z',
+          expiresAt: 1,
+        },
+      ],
+    });
+    clients = {
+      cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }),
+      sqs: new SQSClient({ region: 'eu-west-1' }),
+      dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
+      cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
+    };
+  });
+
+  const source = async () =>
+    createAwsSource({
+      clients,
+      outputs: await readOutputs(clients, 'test'),
+      stage: 'test',
+      region: 'eu-west-1',
+    });
+
+  describe('the AWS data source', () => {
+    it('queues: GetQueueAttributes on each queue and its DLQ by the stack’s URLs, nothing received', async () => {
+      const queues = await (await source()).queues();
+
+      expect(queues[0]).toEqual({
+        key: 'contact',
+        name: 'crm-webhook-receiver-test-contact.fifo',
+        visible: 3,
+        inFlight: 1,
+        delayed: 0,
+        dlq: 4,
+        dlqName: 'crm-webhook-receiver-test-contact-dlq.fifo',
+      });
+      expect(queues.map((queue) => queue.key)).toEqual(['contact', 'activity', 'webhookState', 'parked']);
+      const calls = sqs.commandCalls(GetQueueAttributesCommand).map((call) => call.args[0].input.QueueUrl);
+      expect(calls.sort()).toEqual(
+        ['contact', 'activity', 'webhook-state', 'parked']
+          .flatMap((name) => [url(name), url(`${name}-dlq`)])
+          .sort(),
+      );
+      expect(sqs.commandCalls(ReceiveMessageCommand)).toHaveLength(0);
+    });
+
+    it('outcomes: one GetMetricData of the five outcome metrics per minute, service dimension, last hour', async () => {
+      const now = Date.parse('2025-05-14T12:30:20Z');
+      cloudWatch.on(GetMetricDataCommand).resolves({
+        MetricDataResults: [
+          { Id: 'm0', Timestamps: [new Date('2025-05-14T12:29:00Z')], Values: [7] },
+          { Id: 'm4', Timestamps: [new Date('2025-05-14T12:30:00Z')], Values: [2] },
+        ],
+      });
+
+      const series = await outcomeSeries(clients.cloudWatch, { service: 'crm-webhook-receiver', now });
+
+      const input = cloudWatch.commandCalls(GetMetricDataCommand)[0]!.args[0].input;
+      expect(input.StartTime).toEqual(new Date('2025-05-14T11:31:00Z'));
+      expect(input.EndTime).toEqual(new Date('2025-05-14T12:31:00Z'));
+      expect(input.MetricDataQueries?.map((query) => query.MetricStat)).toEqual(
+        ['EventsApplied', 'EventsLate', 'EventsDuplicate', 'Parked', 'Rejected'].map((MetricName) => ({
+          Metric: {
+            Namespace: 'CrmWebhookReceiver',
+            MetricName,
+            Dimensions: [{ Name: 'service', Value: 'crm-webhook-receiver' }],
+          },
+          Period: 60,
+          Stat: 'Sum',
+        })),
+      );
+      expect(series.outcomes).toEqual(['applied', 'late', 'duplicate', 'parked', 'refused']);
+      expect(series.perMinute).toHaveLength(60);
+      expect(series.perMinute.at(-2)).toEqual({
+        minute: '2025-05-14T12:29:00.000Z',
+        applied: 7,
+        late: 0,
+        duplicate: 0,
+        parked: 0,
+        refused: 0,
+      });
+      expect(series.perMinute.at(-1)).toMatchObject({ minute: '2025-05-14T12:30:00.000Z', refused: 2 });
+    });
+
+    it('find by EventId: the events table’s EventId index, then that row’s history; no queue received', async () => {
+      const found = await (await source()).findEvent('e-1');
+
+      expect(dynamo.commandCalls(QueryCommand)[0]!.args[0].input).toMatchObject({
+        TableName: EVENTS_TABLE,
+        IndexName: 'byEventId',
+        KeyConditionExpression: 'eventId = :id',
+        ExpressionAttributeValues: { ':id': 'e-1' },
+      });
+      expect(found.places).toEqual([
+        expect.objectContaining({ where: 'row', context: 'Cust1', entity: 'contact', primaryKey: 42 }),
+      ]);
+      expect(found.searched).toContain('not the queues');
+      expect(dynamo.commandCalls(ScanCommand)[0]!.args[0].input.TableName).toBe(WEBHOOKS_TABLE);
+      expect(sqs.calls()).toHaveLength(0);
+    });
+
+    it('find by EventId on a stage deployed before the index: a 404 that says to deploy', async () => {
+      dynamo.on(QueryCommand, { IndexName: 'byEventId' }).rejects(
+        Object.assign(new Error('The table does not have the specified index'), {
+          name: 'ValidationException',
+        }),
+      );
+
+      await expect((await source()).findEvent('e-1')).rejects.toEqual(
+        new HttpError(404, 'the events table has no EventId index: deploy this version first'),
+      );
+    });
+
+    it('parked: only as `ops parked` looks (at most 10, hidden 30 s), marked in flight, with the reason', async () => {
+      sqs
+        .on(ReceiveMessageCommand)
+        .resolvesOnce({ Messages: [parkedMessage(2)] })
+        .resolves({ Messages: [] });
+      const aws = await source();
+
+      const parked = await aws.parked(100);
+
+      expect(parked).toEqual([
+        expect.objectContaining({
+          messageId: 'm-1',
+          receiveCount: 2,
+          inFlight: true,
+          reason: 'unknown-event',
+        }),
+      ]);
+      expect(sqs.commandCalls(ReceiveMessageCommand)[0]!.args[0].input).toEqual({
+        QueueUrl: url('parked'),
+        MaxNumberOfMessages: 10,
+        VisibilityTimeout: 30,
+        WaitTimeSeconds: 0,
+        MessageSystemAttributeNames: ['MessageGroupId', 'ApproximateReceiveCount'],
+        MessageAttributeNames: ['All'],
+      });
+      expect(aws.info).toMatchObject({ kind: 'aws', live: false, parkedOnRequest: true });
+      expect(aws.info.parkedNote).toContain('counts toward their maxReceiveCount (5)');
+    });
+
+    it('redrive: StartMessageMoveTask from the queue’s DLQ ARN (back to its source), followed to its end', async () => {
+      const result = await (await source()).redrive('webhook-state');
+
+      expect(result).toEqual({ queue: 'webhookState', status: 'COMPLETED', moved: 2 });
+      expect(sqs.commandCalls(StartMessageMoveTaskCommand).map((call) => call.args[0].input)).toEqual([
+        { SourceArn: arn('webhook-state-dlq') },
+      ]);
+      expect(sqs.commandCalls(ListMessageMoveTasksCommand)[0]!.args[0].input).toEqual({
+        SourceArn: arn('webhook-state-dlq'),
+        MaxResults: 1,
+      });
+    });
+
+    it('redrive of a queue that does not exist: 404 naming the queues, nothing started', async () => {
+      await expect((await source()).redrive('contacts')).rejects.toEqual(
+        new HttpError(404, 'no queue contacts; queues: contact, activity, webhookState, parked'),
+      );
+      expect(sqs.commandCalls(StartMessageMoveTaskCommand)).toHaveLength(0);
+    });
+  });
+
+  describe('the server', () => {
+    let close: (() => Promise<void>) | undefined;
+    afterEach(async () => {
+      await close?.();
+      close = undefined;
+    });
+
+    it('serves the page and answers its endpoints from the stage, on 127.0.0.1 with the page token', async () => {
+      const started = (await main(['dashboard', '--stage', 'test', '--port', '0'], clients)) as {
+        dashboard: string;
+        close: () => Promise<void>;
+      };
+      close = started.close;
+      const base = started.dashboard.replace(/\/$/, '');
+      expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const get = async (path: string) => {
+        const answer = await httpRequest('GET', `${base}${path}`, {});
+        return { status: answer.status, body: JSON.parse(answer.body) as unknown };
+      };
+
+      const page = await httpRequest('GET', `${base}/`, {});
+      expect(page.status).toBe(200);
+      const token = /name="dashboard-token" content="([^"]+)"/.exec(page.body)?.[1];
+      expect(token).toMatch(/^[\w-]{43}$/);
+      expect(await get('/source')).toMatchObject({
+        status: 200,
+        body: { kind: 'aws', name: 'stage test (eu-west-1)', live: false, parkedOnRequest: true },
+      });
+      expect(await get('/webhooks')).toEqual({ status: 200, body: [] });
+      expect(await get('/gaps')).toEqual({ status: 200, body: [] });
+      expect((await get('/queues')).body).toHaveLength(4);
+      expect((await get('/outcomes')).body).toMatchObject({ outcomes: expect.any(Array) });
+      expect(await get('/deliveries?after=0')).toEqual({ status: 200, body: [] });
+      expect((await get('/rows/Cust1/contact/42/events')).body).toEqual([
+        expect.objectContaining({ eventId: 'e-1', payload: JSON.parse(BODY) }),
+      ]);
+      expect((await get('/events/e-1')).body).toMatchObject({ places: [{ where: 'row', primaryKey: 42 }] });
+      // None of the reads above received a message.
+      expect(sqs.commandCalls(ReceiveMessageCommand)).toHaveLength(0);
+
+      const origin = base;
+      const refused = await httpRequest('POST', `${base}/queues/contact/redrive`, { origin });
+      expect({ status: refused.status, type: refused.headers['content-type'] }).toEqual({
+        status: 403,
+        type: 'application/problem+json',
+      });
+      expect(sqs.commandCalls(StartMessageMoveTaskCommand)).toHaveLength(0);
+      const redriven = await httpRequest('POST', `${base}/queues/contact/redrive`, {
+        origin,
+        'x-dashboard-token': token!,
+      });
+      expect(JSON.parse(redriven.body)).toEqual({ queue: 'contact', status: 'COMPLETED', moved: 2 });
+      expect(sqs.commandCalls(StartMessageMoveTaskCommand)[0]!.args[0].input).toEqual({
+        SourceArn: arn('contact-dlq'),
+      });
+      // The Host check of the local admin API applies.
+      expect((await httpRequest('GET', `${base}/queues`, { host: 'evil.example' })).status).toBe(403);
+    });
+
+    it('refuses a port outside 0-65535, naming it', async () => {
+      await expect(main(['dashboard', '--stage', 'test', '--port', 'x'], clients)).rejects.toThrow(
+        '--port x: an integer from 0 to 65535 accepted',
+      );
+    });
+  });
+});

@@ -1,0 +1,22 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDeliveryFeed, createOutcomeCounter } from '../../infra/local/dashboard/activity.js';
+import { createLocalSource, type LocalSourceDeps } from '../../infra/local/dashboard/local-source.js';
+import type { DashboardSource } from '../../infra/local/dashboard/source.js';
+
+/**
+ * The local runtime's dashboard source for an admin API under test: empty taps and, unless given, a
+ * DynamoDB client that fails if a test searches the events table.
+ */
+export function testSource(
+  deps: Pick<LocalSourceDeps, 'store' | 'queues' | 'peek'> & Partial<LocalSourceDeps>,
+): DashboardSource {
+  return createLocalSource({
+    sqs: {} as SQSClient,
+    doc: {} as DynamoDBDocumentClient,
+    eventsTable: 'events',
+    outcomes: createOutcomeCounter(),
+    deliveries: createDeliveryFeed(),
+    ...deps,
+  });
+}
