@@ -89,7 +89,7 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
       ms,
     );
   });
-  promise.catch(() => {});
+  // race() subscribes to both: whichever settles later is handled, never an unhandled rejection.
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
 
