@@ -89,8 +89,10 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
       ms,
     );
   });
-  // race() subscribes to both: whichever settles later is handled, never an unhandled rejection.
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+  // A native promise is itself here; anything else (a test double's plain value) becomes one.
+  const sending = Promise.resolve(promise);
+  sending.catch(() => {});
+  return Promise.race([sending, deadline]).finally(() => clearTimeout(timer));
 }
 
 export type { OutboundMessage };
