@@ -5,10 +5,12 @@ import { readRowWorkerConfig } from '../lib/config/workers.js';
 import { hooks } from '../lib/hooks.js';
 import { createDynamoStore } from '../lib/store/index.js';
 import { createRowWorker } from '../lib/workers/index.js';
+import { publicationFromEnv } from './publication.js';
 
 /**
  * The composition of a row worker (contact or activity), done once per Lambda module: configuration
- * from the environment, the DynamoDB store, the hooks, Powertools logger and metrics.
+ * from the environment, the DynamoDB store, the hooks, the bus publication (when on), Powertools logger and
+ * metrics.
  */
 export function rowWorkerHandler(
   entity: 'contact' | 'activity',
@@ -19,6 +21,7 @@ export function rowWorkerHandler(
     store: createDynamoStore({ tables: config.tables, retentionDays: config.retentionDays }),
     hooks,
     ignoreAssociateIds: config.ignoreAssociateIds,
+    publication: publicationFromEnv(),
     logger: new Logger(),
     metrics: new Metrics({ namespace: 'CrmWebhookReceiver' }),
   });

@@ -6,6 +6,7 @@ import { readStateWorkerConfig } from '../lib/config/workers.js';
 import { hooks } from '../lib/hooks.js';
 import { createWebhookStore } from '../lib/store/index.js';
 import { createSnsAlertPublisher, createStateWorker } from '../lib/workers/index.js';
+import { publicationFromEnv } from './publication.js';
 
 const config = readStateWorkerConfig();
 const logger = new Logger();
@@ -17,6 +18,7 @@ const worker = createStateWorker({
     config.alertTopicArn === undefined
       ? undefined
       : createSnsAlertPublisher({ client: new SNSClient({}), topicArn: config.alertTopicArn }),
+  publication: publicationFromEnv(),
   logger,
   metrics,
 });

@@ -6,9 +6,11 @@ import type {
   ContactCreated,
   ContactDeleted,
   ContactSoftDeleted,
-  RowEvent,
+  DeliveryEvent,
+  Envelope,
   WebhookStateEvent,
 } from './events/index.js';
+import { EVENT_FAMILIES, familyOf } from './events/index.js';
 import type { Row, Webhook } from './store/types.js';
 
 /** How the event met the stored picture: moved it forward, merged late, or was already there. */
@@ -23,11 +25,13 @@ export interface HookInfo {
 type Hook<E, T> = (event: E, current: T, info: HookInfo) => void | Promise<void>;
 
 /**
- * Integrator extension point: one optional function per event, called after the row (or webhook) is
- * written, with the event and the row as now stored. Hooks run at least once per event: a redelivery
- * (outcome `duplicate`) calls them again, so they must be idempotent. A hook that throws fails only its
- * own record, which SQS redelivers (and, after maxReceiveCount, parks in the DLQ). Events changed by
- * IGNORE_ASSOCIATE_IDS (echoes of the integration's own writes) never reach a hook.
+ * Integrator extension point: one optional function per event family, named by the family's `hook`
+ * in the registry (lib/events/registry.ts), called after the row (or webhook) is written, with the
+ * event and the row as now stored. The spec's events have typed hooks; every family whose hook is
+ * `onEntityEvent` shares that one, with the event as delivered. Hooks run at least once per event: a
+ * redelivery (outcome `duplicate`) calls them again, so they must be idempotent. A hook that throws
+ * fails only its own record, which SQS redelivers (and, after maxReceiveCount, parks in the DLQ).
+ * Events changed by IGNORE_ASSOCIATE_IDS (echoes of the integration's own writes) never reach a hook.
  *
  * @example
  * export const hooks: Hooks = {
@@ -45,27 +49,47 @@ export interface Hooks {
   onActivityChanged?: Hook<ActivityChanged, Row>;
   onActivityDeleted?: Hook<ActivityDeleted, Row>;
   onWebhookStateChanged?: Hook<WebhookStateEvent, Webhook>;
+  /** Every other entity's events (the registry's families whose hook is `onEntityEvent`). */
+  onEntityEvent?: Hook<Envelope, Row>;
 }
 
 /** The registry the workers use. Shipped empty: register hooks here. */
 export const hooks: Hooks = {};
 
-/** Calls the hook registered for a row event, if any. */
-export async function runRowHook(registry: Hooks, event: RowEvent, row: Row, info: HookInfo): Promise<void> {
-  switch (event.Event) {
-    case 'contact.created':
-      return registry.onContactCreated?.(event, row, info);
-    case 'contact.changed':
-      return registry.onContactChanged?.(event, row, info);
-    case 'contact.softdeleted':
-      return registry.onContactSoftDeleted?.(event, row, info);
-    case 'contact.deleted':
-      return registry.onContactDeleted?.(event, row, info);
-    case 'activity.created':
-      return registry.onActivityCreated?.(event, row, info);
-    case 'activity.changed':
-      return registry.onActivityChanged?.(event, row, info);
-    case 'activity.deleted':
-      return registry.onActivityDeleted?.(event, row, info);
-  }
+/** Every hook name, checked against {@link Hooks} by the compiler (a missing or extra name fails). */
+const HOOK_NAMES: Record<keyof Hooks, true> = {
+  onContactCreated: true,
+  onContactChanged: true,
+  onContactSoftDeleted: true,
+  onContactDeleted: true,
+  onActivityCreated: true,
+  onActivityChanged: true,
+  onActivityDeleted: true,
+  onWebhookStateChanged: true,
+  onEntityEvent: true,
+};
+
+/** The hook the registry names for an event; throws for an event or a hook name nobody knows. */
+export function hookName(event: string): keyof Hooks {
+  const name = familyOf(event)?.hook;
+  if (name === undefined) throw new Error(`no event family for "${event}": no hook to run`);
+  if (!Object.hasOwn(HOOK_NAMES, name)) throw new Error(`the registry names an unknown hook "${name}"`);
+  return name as keyof Hooks;
+}
+
+// Every family's hook must exist: a typo in the registry stops the worker at load, not at the event.
+for (const event of Object.keys(EVENT_FAMILIES)) hookName(event);
+
+/**
+ * Calls the hook the registry names for the event's family, if one is registered. The registry is
+ * what pairs an event with its hook's type, so the call goes through the loosest of them.
+ */
+export async function runHook(
+  registry: Hooks,
+  event: DeliveryEvent,
+  current: Row | Webhook,
+  info: HookInfo,
+): Promise<void> {
+  const hook = registry[hookName(event.Event)] as Hook<DeliveryEvent, Row | Webhook> | undefined;
+  await hook?.(event, current, info);
 }

@@ -51,9 +51,14 @@ export function fanoutRows(urlDeliveriesPerEvent: number): Array<[string, string
   ];
 }
 
+/**
+ * Worker batch sizes priced. FIFO event source mappings have no batching window: a batch holds what
+ * the queue has at that moment, so at a few events per second or less it holds about one message.
+ */
+export const BATCH_SIZES = [1, 2, 5, 10] as const;
+
 /** What the stack is configured with, and estimated durations (see docs/deploy.md). */
 export const ASSUMPTIONS = {
-  batchSize: 10,
   ingestMemoryGb: 0.25,
   ingestMs: 30,
   workerMemoryGb: 0.25,
@@ -179,11 +184,12 @@ export const LOG_SETUPS = {
 
 /**
  * One row's stream — a contact.created (the spec's body) then nine contact.changed — delivered to the
- * real ingest handler, then the ten queued messages as one batch to the real contact-worker handler,
- * with the environment `logSetup` adds. One batch is one context, as for a receiver serving one CRM
- * tenant: one last-accepted marker per batch.
+ * real ingest handler, then the ten queued messages in batches of `batchSize` to the real
+ * contact-worker handler (one warm module, as one Lambda instance), with the environment `logSetup`
+ * adds. One batch is one context, as for a receiver serving one CRM tenant: at most one last-accepted
+ * marker write per batch.
  */
-export async function measure(logSetup: keyof typeof LOG_SETUPS): Promise<Measured> {
+export async function measure(logSetup: keyof typeof LOG_SETUPS, batchSize: number): Promise<Measured> {
   const saved = { ...process.env };
   Object.assign(process.env, STAGE_ENV, LOG_SETUPS[logSetup]);
   const sqs = mockClient(SQSClient);
@@ -194,14 +200,15 @@ export async function measure(logSetup: keyof typeof LOG_SETUPS): Promise<Measur
   const output = captureOutput();
   try {
     const queued: SQSRecord[] = [];
-    sqs.on(SendMessageCommand).callsFake((input) => {
+    // Async, as the real client: the ingest's deadline races the promise `send` returns.
+    sqs.on(SendMessageCommand).callsFake(async (input) => {
       queued.push(toSqsRecord(input));
       return { MessageId: randomUUID(), SequenceNumber: '1' };
     });
     const table = recordDynamo(dynamo);
     // A fresh module per level: each handler reads its environment once, at import.
-    const ingest = await import(`../functions/ingest.ts?logs=${logSetup}`);
-    const worker = await import(`../functions/contact-worker.ts?logs=${logSetup}`);
+    const ingest = await import(`../functions/ingest.ts?logs=${logSetup}&batch=${batchSize}`);
+    const worker = await import(`../functions/contact-worker.ts?logs=${logSetup}&batch=${batchSize}`);
 
     const names = ['contact.created', ...Array(9).fill('contact.changed')] as const;
     const accessLogFormat = loadAccessLogFormat();
@@ -219,11 +226,13 @@ export async function measure(logSetup: keyof typeof LOG_SETUPS): Promise<Measur
         throw new Error(`ingest answered ${response.statusCode}: ${response.body}`);
       accessLogBytes += Buffer.byteLength(accessLogLine(accessLogFormat, accessLogValues(event, response)));
     }
-    const batch = await worker.handler(
-      { Records: queued } satisfies SQSEvent,
-      lambdaContext('contactWorker'),
-    );
-    if (batch.batchItemFailures.length > 0) throw new Error('the worker failed records');
+    for (let i = 0; i < queued.length; i += batchSize) {
+      const batch = await worker.handler(
+        { Records: queued.slice(i, i + batchSize) } satisfies SQSEvent,
+        lambdaContext('contactWorker'),
+      );
+      if (batch.batchItemFailures.length > 0) throw new Error('the worker failed records');
+    }
 
     const n = names.length;
     return {
@@ -367,15 +376,15 @@ export function logBytesPerEvent(measured: Measured, advancedLogging: boolean, b
   return measured.logBytes + invocations * platformBytes + lines * ASSUMPTIONS.logEventOverheadBytes;
 }
 
-export async function costTable(): Promise<{
+export async function costTable(batchSize: number): Promise<{
   rows: Array<[string, string, number]>;
   notes: string[];
   /** What only the HTTP API costs per event (its requests and access logs): a function URL saves it. */
   httpApiOnly: number;
 }> {
-  const deployed = await measure('deployed');
-  const textWarn = await measure('textWarn');
-  const a = ASSUMPTIONS;
+  const deployed = await measure('deployed', batchSize);
+  const textWarn = await measure('textWarn', batchSize);
+  const a = { ...ASSUMPTIONS, batchSize };
   const p = PRICES;
   const logBytes = logBytesPerEvent(deployed, true, a.batchSize);
   const accessLogBytes = deployed.accessLogBytes + a.logEventOverheadBytes;
@@ -433,25 +442,33 @@ export async function costTable(): Promise<{
   return { rows, notes, httpApiOnly: p.httpApiPerRequest + accessLogs };
 }
 
+function printTable(rows: Array<[string, string, number]>, totalLabel: string): number {
+  const total = rows.reduce((sum, [, , dollars]) => sum + dollars, 0);
+  console.log('| Item | Per event | $ per million events |\n|---|---|---:|');
+  for (const [item, per, dollars] of rows)
+    console.log(`| ${item} | ${per} | ${(dollars * 1e6).toFixed(3)} |`);
+  console.log(`| **${totalLabel}** | | **${(total * 1e6).toFixed(2)}** |`);
+  return total;
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { rows, notes, httpApiOnly } = await costTable();
-  let total = 0;
-  console.log('| Item | Per event | $ per million events |\n|---|---|---:|');
-  for (const [item, per, dollars] of rows) {
-    total += dollars;
-    console.log(`| ${item} | ${per} | ${(dollars * 1e6).toFixed(3)} |`);
-  }
-  console.log(`| **Total** | | **${(total * 1e6).toFixed(2)}** |`);
-  const withoutHttpApi = total - httpApiOnly;
-  console.log(
-    `\nWith the CRM registered on the ingest's function URL (ingestFunctionUrl=true) instead of the HTTP API: **$${(withoutHttpApi * 1e6).toFixed(2)}** per million.`,
-  );
   const fanout = fanoutRows(1);
-  const withFanout = total + fanout.reduce((sum, [, , dollars]) => sum + dollars, 0);
-  console.log('\nWith subscriptions (every event published and delivered to one URL subscription):\n');
-  console.log('| Item | Per event | $ per million events |\n|---|---|---:|');
-  for (const [item, per, dollars] of fanout)
-    console.log(`| ${item} | ${per} | ${(dollars * 1e6).toFixed(3)} |`);
-  console.log(`| **Total with subscriptions** | | **${(withFanout * 1e6).toFixed(2)}** |`);
-  for (const note of notes) console.log(`\n${note}`);
+  const fanoutTotal = fanout.reduce((sum, [, , dollars]) => sum + dollars, 0);
+  const summary: string[] = [];
+  for (const batchSize of BATCH_SIZES) {
+    const { rows, notes, httpApiOnly } = await costTable(batchSize);
+    console.log(`\n### Worker batches of ${batchSize}\n`);
+    const total = printTable(rows, 'Total');
+    for (const note of notes) console.log(`\n${note}`);
+    const dollars = (value: number) => (value * 1e6).toFixed(2);
+    summary.push(
+      `| ${batchSize} | ${dollars(total)} | ${dollars(total - httpApiOnly)} | ${dollars(total + fanoutTotal)} |`,
+    );
+  }
+  console.log('\nWith subscriptions (every event published and delivered to one URL subscription), added:\n');
+  printTable(fanout, 'Added with subscriptions');
+  console.log('\n### $ per million events by worker batch size\n');
+  console.log('| Batch size | Total | On the function URL (ingestFunctionUrl=true) | With subscriptions |');
+  console.log('|---:|---:|---:|---:|');
+  for (const line of summary) console.log(line);
 }

@@ -10,9 +10,17 @@ import {
 import { gapsOf } from '../webhook-state.js';
 import { compressBody, decompressBody } from './body-codec.js';
 import { VersionConflictError } from './errors.js';
+import {
+  AcceptedItemSchema,
+  EventBodySchema,
+  EventItemSchema,
+  parseItem,
+  RowEntitySchema,
+  WebhookItemSchema,
+} from './items.js';
 import { acceptedSk, rowKey, WEBHOOK_SK_PREFIX, webhookSk } from './keys.js';
 import { fromRowItem, toRowItem } from './row-item.js';
-import type { EventRecord, Store, Versioned, Webhook } from './types.js';
+import type { EventRecord, Store, Webhook } from './types.js';
 
 export interface DynamoStoreConfig {
   /** Defaults to a client built from the SDK's environment (AWS_ENDPOINT_URL_DYNAMODB included). */
@@ -61,7 +69,7 @@ export function createDynamoStore(config: DynamoStoreConfig): Store {
       }),
     );
     if (Item === undefined) return { item: undefined, version: 0 };
-    return { item: fromRowItem(Item), version: Number(Item.version ?? 0) };
+    return { item: fromRowItem(Item, rows), version: Number(Item.version) };
   };
 
   return {
@@ -115,7 +123,7 @@ export function createDynamoStore(config: DynamoStoreConfig): Store {
           ConsistentRead: true,
         }),
       );
-      return Item === undefined ? undefined : toEventRecord(Item);
+      return Item === undefined ? undefined : toEventRecord(Item, events);
     },
 
     async listRowEvents(context, entity, primaryKey) {
@@ -130,7 +138,7 @@ export function createDynamoStore(config: DynamoStoreConfig): Store {
           },
         ),
       );
-      return items.map(toEventRecord);
+      return items.map((item) => toEventRecord(item, events));
     },
   };
 }
@@ -153,7 +161,7 @@ export function createWebhookStore(config: WebhookStoreConfig): WebhookTableStor
       ),
     );
     return items
-      .map(toWebhook)
+      .map((item) => toWebhook(item, table))
       .sort((a, b) => (a.context < b.context ? -1 : a.context > b.context ? 1 : a.webhookId - b.webhookId));
   };
 
@@ -170,7 +178,7 @@ export function createWebhookStore(config: WebhookStoreConfig): WebhookTableStor
         },
       ),
     );
-    return items.map(toWebhook).sort((a, b) => a.webhookId - b.webhookId);
+    return items.map((item) => toWebhook(item, table)).sort((a, b) => a.webhookId - b.webhookId);
   };
 
   return {
@@ -209,7 +217,8 @@ export function createWebhookStore(config: WebhookStoreConfig): WebhookTableStor
         }),
       );
       if (Item === undefined) return undefined;
-      return { seq: String(Item.seq), timestamp: String(Item.timestamp), eventId: String(Item.eventId) };
+      const { seq, timestamp, eventId } = parseItem(AcceptedItemSchema, Item, table, `${context}/accepted`);
+      return { seq, timestamp, eventId };
     },
 
     async loadWebhook(context, webhookId) {
@@ -220,7 +229,8 @@ export function createWebhookStore(config: WebhookStoreConfig): WebhookTableStor
           ConsistentRead: true,
         }),
       );
-      return versioned<Webhook>(Item, 'sk');
+      if (Item === undefined) return { item: undefined, version: 0 };
+      return { item: toWebhook(Item, table), version: Number(Item.version) };
     },
 
     async saveWebhook(webhook, expectedVersion) {
@@ -278,52 +288,42 @@ async function collect(pages: AsyncIterable<{ Items?: Item[] }>): Promise<Item[]
   return items;
 }
 
-function versioned<T>(item: Item | undefined, keyAttribute: string): Versioned<T> {
-  if (item === undefined) return { item: undefined, version: 0 };
-  return { item: strip(item, keyAttribute, 'version') as T, version: Number(item.version ?? 0) };
-}
-
-function strip(item: Item, ...attributes: string[]): Item {
-  const copy = { ...item };
-  for (const attribute of attributes) delete copy[attribute];
-  return copy;
-}
-
 /** Top-level `undefined` values dropped (a caller's client may not be set to remove them). */
 function defined(value: object): Item {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
 }
 
-function toWebhook(item: Item): Webhook {
-  return strip(item, 'sk', 'version') as unknown as Webhook;
+function toWebhook(stored: Item, table: string): Webhook {
+  const {
+    sk: _sk,
+    version: _version,
+    ...webhook
+  } = parseItem(WebhookItemSchema, stored, table, `${String(stored.context)}/${String(stored.sk)}`);
+  return webhook;
 }
 
-function toEventRecord(item: Item): EventRecord {
-  if (item.body === undefined) {
-    // Written before bodies were compressed: every field was an attribute, the payload a JSON string.
-    const record = strip(item, 'rowKey');
-    const body = String(record.payload);
-    return { ...(record as unknown as EventRecord), payload: JSON.parse(body), body };
-  }
-  const body = decompressBody(item.body as Uint8Array);
-  const payload = JSON.parse(body) as Record<string, unknown>;
-  const [entity, primaryKey] = String(item.rowKey).split('#');
+/** A history record from its item: the body holds the event's own fields, the item the rest. */
+function toEventRecord(stored: Item, table: string): EventRecord {
+  const item = parseItem(EventItemSchema, stored, table, `${String(stored.rowKey)}/${String(stored.seq)}`);
+  const body = decompressBody(item.body);
+  const payload = parseItem(EventBodySchema, JSON.parse(body), table, `${item.rowKey}/${item.seq}`);
+  const [entity, primaryKey] = item.rowKey.split('#');
   return {
-    context: String(payload.ContextIdentifier),
-    entity: entity as EventRecord['entity'],
+    context: payload.ContextIdentifier,
+    entity: entity === 'webhook' ? entity : parseItem(RowEntitySchema, entity, table, item.rowKey),
     primaryKey: Number(primaryKey),
-    seq: String(item.seq),
-    eventId: String(payload.EventId),
-    eventName: String(payload.Event),
-    timestamp: String(payload.Timestamp),
-    changedByAssociateId: Number(payload.ChangedByAssociateId),
-    echo: item.echo === true,
-    ...(typeof item.conflictOf === 'string' && { conflictOf: item.conflictOf }),
-    ...(typeof item.resendOf === 'string' && { resendOf: item.resendOf }),
-    ...(item.signatureVerified !== undefined && { signatureVerified: item.signatureVerified === true }),
-    ...(item.receivedAt !== undefined && { receivedAt: String(item.receivedAt) }),
-    recordedAt: String(item.recordedAt),
-    expiresAt: Number(item.expiresAt),
+    seq: item.seq,
+    eventId: payload.EventId,
+    eventName: payload.Event,
+    timestamp: payload.Timestamp,
+    changedByAssociateId: payload.ChangedByAssociateId,
+    echo: item.echo,
+    ...(item.conflictOf !== undefined && { conflictOf: item.conflictOf }),
+    ...(item.resendOf !== undefined && { resendOf: item.resendOf }),
+    ...(item.signatureVerified !== undefined && { signatureVerified: item.signatureVerified }),
+    ...(item.receivedAt !== undefined && { receivedAt: item.receivedAt }),
+    recordedAt: item.recordedAt,
+    expiresAt: item.expiresAt,
     payload,
     body,
   };

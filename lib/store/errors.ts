@@ -18,3 +18,15 @@ export class VersionConflictError extends StoreError {
     this.name = 'VersionConflictError';
   }
 }
+
+/** An item that does not have the shape the adapter writes: never read through a cast. */
+export class InvalidItemError extends StoreError {
+  constructor(
+    table: string,
+    key: string,
+    readonly attributes: string[],
+  ) {
+    super(`${table} item ${key} is not in a stored format (${attributes.join(', ')})`, table, key);
+    this.name = 'InvalidItemError';
+  }
+}

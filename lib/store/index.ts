@@ -5,6 +5,6 @@ export {
   type WebhookStoreConfig,
   type WebhookTableStore,
 } from './dynamo.js';
-export { StoreError, VersionConflictError } from './errors.js';
+export { InvalidItemError, StoreError, VersionConflictError } from './errors.js';
 export { acceptedSk, eventSeq, rowKey, webhookSk } from './keys.js';
 export type * from './types.js';

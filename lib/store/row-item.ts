@@ -1,5 +1,8 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import * as z from 'zod/mini';
 import { compressBody, decompressBody } from './body-codec.js';
+import { InvalidItemError } from './errors.js';
+import { parseItem, RowEntitySchema, RowItemSchema } from './items.js';
 import { eventSeq, rowKey } from './keys.js';
 import type { Row } from './types.js';
 
@@ -10,19 +13,21 @@ type Item = Record<string, unknown>;
  * fields that refer to them by index. Keys share long prefixes (`2025-05-14T12:00:0…`), which deflate
  * folds away; the UUIDs are what is left.
  */
-interface Bookkeeping {
+const BookkeepingSchema = z.object({
   /** Distinct order keys, ascending. */
-  s: string[];
+  s: z.array(z.string()),
   /** `recentSeqs`. */
-  r: number[];
+  r: z.array(z.number()),
   /** `fieldValuesSeq`, `valuesSeq`. */
-  f?: number;
-  v?: number;
+  f: z.optional(z.number()),
+  v: z.optional(z.number()),
   /** `changedFieldSeqs`, in the order of `changedFields`. */
-  c: number[];
+  c: z.array(z.number()),
   /** `contentHashes` of `r`, in the same order (`null` for an event without one). */
-  h?: Array<string | null>;
-}
+  h: z.optional(z.array(z.nullable(z.string()))),
+});
+
+type Bookkeeping = z.infer<typeof BookkeepingSchema>;
 
 const BOOKKEEPING_V1 = 1;
 
@@ -83,31 +88,32 @@ export function toRowItem(row: Row, version: number): Item {
   };
 }
 
-/** The row {@link toRowItem} stored (or an item written before it, which held every field as is). */
-export function fromRowItem(item: Item): Row {
-  const { rowKey: key, version: _version, merge, fieldValuesJson, valuesJson, ...data } = item;
-  const payload = {
-    ...jsonPart('fieldValues', fieldValuesJson, data.fieldValues),
-    ...jsonPart('values', valuesJson, data.values),
-  };
-  if (merge === undefined) return { ...(data as unknown as Row), ...payload }; // written before the bookkeeping was packed
-  const [entity, primaryKey, ...context] = String(key).split('#');
-  const stored = merge as Uint8Array;
-  if (stored[0] !== BOOKKEEPING_V1) throw new Error(`unknown row bookkeeping format ${String(stored[0])}`);
-  const bookkeeping = JSON.parse(inflateRawSync(stored.subarray(1)).toString('utf8')) as Bookkeeping;
+/** The row {@link toRowItem} stored, parsed ({@link RowItemSchema}, then the packed bookkeeping). */
+export function fromRowItem(stored: Item, table = 'rows'): Row {
+  const key = String(stored.rowKey);
+  const item = parseItem(RowItemSchema, stored, table, key);
+  const { rowKey: _key, version: _version, merge, fieldValuesJson, valuesJson, ...data } = item;
+  const [entity, primaryKey, ...context] = key.split('#');
+  if (merge[0] !== BOOKKEEPING_V1) throw new InvalidItemError(table, key, ['merge']);
+  const bookkeeping = parseItem(
+    BookkeepingSchema,
+    JSON.parse(inflateRawSync(merge.subarray(1)).toString('utf8')),
+    table,
+    key,
+  );
   const seq = (i: number) => bookkeeping.s[i]!;
-  const row = data as unknown as Row;
   const hashes = bookkeeping.h;
   return {
-    ...row,
-    ...payload,
+    ...data,
+    ...jsonPart('fieldValues', fieldValuesJson),
+    ...jsonPart('values', valuesJson),
     context: context.join('#'),
-    entity: entity as Row['entity'],
+    entity: parseItem(RowEntitySchema, entity, table, key),
     primaryKey: Number(primaryKey),
-    lastSeq: eventSeq({ Timestamp: row.lastTimestamp, EventId: row.lastEventId }),
+    lastSeq: eventSeq({ Timestamp: data.lastTimestamp, EventId: data.lastEventId }),
     recentSeqs: bookkeeping.r.map(seq),
     changedFieldSeqs: Object.fromEntries(
-      row.changedFields.map((field, i) => [field, seq(bookkeeping.c[i]!)]),
+      data.changedFields.map((field, i) => [field, seq(bookkeeping.c[i]!)]),
     ),
     ...(bookkeeping.f !== undefined && { fieldValuesSeq: seq(bookkeeping.f) }),
     ...(bookkeeping.v !== undefined && { valuesSeq: seq(bookkeeping.v) }),
@@ -119,12 +125,10 @@ export function fromRowItem(item: Item): Row {
   };
 }
 
-/** A stored FieldValues/Values: the deflated text, or (items written before it) the native map. */
-function jsonPart(name: 'fieldValues' | 'values', stored: unknown, native: unknown): Partial<Row> {
-  let text: string | undefined;
-  if (stored instanceof Uint8Array) text = decompressBody(stored);
-  else if (typeof native === 'object' && native !== null) text = JSON.stringify(native);
-  if (text === undefined) return {};
+/** A stored FieldValues/Values: the deflated JSON text of an object. */
+function jsonPart(name: 'fieldValues' | 'values', stored: Uint8Array | undefined): Partial<Row> {
+  if (stored === undefined) return {};
+  const text = decompressBody(stored);
   const value: unknown = JSON.parse(text);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
   return { [name]: value, [`${name}Json`]: text };

@@ -11,34 +11,35 @@ export interface BatchHandlerDeps {
   metrics: Metrics;
 }
 
-/** What one invocation needs: a record handler, and what to do once every record was tried. */
-export interface BatchRun {
-  handleRecord: (record: SQSRecord) => Promise<void>;
-  /** Runs after the records; returns message ids that must be retried although they succeeded. */
-  afterRecords?: () => Promise<ReadonlySet<string>>;
+/** What a worker does with a batch: each record, then once what the records left to do together. */
+export interface BatchSteps<T> {
+  /** Handles one record; throws to fail it (and the rest of its group in the batch). */
+  handleRecord(record: SQSRecord): Promise<T>;
+  /**
+   * Runs once after the records, with what each successful one returned (by message id), for the
+   * work done per batch (the last-accepted markers, one publish of all entries). Returns the records
+   * that must fail after all, with why.
+   */
+  settle?(handled: ReadonlyMap<string, T>): Promise<ReadonlyMap<string, Error>>;
 }
 
 /**
- * An SQS FIFO batch handler with partial batch failures: records run one after another, a failed
- * record fails the rest of its message group in the batch (so nothing of that row overtakes it) while
- * other groups go on. Failures are logged with their message and event ids; metrics are flushed at
+ * An SQS FIFO batch handler with partial batch failures (Powertools `SqsFifoPartialProcessorAsync`,
+ * `skipGroupOnError`): records run one after another, a failed record fails the rest of its message
+ * group in the batch (so nothing of that row overtakes it) while other groups go on. The records that
+ * `settle` fails go through the processor a second time, failing there, so Powertools fails the rest
+ * of their groups too. Failures are logged with their message and event ids; metrics are flushed at
  * the end of every invocation.
- *
- * `handleRecord` is one function for every batch; a worker that keeps state per batch passes a
- * factory instead, called once per invocation.
  */
-export function createFifoBatchHandler(
-  handleRecord: ((record: SQSRecord) => Promise<void>) | { perBatch: () => BatchRun },
+export function createFifoBatchHandler<T>(
+  steps: BatchSteps<T>,
   { logger, metrics }: BatchHandlerDeps,
 ): SqsBatchHandler {
-  const newRun: () => BatchRun =
-    typeof handleRecord === 'function' ? () => ({ handleRecord }) : handleRecord.perBatch;
-  return async (event, context) => {
-    logger.addContext(context);
-    const run = newRun();
-    const recordHandler = async (record: SQSRecord): Promise<void> => {
+  const logged =
+    (handle: (record: SQSRecord) => Promise<void>) =>
+    async (record: SQSRecord): Promise<void> => {
       try {
-        await run.handleRecord(record);
+        await handle(record);
       } catch (error) {
         metrics.addMetric('RecordsFailed', MetricUnit.Count, 1);
         logger.error('record failed', {
@@ -51,41 +52,51 @@ export function createFifoBatchHandler(
         throw error;
       }
     };
+
+  return async (event, context) => {
+    logger.addContext(context);
     try {
-      // A processor per invocation: it holds the batch's records, and invocations may overlap.
-      const response = await processPartialResponse(
-        event,
-        recordHandler,
-        new SqsFifoPartialProcessorAsync(),
-        {
-          context,
-          skipGroupOnError: true,
-          throwOnFullBatchFailure: false,
-        },
+      const handled = new Map<string, T>();
+      const first = await processFifo(
+        event.Records,
+        logged(async (record) => {
+          handled.set(record.messageId, await steps.handleRecord(record));
+        }),
+        context,
       );
-      const retry = (await run.afterRecords?.()) ?? new Set<string>();
-      return retry.size === 0 ? response : withRetries(event, response, retry);
+      const failed = (await steps.settle?.(handled)) ?? new Map<string, Error>();
+      if (failed.size === 0) return first;
+      const second = await processFifo(
+        event.Records.filter((record) => handled.has(record.messageId)),
+        logged(async (record) => {
+          const error = failed.get(record.messageId);
+          if (error !== undefined) throw error;
+        }),
+        context,
+      );
+      const ids = new Set(
+        [...first.batchItemFailures, ...second.batchItemFailures].map((f) => f.itemIdentifier),
+      );
+      return {
+        batchItemFailures: event.Records.filter((record) => ids.has(record.messageId)).map((record) => ({
+          itemIdentifier: record.messageId,
+        })),
+      };
     } finally {
       metrics.publishStoredMetrics();
     }
   };
 }
 
-/** `response` plus the records in `retry`, and, as for any failure, every later record of their groups. */
-function withRetries(
-  event: SQSEvent,
-  response: SQSBatchResponse,
-  retry: ReadonlySet<string>,
-): SQSBatchResponse {
-  const failed = new Set([...response.batchItemFailures.map((failure) => failure.itemIdentifier), ...retry]);
-  const failedGroups = new Set<string | undefined>();
-  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-  for (const record of event.Records) {
-    const group = record.attributes?.MessageGroupId;
-    if (failed.has(record.messageId) || failedGroups.has(group)) {
-      failedGroups.add(group);
-      batchItemFailures.push({ itemIdentifier: record.messageId });
-    }
-  }
-  return { batchItemFailures };
+/** One pass of Powertools' FIFO processor (a processor per pass: it holds the records, and invocations may overlap). */
+function processFifo(
+  records: SQSRecord[],
+  recordHandler: (record: SQSRecord) => Promise<void>,
+  context: Context,
+): Promise<SQSBatchResponse> {
+  return processPartialResponse({ Records: records }, recordHandler, new SqsFifoPartialProcessorAsync(), {
+    context,
+    skipGroupOnError: true,
+    throwOnFullBatchFailure: false,
+  });
 }

@@ -1,59 +1,111 @@
 import type { SQSRecord } from 'aws-lambda';
+import type { BusEntry } from '../bus/entry.js';
 import { isRowEvent } from '../events/index.js';
 import type { RowEntity } from '../store/types.js';
-import { createAcceptedBatch } from './accepted.js';
+import { type AcceptedNote, createAcceptedMarkers } from './accepted.js';
 import { InvalidRecordError } from './errors.js';
 import { createFifoBatchHandler, type SqsBatchHandler } from './handler.js';
+import { entryOf, type Publication, publishEntries } from './publish.js';
 import { decodeRecord } from './record.js';
 import { processRowEvent, type RowWorkerDeps } from './rows.js';
 import { processStateEvent, type StateWorkerDeps } from './webhooks.js';
 
-export { type AcceptedBatch, createAcceptedBatch } from './accepted.js';
+export { type AcceptedMarkers, type AcceptedNote, createAcceptedMarkers } from './accepted.js';
 export { type AlertPublisher, createSnsAlertPublisher } from './alerts.js';
 export * from './errors.js';
-export { type BatchRun, createFifoBatchHandler, type SqsBatchHandler } from './handler.js';
+export { type BatchSteps, createFifoBatchHandler, type SqsBatchHandler } from './handler.js';
+export { entryOf, type Publication, PublishError, publishEntries } from './publish.js';
 export { type DeliveryMeta, decodeRecord } from './record.js';
-export { processRowEvent, type RowEventOptions, type RowStore, type RowWorkerDeps } from './rows.js';
+export { processRowEvent, type RowStore, type RowWorkerDeps } from './rows.js';
 export { processStateEvent, type StateWorkerDeps, type WebhookStore } from './webhooks.js';
 
-/**
- * The SQS handler of the contact or activity queue. The last-accepted markers of a batch are written
- * once per (context, WebhookName) after its records, not once per event.
- */
-export function createRowWorker(deps: RowWorkerDeps & { entity: RowEntity }): SqsBatchHandler {
-  const perBatch = () => {
-    const accepted = createAcceptedBatch();
-    return {
-      handleRecord: async (record: SQSRecord) => {
-        const { event, meta } = await decodeRecord(record);
-        if (!isRowEvent(event) || event.Entity !== deps.entity) {
-          throw new InvalidRecordError(
-            `the ${deps.entity} worker does not handle ${event.Event}`,
-            record.messageId,
-            { eventId: event.EventId },
-          );
-        }
-        await processRowEvent(deps, event, meta, { accepted });
-      },
-      afterRecords: () => accepted.flush(deps.store, deps.logger),
-    };
-  };
-  return createFifoBatchHandler({ perBatch }, deps);
+/** What a handled record leaves for the end of its batch. */
+interface Settled {
+  accepted?: AcceptedNote;
+  entry?: BusEntry;
 }
 
-/** The SQS handler of the webhook-state queue. */
-export function createStateWorker(deps: StateWorkerDeps): SqsBatchHandler {
-  return createFifoBatchHandler(async (record) => {
-    const { event, meta } = await decodeRecord(record);
-    if (isRowEvent(event)) {
-      throw new InvalidRecordError(
-        `the webhook-state worker does not handle ${event.Event}`,
-        record.messageId,
-        {
-          eventId: event.EventId,
-        },
-      );
-    }
-    await processStateEvent(deps, event, meta);
-  }, deps);
+/** `publication` when events are published to the bus (PUBLISH_EVENTS), else nothing is. */
+type WithPublication<D> = D & { publication?: Publication | undefined };
+
+/**
+ * The SQS handler of the contact or activity queue: each record through {@link processRowEvent};
+ * then, once per batch, the last-accepted markers (one write per context and WebhookName, skipped when
+ * it would not move forward) and one publish of the batch's bus entries. A marker or an entry that
+ * fails fails its records (and the rest of their groups), which SQS redelivers.
+ */
+export function createRowWorker(
+  deps: WithPublication<RowWorkerDeps> & { entity: RowEntity },
+): SqsBatchHandler {
+  const markers = createAcceptedMarkers(deps.store, deps.logger);
+  return createFifoBatchHandler<Settled>(
+    {
+      async handleRecord(record) {
+        const { event, meta } = decodeRecord(record);
+        if (!isRowEvent(event) || event.Entity !== deps.entity) {
+          throw foreign(record, `the ${deps.entity} worker does not handle ${event.Event}`, event.EventId);
+        }
+        const result = await processRowEvent(deps, event, meta);
+        const { row, outcome, seq } = result;
+        if (row === undefined || outcome === 'conflict' || outcome === 'resend') return {};
+        return {
+          accepted: {
+            context: event.ContextIdentifier,
+            webhookName: event.WebhookName,
+            accepted: { seq, timestamp: event.Timestamp, eventId: event.EventId },
+          },
+          entry: deps.publication && entryOf(deps.publication, { ...result, meta }, { row }),
+        };
+      },
+      async settle(handled) {
+        const [unmarked, unpublished] = await Promise.all([
+          markers.write(collect(handled, (settled) => settled.accepted)),
+          publish(deps, handled),
+        ]);
+        return new Map([...unmarked, ...unpublished]);
+      },
+    },
+    deps,
+  );
+}
+
+/** The SQS handler of the webhook-state queue; its applied state events published once per batch. */
+export function createStateWorker(deps: WithPublication<StateWorkerDeps>): SqsBatchHandler {
+  return createFifoBatchHandler<Settled>(
+    {
+      async handleRecord(record) {
+        const { event, meta } = decodeRecord(record);
+        if (isRowEvent(event)) {
+          throw foreign(record, `the webhook-state worker does not handle ${event.Event}`, event.EventId);
+        }
+        const { webhook, outcome, seq } = await processStateEvent(deps, event, meta);
+        const handled = { meta, seq, outcome, echo: false };
+        return { entry: deps.publication && entryOf(deps.publication, handled, { webhook }) };
+      },
+      settle: (handled) => publish(deps, handled),
+    },
+    deps,
+  );
+}
+
+function publish(
+  deps: WithPublication<RowWorkerDeps | StateWorkerDeps>,
+  handled: ReadonlyMap<string, Settled>,
+) {
+  const entries = collect(handled, (settled) => settled.entry);
+  if (deps.publication === undefined) return Promise.resolve(new Map<string, Error>());
+  return publishEntries(deps.publication, entries, deps);
+}
+
+function collect<T>(handled: ReadonlyMap<string, Settled>, pick: (settled: Settled) => T | undefined) {
+  const picked = new Map<string, T>();
+  for (const [messageId, settled] of handled) {
+    const value = pick(settled);
+    if (value !== undefined) picked.set(messageId, value);
+  }
+  return picked;
+}
+
+function foreign(record: SQSRecord, message: string, eventId: string): InvalidRecordError {
+  return new InvalidRecordError(message, record.messageId, { eventId });
 }

@@ -10,6 +10,8 @@ export interface DeliveryMeta {
   userAgentVersion?: string;
   /** The delivery body exactly as received (what the history keeps). */
   rawBody?: string;
+  /** SQS's ApproximateReceiveCount: above 1, an earlier attempt at this message failed somewhere. */
+  receiveCount?: number;
 }
 
 export interface DecodedRecord {
@@ -22,7 +24,7 @@ export interface DecodedRecord {
  * of the raw bytes when the `bodyEncoding` attribute says so), validated with the ingest's schemas.
  * Throws {@link InvalidRecordError} for anything else.
  */
-export async function decodeRecord(record: SQSRecord): Promise<DecodedRecord> {
+export function decodeRecord(record: SQSRecord): DecodedRecord {
   const attributes = record.messageAttributes ?? {};
   const attribute = (name: string): string | undefined => attributes[name]?.stringValue;
   const raw =
@@ -47,6 +49,7 @@ export async function decodeRecord(record: SQSRecord): Promise<DecodedRecord> {
     meta: {
       messageId: record.messageId,
       rawBody: raw,
+      receiveCount: Number(record.attributes?.ApproximateReceiveCount ?? 1),
       ...(verified !== undefined && { signatureVerified: verified === 'true' }),
       ...(receivedAt !== undefined && { receivedAt }),
       ...(userAgentVersion !== undefined && { userAgentVersion }),

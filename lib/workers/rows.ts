@@ -2,13 +2,12 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { RowEvent } from '../events/index.js';
-import { type Hooks, type Outcome, runRowHook } from '../hooks.js';
+import { type Hooks, type Outcome, runHook } from '../hooks.js';
 import { jsonMembers } from '../json-text.js';
 import { type ApplyOptions, apply, contentHash, type Recognition, recognise } from '../projection.js';
 import { VersionConflictError } from '../store/errors.js';
 import { eventSeq } from '../store/keys.js';
 import type { EventRecord, Row, Store, Versioned } from '../store/types.js';
-import type { AcceptedBatch } from './accepted.js';
 import { ContentionError, HookError } from './errors.js';
 import type { DeliveryMeta } from './record.js';
 
@@ -28,14 +27,6 @@ export interface RowWorkerDeps {
   maxAttempts?: number;
 }
 
-export interface RowEventOptions {
-  /**
-   * The batch this event belongs to: the last-accepted marker is noted there and written once per
-   * batch (see {@link AcceptedBatch}). Without it the marker is written for this event alone.
-   */
-  accepted?: AcceptedBatch;
-}
-
 /** {@link Outcome}, or a delivery recorded but not merged: a conflicting one, or a resend (no hook for either). */
 export type RowOutcome = Outcome | 'conflict' | 'resend';
 
@@ -44,6 +35,8 @@ export interface RowResult {
   row: Row | undefined;
   outcome: RowOutcome;
   echo: boolean;
+  /** The event's order key. */
+  seq: string;
 }
 
 /**
@@ -57,9 +50,9 @@ export interface RowResult {
  * 3. the row — {@link apply}, one put conditioned on the version read (retried on conflict; skipped
  *    when the event is already part of the row). When the history already had the event (a retry
  *    after a failure between the two writes), `eventCount` is recounted from the history;
- * 4. the context's last-accepted marker for gap windows — one conditional update that only raises it,
- *    or, in a batch, a note that the batch writes once per context and WebhookName when it ends;
- * 5. the integrator hook, unless the event is an echo.
+ * 4. the integrator hook, unless the event is an echo.
+ *
+ * The last-accepted marker and the bus entry are the batch's to write (lib/workers/index.ts).
  *
  * Every step is safe to repeat, so a redelivery at any point converges on the same state.
  */
@@ -67,7 +60,6 @@ export async function processRowEvent(
   deps: RowWorkerDeps,
   event: RowEvent,
   meta: DeliveryMeta,
-  options: RowEventOptions = {},
 ): Promise<RowResult> {
   const { store, logger, metrics } = deps;
   const seq = eventSeq(event);
@@ -120,7 +112,7 @@ export async function processRowEvent(
       timestamp: event.Timestamp,
       follows: found.of,
     });
-    return { row: loaded.item, outcome: 'conflict', echo };
+    return { row: loaded.item, outcome: 'conflict', echo, seq };
   }
   if (found.kind === 'resend') {
     await record({ resendOf: found.of });
@@ -129,7 +121,7 @@ export async function processRowEvent(
       eventId: event.EventId,
       resendOf: found.of,
     });
-    return { row: loaded.item, outcome: 'resend', echo };
+    return { row: loaded.item, outcome: 'resend', echo, seq };
   }
 
   let eventCount: number | undefined;
@@ -143,28 +135,18 @@ export async function processRowEvent(
     found.kind === 'duplicate'
       ? { row: loaded.item!, outcome: 'duplicate' as const }
       : await mergeRow(deps, event, seq, applyOptions, loaded, meta.messageId);
-  if (options.accepted !== undefined) {
-    options.accepted.note(event, seq, meta.messageId);
-  } else {
-    await store.markAccepted(event.ContextIdentifier, event.WebhookName, {
-      seq,
-      timestamp: event.Timestamp,
-      eventId: event.EventId,
-    });
-  }
-
   metrics.addMetric(OUTCOME_METRIC[outcome], MetricUnit.Count, 1);
   if (echo) metrics.addMetric('EchoEvents', MetricUnit.Count, 1);
   logger.debug('row event processed', { eventId: event.EventId, event: event.Event, outcome, echo });
 
   if (!echo) {
     try {
-      await runRowHook(deps.hooks, event, row, { outcome, messageId: meta.messageId });
+      await runHook(deps.hooks, event, row, { outcome, messageId: meta.messageId });
     } catch (cause) {
       throw new HookError(meta.messageId, event.EventId, cause);
     }
   }
-  return { row, outcome, echo };
+  return { row, outcome, echo, seq };
 }
 
 /** What the worker knows of an event: {@link Recognition}, or `retry` when only its row write is missing (or unknown). */

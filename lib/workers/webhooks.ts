@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { WebhookStateEvent } from '../events/index.js';
-import type { Hooks, Outcome } from '../hooks.js';
+import { type Hooks, type Outcome, runHook } from '../hooks.js';
 import { VersionConflictError } from '../store/errors.js';
 import { eventSeq } from '../store/keys.js';
 import type { StoreWriter, Webhook } from '../store/types.js';
@@ -26,6 +26,8 @@ export interface StateResult {
   webhook: Webhook;
   outcome: Outcome;
   enteredTooManyErrors: boolean;
+  /** The event's order key. */
+  seq: string;
 }
 
 /**
@@ -47,7 +49,12 @@ export async function processStateEvent(
     const { item, version } = await store.loadWebhook(event.ContextIdentifier, event.PrimaryKey);
     const next = applyStateEvent(item, event, { lastAccepted });
     if (item !== undefined && next === item) {
-      return finish(deps, event, meta, { webhook: item, outcome: 'duplicate', enteredTooManyErrors: false });
+      return finish(deps, event, meta, {
+        webhook: item,
+        outcome: 'duplicate',
+        enteredTooManyErrors: false,
+        seq,
+      });
     }
     const enteredTooManyErrors = next.state === 2 && item?.state !== 2;
     if (enteredTooManyErrors) {
@@ -72,7 +79,7 @@ export async function processStateEvent(
         });
       }
       const outcome: Outcome = next.lastSeq === seq ? 'applied' : 'late';
-      return finish(deps, event, meta, { webhook: next, outcome, enteredTooManyErrors });
+      return finish(deps, event, meta, { webhook: next, outcome, enteredTooManyErrors, seq });
     } catch (error) {
       if (!(error instanceof VersionConflictError)) throw error;
       logger.warn('webhook changed while merging, retrying', { eventId: event.EventId, attempt });
@@ -93,7 +100,7 @@ async function finish(
     1,
   );
   try {
-    await deps.hooks.onWebhookStateChanged?.(event, result.webhook, {
+    await runHook(deps.hooks, event, result.webhook, {
       outcome: result.outcome,
       messageId: meta.messageId,
     });

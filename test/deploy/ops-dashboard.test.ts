@@ -23,7 +23,7 @@ import { arn, outputs, parkedMessage, url } from '../support/stack-outputs.js';
 const EVENTS_TABLE = 'crm-webhook-receiver-test-events';
 const WEBHOOKS_TABLE = 'crm-webhook-receiver-test-webhooks';
 const BODY =
-  '{"EventId":"e-1","ContextIdentifier":"Cust1","Event":"contact.created","Timestamp":"2025-05-14T12:00:00Z"}';
+  '{"EventId":"e-1","ContextIdentifier":"Cust1","Event":"contact.created","Timestamp":"2025-05-14T12:00:00Z","ChangedByAssociateId":7}';
 
 describe('npm run ops -- dashboard', () => {
   const cloudFormation = mockClient(CloudFormationClient);

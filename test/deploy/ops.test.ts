@@ -10,8 +10,11 @@ import {
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { apply } from '../../lib/projection.js';
+import { toRowItem } from '../../lib/store/row-item.js';
 import { type DashboardClients, main } from '../../scripts/ops.js';
 import { arn, outputs, parkedMessage, url } from '../support/stack-outputs.js';
+import { rowEvent } from '../support/workers.js';
 
 describe('npm run ops', () => {
   const cloudFormation = mockClient(CloudFormationClient);
@@ -112,7 +115,8 @@ describe('npm run ops', () => {
   });
 
   it('rows: one consistent GetItem by row key, and the history with --events', async () => {
-    dynamo.on(GetCommand).resolves({ Item: { rowKey: 'contact#42#Cust1', status: 'active', version: 3 } });
+    const stored = apply(undefined, rowEvent('contact.created', { context: 'Cust1', primaryKey: 42 }));
+    dynamo.on(GetCommand).resolves({ Item: toRowItem(stored, 3) });
     dynamo.on(QueryCommand).resolves({ Items: [] });
 
     const result = await main(['rows', 'Cust1', 'contact', '42', '--stage', 'test', '--events'], clients);

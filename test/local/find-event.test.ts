@@ -15,7 +15,13 @@ const record = (eventId: string, primaryKey: number) => ({
   timestamp: '2025-05-14T12:00:00Z',
   changedByAssociateId: 7,
   echo: false,
-  payload: { EventId: eventId, ContextIdentifier: 'Cust#1', Event: 'contact.created' },
+  payload: {
+    EventId: eventId,
+    ContextIdentifier: 'Cust#1',
+    Event: 'contact.created',
+    Timestamp: '2025-05-14T12:00:00Z',
+    ChangedByAssociateId: 7,
+  },
 });
 
 describe('find an event in the local tables', () => {

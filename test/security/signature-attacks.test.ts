@@ -191,7 +191,7 @@ describe('duplicate JSON keys: the context binding uses the value the workers re
     expect(message.body).toBe(raw);
     expect(message.groupId).toBe('CustB:contact:5');
     // What a worker reads from that message: the same ContextIdentifier the binding was checked against.
-    expect((await decodeRecord(asRecord(message))).event.ContextIdentifier).toBe('CustB');
+    expect(decodeRecord(asRecord(message)).event.ContextIdentifier).toBe('CustB');
   });
 });
 

@@ -54,7 +54,7 @@ function validSample(body: Record<string, unknown>): DeliveryEvent {
 /** An SQS record as the ingest would have queued `body` (group and dedup ids from the routing). */
 export function sqsRecord(
   body: Record<string, unknown> | RowEvent | WebhookStateEvent,
-  options: { base64?: boolean; raw?: string; messageId?: string } = {},
+  options: { base64?: boolean; raw?: string; messageId?: string; receiveCount?: number } = {},
 ): SQSRecord {
   const text = options.raw ?? JSON.stringify(body);
   const event = validEvent(body);
@@ -71,7 +71,7 @@ export function sqsRecord(
     receiptHandle: randomUUID(),
     body: options.base64 ? Buffer.from(text).toString('base64') : text,
     attributes: {
-      ApproximateReceiveCount: '1',
+      ApproximateReceiveCount: String(options.receiveCount ?? 1),
       SentTimestamp: String(Date.now()),
       SenderId: 'ingest',
       ApproximateFirstReceiveTimestamp: String(Date.now()),
@@ -110,6 +110,12 @@ export const lambdaContext = {
   fail: () => undefined,
   succeed: () => undefined,
 } as Context;
+
+/** `record` as SQS delivers it again after a failed attempt: same message, one more receive. */
+export function redelivered(record: SQSRecord): SQSRecord {
+  const count = Number(record.attributes.ApproximateReceiveCount) + 1;
+  return { ...record, attributes: { ...record.attributes, ApproximateReceiveCount: String(count) } };
+}
 
 /** The contact worker on `store`, with no hooks and quiet logs. */
 export function contactWorker(store: RowWorkerDeps['store'], hooks: Hooks = {}): SqsBatchHandler {

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RowEvent } from '../../lib/events/index.js';
 import { apply } from '../../lib/projection.js';
 import { compressBody, decompressBody } from '../../lib/store/body-codec.js';
-import { createDynamoStore } from '../../lib/store/index.js';
+import { createDynamoStore, InvalidItemError } from '../../lib/store/index.js';
 import { fromRowItem, toRowItem } from '../../lib/store/row-item.js';
 import type { Row } from '../../lib/store/types.js';
 import { itemBytes } from '../../scripts/cost.js';
@@ -105,5 +105,16 @@ describe('stored items', () => {
     const item = toRowItem(row, 10);
     expect(itemBytes(item)).toBeLessThanOrEqual(1024);
     expect(fromRowItem(structuredClone(item))).toEqual(row);
+  });
+
+  it('an item in a format the store never wrote is refused by name, not read through a cast', async () => {
+    const row = apply(undefined, rowEvent('contact.created', { primaryKey: 7, timestamp: at(0) }));
+    const { merge: _merge, ...unpacked } = toRowItem(row, 1);
+    expect(() => fromRowItem(unpacked)).toThrow(InvalidItemError);
+    expect(() => fromRowItem(unpacked)).toThrow(/rows item contact#7#.* is not in a stored format \(merge\)/);
+
+    const { body: _body, ...unbodied } = { rowKey: 'contact#7#Cust', seq: 's', body: compressBody('{}') };
+    dynamo.on(QueryCommand).resolves({ Items: [{ ...unbodied, payload: '{}', echo: false }] });
+    await expect(store().listRowEvents('Cust', 'contact', 7)).rejects.toThrow(InvalidItemError);
   });
 });

@@ -114,4 +114,28 @@ describe('last-accepted markers per batch', () => {
     });
     expect(await store.getLastAccepted('CustMarkLong', `hook-${'w'.repeat(1099)}x`)).toBeUndefined();
   });
+
+  it('skips a write that would not move the marker forward from what the worker already wrote', async () => {
+    const key = { context: 'CustMarkSkip', primaryKey: 1 };
+    const markAccepted = vi.fn(store.markAccepted);
+    const run = worker(markAccepted);
+    const newer = sqsRecord(rowEvent('contact.changed', { ...key, timestamp: at(20) }));
+
+    await run(sqsEvent([newer]), lambdaContext);
+    await run(
+      sqsEvent([sqsRecord(rowEvent('contact.changed', { ...key, timestamp: at(10) }))]),
+      lambdaContext,
+    );
+    await run(sqsEvent([newer]), lambdaContext); // a redelivery
+    expect(markAccepted).toHaveBeenCalledTimes(1);
+
+    await run(
+      sqsEvent([sqsRecord(rowEvent('contact.changed', { ...key, timestamp: at(30) }))]),
+      lambdaContext,
+    );
+    expect(markAccepted).toHaveBeenCalledTimes(2);
+    expect(await store.getLastAccepted('CustMarkSkip', 'crm-webhook-receiver')).toMatchObject({
+      timestamp: at(30),
+    });
+  });
 });

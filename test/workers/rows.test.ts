@@ -5,7 +5,15 @@ import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { processRowEvent, type RowWorkerDeps } from '../../lib/workers/index.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
-import { at, quietObservability, rowEvent } from '../support/workers.js';
+import {
+  at,
+  contactWorker,
+  lambdaContext,
+  quietObservability,
+  rowEvent,
+  sqsEvent,
+  sqsRecord,
+} from '../support/workers.js';
 
 let dynamo: LocalDynamo;
 let store: Store;
@@ -163,8 +171,9 @@ describe('row worker against dynalite', () => {
     const key = { ...row(), context: 'CustAccepted' };
     const newer = rowEvent('contact.changed', { ...key, timestamp: at(9), webhookName: 'hook-a' });
     const older = rowEvent('contact.changed', { ...key, timestamp: at(4), webhookName: 'hook-a' });
-    await processRowEvent(deps, newer, meta);
-    await processRowEvent(deps, older, meta);
+    const worker = contactWorker(store);
+    await worker(sqsEvent([sqsRecord(newer)]), lambdaContext);
+    await worker(sqsEvent([sqsRecord(older)]), lambdaContext);
     expect(await store.getLastAccepted('CustAccepted', 'hook-a')).toMatchObject({
       eventId: newer.EventId,
       timestamp: newer.Timestamp,

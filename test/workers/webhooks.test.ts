@@ -1,14 +1,18 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
-import {
-  type AlertPublisher,
-  processRowEvent,
-  processStateEvent,
-  type StateWorkerDeps,
-} from '../../lib/workers/index.js';
+import { type AlertPublisher, processStateEvent, type StateWorkerDeps } from '../../lib/workers/index.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
-import { at, quietObservability, rowEvent, stateEvent } from '../support/workers.js';
+import {
+  at,
+  contactWorker,
+  lambdaContext,
+  quietObservability,
+  rowEvent,
+  sqsEvent,
+  sqsRecord,
+  stateEvent,
+} from '../support/workers.js';
 
 let dynamo: LocalDynamo;
 let store: Store;
@@ -27,7 +31,6 @@ beforeEach(() => {
 });
 
 const meta = { messageId: 'm-1' };
-const rowDeps = () => ({ store, hooks: {}, ignoreAssociateIds: new Set<number>(), ...quietObservability() });
 
 describe('webhook-state worker against dynalite', () => {
   it('takes the state from the event name, not from FieldValues.state', async () => {
@@ -74,7 +77,7 @@ describe('webhook-state worker against dynalite', () => {
   it('opens a gap from the last accepted event, alerts once on TooManyErrors, closes the gap on started', async () => {
     const context = 'CustGap';
     const lastRow = rowEvent('contact.changed', { context, primaryKey: 5, timestamp: at(10) });
-    await processRowEvent(rowDeps(), lastRow, meta);
+    await contactWorker(store)(sqsEvent([sqsRecord(lastRow)]), lambdaContext); // writes the marker
 
     const started = stateEvent('webhook.started', { context, primaryKey: 7, timestamp: at(1) });
     const stopped = stateEvent('webhook.stopped', { context, primaryKey: 7, timestamp: at(20) });

@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bookkeepingFilter, DEFAULT_BOOKKEEPING_FIELDS } from '../../lib/bus/entry.js';
+import { createDynamoStore } from '../../lib/store/index.js';
+import type { Store } from '../../lib/store/types.js';
+import { createRowWorker, createStateWorker, type Publication } from '../../lib/workers/index.js';
+import { buildSampleBody } from '../../tools/samples.js';
+import { FakePublisher } from '../support/bus.js';
+import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import {
+  at,
+  lambdaContext,
+  quietObservability,
+  redelivered,
+  rowEvent,
+  sqsEvent,
+  sqsRecord,
+  stateEvent,
+} from '../support/workers.js';
+
+let dynamo: LocalDynamo;
+let store: Store;
+
+beforeAll(async () => {
+  dynamo = await startDynalite();
+  store = createDynamoStore({ client: dynamo.doc, tables: await dynamo.createTables(), retentionDays: 30 });
+});
+afterAll(() => dynamo.close());
+
+const ECHO_ASSOCIATE = 99;
+
+function setup(options: { publishEchoes?: boolean } = {}) {
+  const bus = new FakePublisher();
+  const publication: Publication = {
+    publisher: bus,
+    publishEchoes: options.publishEchoes ?? false,
+    isBookkeeping: bookkeepingFilter(DEFAULT_BOOKKEEPING_FIELDS),
+  };
+  const worker = createRowWorker({
+    entity: 'contact',
+    store,
+    hooks: {},
+    ignoreAssociateIds: new Set([ECHO_ASSOCIATE]),
+    publication,
+    ...quietObservability(),
+  });
+  const stateWorker = createStateWorker({ store, hooks: {}, publication, ...quietObservability() });
+  return { bus, worker, stateWorker };
+}
+
+describe('publishing applied changes to the bus', () => {
+  it('publishes each change once, in PutEvents calls of up to 10, after the row is written', async () => {
+    const { bus, worker } = setup();
+    const events = Array.from({ length: 12 }, (_, i) =>
+      rowEvent(i === 0 ? 'contact.created' : 'contact.changed', {
+        context: 'CustPub',
+        primaryKey: 1,
+        timestamp: at(i),
+      }),
+    );
+
+    const response = await worker(sqsEvent(events.map((e) => sqsRecord(e))), lambdaContext);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(bus.calls).toEqual([12]); // one publish per batch; the EventBridge adapter splits it by 10
+    expect(bus.details().map((d) => d.EventId)).toEqual(events.map((e) => e.EventId));
+    const last = bus.details().at(-1)!;
+    expect(last).toMatchObject({
+      Event: 'contact.changed',
+      outcome: 'applied',
+      echo: false,
+      row: { status: 'active', lastEventId: events[11]!.EventId },
+    });
+    expect(last.significantChanges).not.toContain('updated');
+    const row = await store.getRow('CustPub', 'contact', 1);
+    expect(row).toMatchObject({ eventCount: 12, lastEventId: events[11]!.EventId });
+  });
+
+  it('keeps the delivered digits of FieldValues in the entry and its row', async () => {
+    const { bus, worker } = setup();
+    const body = buildSampleBody('contact.created', { context: 'CustDigits', primaryKey: 2 });
+    const raw = JSON.stringify(body).replace('"FieldValues":{', '"FieldValues":{"big":9007199254740993,');
+
+    await worker(sqsEvent([sqsRecord(body, { raw })]), lambdaContext);
+
+    expect(bus.published).toHaveLength(1);
+    expect(bus.published[0]!.Detail.match(/"big":9007199254740993/g)).toHaveLength(2);
+  });
+
+  it('publishes nothing for a duplicate, a resend, an EventId conflict or an echo', async () => {
+    const { bus, worker } = setup();
+    const key = { context: 'CustQuiet', primaryKey: 3 };
+    const created = rowEvent('contact.created', { ...key, timestamp: at(1) });
+    await worker(sqsEvent([sqsRecord(created)]), lambdaContext);
+    expect(bus.published).toHaveLength(1);
+
+    const resend = { ...created, EventId: crypto.randomUUID() };
+    const conflict = { ...created, Changes: ['name'] };
+    const echo = rowEvent('contact.changed', {
+      ...key,
+      timestamp: at(2),
+      changedByAssociateId: ECHO_ASSOCIATE,
+    });
+    const again = [created, resend, conflict, echo].map((event) => sqsRecord(event));
+    const response = await worker(sqsEvent(again), lambdaContext);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(bus.published).toHaveLength(1);
+    expect(await store.listRowEvents('CustQuiet', 'contact', 3)).toHaveLength(4); // all recorded
+  });
+
+  it('publishes echoes when PUBLISH_ECHOES is true, marked as such', async () => {
+    const { bus, worker } = setup({ publishEchoes: true });
+    const echo = rowEvent('contact.created', { context: 'CustEcho', changedByAssociateId: ECHO_ASSOCIATE });
+    await worker(sqsEvent([sqsRecord(echo)]), lambdaContext);
+    expect(bus.details()).toMatchObject([{ EventId: echo.EventId, echo: true }]);
+  });
+
+  it('a failed entry fails only its record and the rest of its group; the redelivery publishes it', async () => {
+    const { bus, worker } = setup();
+    const a1 = sqsRecord(
+      rowEvent('contact.created', { context: 'CustFail', primaryKey: 1, timestamp: at(1) }),
+    );
+    const b1 = sqsRecord(
+      rowEvent('contact.created', { context: 'CustFail', primaryKey: 2, timestamp: at(1) }),
+    );
+    const a2 = sqsRecord(
+      rowEvent('contact.changed', { context: 'CustFail', primaryKey: 1, timestamp: at(2) }),
+    );
+    bus.failNext(JSON.parse(a1.body).EventId);
+
+    const response = await worker(sqsEvent([a1, b1, a2]), lambdaContext);
+
+    expect(response.batchItemFailures).toEqual([
+      { itemIdentifier: a1.messageId },
+      { itemIdentifier: a2.messageId },
+    ]);
+    expect(bus.details().map((d) => d.EventId)).toEqual([b1, a2].map((r) => JSON.parse(r.body).EventId));
+    expect(await store.getRow('CustFail', 'contact', 1)).toMatchObject({ eventCount: 2 }); // written all the same
+
+    // SQS redelivers a1 and a2: both rows writes are no-ops now, and a1 is published this time
+    const retry = await worker(sqsEvent([redelivered(a1), redelivered(a2)]), lambdaContext);
+
+    expect(retry.batchItemFailures).toEqual([]);
+    const [a1Id, a2Id] = [a1, a2].map((r) => JSON.parse(r.body).EventId);
+    const published = bus.details();
+    expect(published.filter((d) => d.EventId === a1Id)).toMatchObject([{ outcome: 'late' }]); // a2 is newer
+    // a2 was published before its group failed: the redelivery publishes it again (at least once)
+    expect(published.filter((d) => d.EventId === a2Id)).toHaveLength(2);
+    expect(await store.getRow('CustFail', 'contact', 1)).toMatchObject({ eventCount: 2 });
+  });
+
+  it('publishes webhook state events with the webhook and its open gap', async () => {
+    const { bus, stateWorker } = setup();
+    const stopped = stateEvent('webhook.stopped', { context: 'CustState', primaryKey: 4, timestamp: at(5) });
+
+    const response = await stateWorker(sqsEvent([sqsRecord(stopped), sqsRecord(stopped)]), lambdaContext);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(bus.details()).toMatchObject([
+      {
+        Event: 'webhook.stopped',
+        outcome: 'applied',
+        webhook: {
+          state: 1,
+          stateName: 'Stopped',
+          gap: { openedAt: stopped.Timestamp, openedByEventId: stopped.EventId },
+        },
+      },
+    ]);
+    expect(bus.details()[0]).not.toHaveProperty('row');
+  });
+});
