@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { JsonText, stringifyExact } from '../../lib/json-text.js';
 import type { EventRecord, Gap, Row, RowEntity, StoreReader, Webhook } from '../../lib/store/types.js';
+import type { SubscriptionView } from './bus.js';
 import type { Dashboard } from './dashboard/server.js';
 import { guardRequests } from './guard-requests.js';
 import type { LocalQueue } from './resources.js';
@@ -23,6 +24,8 @@ export interface AdminApiDeps {
   isReady(): boolean;
   /** Served at GET /info: endpoints, queue and table names. */
   info?: () => Record<string, unknown>;
+  /** Each subscription's recent deliveries, failures and DLQ (LocalBus.view), for GET /subscriptions. */
+  subscriptions?: () => SubscriptionView[];
   /** How long POST /queues/{name}/redrive waits for the move task to finish. */
   redriveTimeoutMs?: number;
   /** The dashboard page at `/`, its read routes, and the token a browser's POST must carry. */
@@ -136,7 +139,7 @@ export class HttpError extends Error {
 
 /**
  * The local admin API (JSON): rows, their history, webhooks, gaps, queue depths, parked deliveries,
- * dead-letter contents and redrive. Meant to be bound to 127.0.0.1 only; requests that name another
+ * dead-letter contents and redrive, and the local bus's subscriptions. Meant to be bound to 127.0.0.1 only; requests that name another
  * host or come from a web page of another origin are refused (see `refuseForeign`).
  */
 export function createAdminServer(deps: AdminApiDeps): Server {
@@ -146,6 +149,15 @@ export function createAdminServer(deps: AdminApiDeps): Server {
     if (!queue)
       throw new HttpError(404, `no queue ${name}; queues: ${deps.queues.map((q) => q.key).join(', ')}`);
     return queue;
+  };
+  const subscriptionByName = (name: string): SubscriptionView => {
+    const views = deps.subscriptions?.() ?? [];
+    const view = views.find((candidate) => candidate.name === name);
+    if (!view) {
+      const names = views.map((candidate) => candidate.name).join(', ') || 'none';
+      throw new HttpError(404, `no subscription ${name}; subscriptions: ${names}`);
+    }
+    return view;
   };
 
   const routes: AdminRoute[] = [
@@ -212,6 +224,16 @@ export function createAdminServer(deps: AdminApiDeps): Server {
           ...toMessageView(message),
           reason: message.messageAttributes.reason?.StringValue,
         })),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/subscriptions$/,
+      handle: async () => deps.subscriptions?.() ?? [],
+    },
+    {
+      method: 'GET',
+      pattern: /^\/subscriptions\/([^/]+)$/,
+      handle: async ([name]) => subscriptionByName(name!),
     },
     ...(deps.dashboard?.routes ?? []),
   ];
