@@ -145,6 +145,19 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
   const sqs = new SQSClient({ endpoint: sqsEmulator.endpoint, region, credentials });
   const dynamodb = new DynamoDBClient({ endpoint: dynamoEmulator.endpoint, region, credentials });
 
+  // The event bus (issue 14), first: an unusable subscriptions.yml stops the start before any log line.
+  // The local bus, its PutEvents endpoint, and the functions' environment pointed at them.
+  const eventBus = await startLocalEventBus({
+    sqs,
+    env,
+    stage: options.stage ?? 'local',
+    region,
+    port: options.eventbridgePort ?? 0,
+    log,
+  }).catch((error: unknown) => {
+    throw portError('EVENTBRIDGE_PORT', options.eventbridgePort ?? 0, error);
+  });
+
   const definitions = loadDefinitions({ stage: options.stage ?? 'local' });
   const [queues] = await Promise.all([
     ensureQueues(sqs, definitions.queues, { visibilityTimeout: options.visibilityTimeout }),
@@ -185,19 +198,6 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     delete env.WEBHOOK_SECRETS_PARAMETER;
   }
   const secret = ensureSecret(env, dataDir);
-
-  // The event bus (issue 14): subscriptions.yml, the local bus, its PutEvents endpoint, and the
-  // functions pointed at them.
-  const eventBus = await startLocalEventBus({
-    sqs,
-    env,
-    stage: options.stage ?? 'local',
-    region,
-    port: options.eventbridgePort ?? 0,
-    log,
-  }).catch((error: unknown) => {
-    throw portError('EVENTBRIDGE_PORT', options.eventbridgePort ?? 0, error);
-  });
 
   const functions = loadFunctions();
   const handlers = new Map<string, unknown>();

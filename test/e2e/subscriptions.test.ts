@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SubscriptionView } from '../../infra/local/bus.js';
 import { SOURCE } from '../../lib/bus/entry.js';
 import { createEventBridgePublisher } from '../../lib/bus/publisher.js';
 import { failedStart, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
@@ -70,13 +71,14 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 }, 30_000);
 
-/** Waits until `count` events have arrived at the target (or fails after `ms`). */
-async function arrivals(count: number, ms = 10_000): Promise<Received[]> {
+/** Waits until no subscription has a delivery under way (retries included), as the admin API shows. */
+async function deliveriesSettled(ms = 10_000): Promise<SubscriptionView[]> {
   const deadline = Date.now() + ms;
-  while (received.length < count && Date.now() < deadline) {
+  for (;;) {
+    const views = (await (await fetch(`${runtime.adminUrl}/subscriptions`)).json()) as SubscriptionView[];
+    if (views.every((view) => view.inFlight === 0) || Date.now() > deadline) return views;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  return received;
 }
 
 describe('npm start with subscriptions', () => {
@@ -106,8 +108,7 @@ describe('npm start with subscriptions', () => {
     ]);
     expect(results.map((result) => result.ok)).toEqual([true, true, true]);
 
-    await arrivals(1);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const views = await deliveriesSettled();
     expect(received).toEqual([
       {
         path: '/department',
@@ -119,8 +120,7 @@ describe('npm start with subscriptions', () => {
         }),
       },
     ]);
-    const subscriptions = (await (await fetch(`${runtime.adminUrl}/subscriptions`)).json()) as unknown;
-    expect(subscriptions).toMatchObject([
+    expect(views).toMatchObject([
       { name: 'department-changes', matched: 1, delivered: 1, recent: [{ eventId: 'e-2' }], dlq: [] },
       { name: 'cleanup', matched: 1, delivered: 0 },
     ]);
