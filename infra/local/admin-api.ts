@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { SubscriptionView } from './bus.js';
 import { queueByName } from './dashboard/local-source.js';
 import { sourceRoutes } from './dashboard/routes.js';
 import type { Dashboard } from './dashboard/server.js';
@@ -18,6 +19,8 @@ export interface AdminApiDeps {
   isReady(): boolean;
   /** Served at GET /info: endpoints, queue and table names. */
   info?: () => Record<string, unknown>;
+  /** Each subscription's recent deliveries, failures and DLQ (LocalBus.view), for GET /subscriptions. */
+  subscriptions?: () => SubscriptionView[];
   /** The dashboard page at `/` and the token a browser's POST must carry. */
   dashboard?: Dashboard;
   /** Where a request that could not be answered is logged; default stderr. */
@@ -26,7 +29,7 @@ export interface AdminApiDeps {
 
 /**
  * The local admin API (JSON): rows, their history, webhooks, gaps, queue depths, parked deliveries,
- * dead-letter contents and redrive. Meant to be bound to 127.0.0.1 only; requests that name another
+ * dead-letter contents and redrive, and the local bus's subscriptions. Meant to be bound to 127.0.0.1 only; requests that name another
  * host or come from a web page of another origin are refused (see `refuseForeign` in route-server.ts).
  */
 export function createAdminServer(deps: AdminApiDeps): Server {
@@ -52,6 +55,16 @@ export function createAdminServer(deps: AdminApiDeps): Server {
       handle: async ([name], query) =>
         deps.peek(queueByName(deps.queues, name!).name, limit(query)).map(toMessageView),
     },
+    {
+      method: 'GET',
+      pattern: /^\/subscriptions$/,
+      handle: async () => deps.subscriptions?.() ?? [],
+    },
+    {
+      method: 'GET',
+      pattern: /^\/subscriptions\/([^/]+)$/,
+      handle: async ([name]) => subscriptionByName(deps.subscriptions?.() ?? [], name!),
+    },
     ...sourceRoutes(deps.source),
   ];
   return createRouteServer({
@@ -65,4 +78,13 @@ export function createAdminServer(deps: AdminApiDeps): Server {
 function limit(query: URLSearchParams): number {
   const value = Number(query.get('limit') ?? 100);
   return Number.isSafeInteger(value) && value > 0 ? value : 100;
+}
+
+function subscriptionByName(views: SubscriptionView[], name: string): SubscriptionView {
+  const view = views.find((candidate) => candidate.name === name);
+  if (!view) {
+    const names = views.map((candidate) => candidate.name).join(', ') || 'none';
+    throw new HttpError(404, `no subscription ${name}; subscriptions: ${names}`);
+  }
+  return view;
 }

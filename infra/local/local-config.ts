@@ -8,12 +8,13 @@ export interface LocalConfig {
   adminPort: number;
   sqsPort: number;
   dynamodbPort: number;
+  eventbridgePort: number;
   visibilityTimeout: number | undefined;
   maxConnections: number;
 }
 
 /**
- * Reads PORT, HOST, ADMIN_PORT, DATA_DIR, SQS_PORT, DYNAMODB_PORT, LOCAL_VISIBILITY_TIMEOUT and
+ * Reads PORT, HOST, ADMIN_PORT, DATA_DIR, SQS_PORT, DYNAMODB_PORT, EVENTBRIDGE_PORT, LOCAL_VISIBILITY_TIMEOUT and
  * LOCAL_MAX_CONNECTIONS. A malformed value throws a StartupError naming the variable, where it came
  * from (`origin` says, for example `in .env`) and what is accepted.
  */
@@ -36,6 +37,7 @@ export function readLocalConfig(env: NodeJS.ProcessEnv, origin: (name: string) =
     adminPort: port('ADMIN_PORT', 3001),
     sqsPort: port('SQS_PORT', 0),
     dynamodbPort: port('DYNAMODB_PORT', 0),
+    eventbridgePort: port('EVENTBRIDGE_PORT', 0),
     visibilityTimeout: env.LOCAL_VISIBILITY_TIMEOUT?.trim()
       ? integer('LOCAL_VISIBILITY_TIMEOUT', 0, 0, 43_200, 'whole seconds from 0 to 43200 (the SQS limit)')
       : undefined,

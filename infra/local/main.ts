@@ -9,7 +9,8 @@ import { markSecretShown } from './webhook-secret.js';
 /**
  * `npm start`: the whole receiver on this machine. Configuration comes from the environment and an
  * optional `.env` file (ENV_FILE names another), the same variables as on AWS plus PORT, HOST,
- * ADMIN_PORT, DATA_DIR, SQS_PORT, DYNAMODB_PORT, LOCAL_VISIBILITY_TIMEOUT and LOCAL_MAX_CONNECTIONS.
+ * ADMIN_PORT, DATA_DIR, SQS_PORT, DYNAMODB_PORT, EVENTBRIDGE_PORT, LOCAL_VISIBILITY_TIMEOUT and
+ * LOCAL_MAX_CONNECTIONS.
  * A mistake the user can fix (a value, a busy port, a DATA_DIR in use) is one line and exit status 2.
  */
 const envFile = loadEnvFile(process.env.ENV_FILE ?? '.env');
@@ -58,7 +59,8 @@ try {
   console.log(
     `ready in ${Math.round(process.uptime() * 1000)} ms: POST ${runtime.urls.webhook} · admin ${runtime.urls.admin} · ` +
       `dashboard ${runtime.urls.dashboard} · ` +
-      `sqs ${runtime.urls.sqs} · dynamodb ${runtime.urls.dynamodb} · data ${data}/`,
+      `sqs ${runtime.urls.sqs} · dynamodb ${runtime.urls.dynamodb} · eventbridge ${runtime.urls.eventbridge} · ` +
+      `${runtime.subscriptions} subscription${runtime.subscriptions === 1 ? '' : 's'} · data ${data}/`,
   );
 
   let stopping = false;

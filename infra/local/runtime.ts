@@ -14,6 +14,7 @@ import { createLocalSource } from './dashboard/local-source.js';
 import { createDashboard } from './dashboard/server.js';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
 import { type DynamoEmulator, startDynamoEmulator } from './dynamo-emulator.js';
+import { startLocalEventBus } from './event-bus.js';
 import { type EventSourceMapping, type SqsHandler, startEventSourceMapping } from './event-source-mapping.js';
 import { loadFunctions } from './functions.js';
 import { createIngestServer } from './ingest-server.js';
@@ -35,6 +36,8 @@ export interface LocalRuntimeOptions {
   /** Emulator ports; default 0 (any free port). */
   sqsPort?: number;
   dynamodbPort?: number;
+  /** The local EventBridge's PutEvents port; default 0 (any free port). */
+  eventbridgePort?: number;
   stage?: string;
   region?: string;
   /** Concurrent ingest connections served; beyond them a request is answered 503. Default 256. */
@@ -47,8 +50,18 @@ export interface LocalRuntimeOptions {
 }
 
 export interface LocalRuntime {
-  ports: { ingest: number; admin: number; sqs: number; dynamodb: number };
-  urls: { webhook: string; ingest: string; admin: string; dashboard: string; sqs: string; dynamodb: string };
+  ports: { ingest: number; admin: number; sqs: number; dynamodb: number; eventbridge: number };
+  urls: {
+    webhook: string;
+    ingest: string;
+    admin: string;
+    dashboard: string;
+    sqs: string;
+    dynamodb: string;
+    eventbridge: string;
+  };
+  /** How many subscriptions of subscriptions.yml (or SUBSCRIPTIONS_FILE) the local bus evaluates. */
+  subscriptions: number;
   dataDir: string;
   queues: readonly LocalQueue[];
   tables: Record<string, string>;
@@ -132,6 +145,19 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
   const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
   const sqs = new SQSClient({ endpoint: sqsEmulator.endpoint, region, credentials });
   const dynamodb = new DynamoDBClient({ endpoint: dynamoEmulator.endpoint, region, credentials });
+
+  // The event bus (issue 14), first: an unusable subscriptions.yml stops the start before any log line.
+  // The local bus, its PutEvents endpoint, and the functions' environment pointed at them.
+  const eventBus = await startLocalEventBus({
+    sqs,
+    env,
+    stage: options.stage ?? 'local',
+    region,
+    port: options.eventbridgePort ?? 0,
+    log,
+  }).catch((error: unknown) => {
+    throw portError('EVENTBRIDGE_PORT', options.eventbridgePort ?? 0, error);
+  });
 
   const definitions = loadDefinitions({ stage: options.stage ?? 'local' });
   const [queues] = await Promise.all([
@@ -227,6 +253,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     peek,
     isReady: () => ready,
     log,
+    subscriptions: () => eventBus.bus.view(),
     info: () => ({ urls, ports, dataDir, queues, tables }),
     dashboard: createDashboard(),
   });
@@ -241,6 +268,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     if (ingest.server.listening) await ingest.close();
     if (admin.listening) await new Promise<void>((done) => admin.close(() => done()));
     untapMetrics();
+    await eventBus.close();
     sqs.destroy();
     dynamodb.destroy();
     throw listening.find((result) => result.status === 'rejected')!.reason;
@@ -280,6 +308,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     admin: adminPort,
     sqs: sqsEmulator.port,
     dynamodb: dynamoEmulator.port,
+    eventbridge: eventBus.port,
   };
   const urlHost = host === '0.0.0.0' || host === '::' ? LOOPBACK : host;
   const urls = {
@@ -289,6 +318,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     dashboard: `http://${LOOPBACK}:${adminPort}/`,
     sqs: sqsEmulator.endpoint,
     dynamodb: dynamoEmulator.endpoint,
+    eventbridge: eventBus.endpoint,
   };
   ready = true;
 
@@ -298,6 +328,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
       ready = false;
       await ingest.close();
       await Promise.all(mappings.map((mapping) => mapping.stop()));
+      await eventBus.close();
       const left = describeQueued(queues, (name) => sqsEmulator.peek(name).length);
       if (left) log(`${left} (${join(dataDir, SQS_JOURNAL)})`);
       admin.closeAllConnections();
@@ -319,6 +350,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     queues,
     tables,
     secret,
+    subscriptions: eventBus.subscriptions,
     startupMs: Math.round(performance.now() - started),
     stop,
   };

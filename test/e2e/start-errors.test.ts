@@ -1,16 +1,16 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSampleBody, buildSampleDelivery } from '../../tools/samples.js';
-import { freePort, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+import {
+  type RuntimeProcess,
+  spawnLocalRuntime,
+  failedStart as startToFail,
+} from '../support/local-runtime.js';
 
 /** What a new user meets when something is wrong: one line, exit 2, no stack trace. */
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
 let dataDir: string;
 let blocker: Server;
 let busyPort: number;
@@ -29,28 +29,9 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 }, 30_000);
 
-/** `npm start` expected to fail: its exit code and what it printed, npm's own warnings left out. */
-async function failedStart(env: Record<string, string>) {
-  const child = spawn('npm', ['start', '--silent'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(await freePort()),
-      ADMIN_PORT: String(await freePort()),
-      ENV_FILE: '/nonexistent/.env',
-      WEBHOOK_SECRET: '',
-      ...env,
-    },
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  const lines = output.split('\n').filter((line) => line !== '' && !line.startsWith('npm warn'));
-  return { code, lines };
-}
+/** `npm start` expected to fail on this test's DATA_DIR, without a configured secret. */
+const failedStart = (env: Record<string, string>) =>
+  startToFail({ dataDir, env: { WEBHOOK_SECRET: '', ...env } });
 
 describe('npm start, when something is wrong', () => {
   it('names a configuration mistake, where it came from and what is accepted, in one line', async () => {

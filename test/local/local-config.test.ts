@@ -12,6 +12,7 @@ describe('the local runtime configuration', () => {
       adminPort: 3001,
       sqsPort: 0,
       dynamodbPort: 0,
+      eventbridgePort: 0,
       visibilityTimeout: undefined,
       maxConnections: 256,
     });

@@ -28,6 +28,33 @@ export interface SpawnOptions {
   readyTimeoutMs?: number;
 }
 
+/**
+ * `npm start` expected to fail before it is ready: its exit code and the lines it printed, npm's own
+ * warnings left out. Ports are free ones unless `env` names them.
+ */
+export async function failedStart(options: {
+  dataDir: string;
+  env?: Record<string, string>;
+}): Promise<{ code: number | null; lines: string[] }> {
+  const child = spawn('npm', ['start', '--silent'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      DATA_DIR: options.dataDir,
+      PORT: String(await freePort()),
+      ADMIN_PORT: String(await freePort()),
+      ENV_FILE: '/nonexistent/.env',
+      ...options.env,
+    },
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, lines: output.split('\n').filter((line) => line !== '' && !line.startsWith('npm warn')) };
+}
+
 /** A port that was free a moment ago. */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
