@@ -37,12 +37,14 @@ export const PRICES = {
 
 /**
  * What publishing adds per event (issue 14): nothing without subscriptions (PUBLISH_EVENTS is false),
- * else one PutEvents entry per applied event and one API destination call per URL subscription it
- * matches. Delivery to queue and Lambda targets costs nothing on the bus's side.
+ * else one PutEvents entry per applied event, the write that notes it published in its history record
+ * (so a redrive from the DLQ still publishes what never was), and one API destination call per URL
+ * subscription it matches. Delivery to queue and Lambda targets costs nothing on the bus's side.
  */
 export function fanoutRows(urlDeliveriesPerEvent: number): Array<[string, string, number]> {
   return [
     ['EventBridge custom events', '1 PutEvents entry (under 64 KB)', PRICES.eventBridgePerEntry],
+    ['DynamoDB: published noted', '1 WRU (UpdateItem on the history record)', PRICES.dynamoPerWru],
     [
       'EventBridge API destinations',
       `${urlDeliveriesPerEvent} invocation(s): URL subscriptions matched`,

@@ -99,6 +99,7 @@ export function createDynamoStore(config: DynamoStoreConfig): Store {
         echo: record.echo,
         ...(record.conflictOf !== undefined && { conflictOf: record.conflictOf }),
         ...(record.resendOf !== undefined && { resendOf: record.resendOf }),
+        ...(record.unpublished === true && { unpublished: true }),
         ...(record.signatureVerified !== undefined && { signatureVerified: record.signatureVerified }),
         ...(record.receivedAt !== undefined && { receivedAt: record.receivedAt }),
         recordedAt: recordedAt.toISOString(),
@@ -110,6 +111,19 @@ export function createDynamoStore(config: DynamoStoreConfig): Store {
             TableName: events,
             Item: item,
             ConditionExpression: 'attribute_not_exists(rowKey)',
+          }),
+        ),
+      );
+    },
+
+    async markPublished(context, entity, primaryKey, seq) {
+      await conditional(() =>
+        doc.send(
+          new UpdateCommand({
+            TableName: events,
+            Key: { rowKey: rowKey(context, entity, primaryKey), seq },
+            UpdateExpression: 'REMOVE unpublished',
+            ConditionExpression: 'attribute_exists(rowKey)',
           }),
         ),
       );
@@ -320,6 +334,7 @@ function toEventRecord(stored: Item, table: string): EventRecord {
     echo: item.echo,
     ...(item.conflictOf !== undefined && { conflictOf: item.conflictOf }),
     ...(item.resendOf !== undefined && { resendOf: item.resendOf }),
+    ...(item.unpublished === true && { unpublished: true }),
     ...(item.signatureVerified !== undefined && { signatureVerified: item.signatureVerified }),
     ...(item.receivedAt !== undefined && { receivedAt: item.receivedAt }),
     recordedAt: item.recordedAt,

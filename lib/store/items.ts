@@ -52,6 +52,7 @@ export const EventItemSchema = z.object({
   echo: z.boolean(),
   conflictOf: z.optional(z.string()),
   resendOf: z.optional(z.string()),
+  unpublished: z.optional(z.boolean()),
   signatureVerified: z.optional(z.boolean()),
   receivedAt: z.optional(z.string()),
   recordedAt: z.string(),

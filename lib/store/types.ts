@@ -80,6 +80,11 @@ export interface EventRecord {
   conflictOf?: string;
   /** The same change resent under a new EventId (the sender's next cycle): kept, not merged, not counted. */
   resendOf?: string;
+  /**
+   * Merged while events are published, and its bus entry not yet known to be published: a redelivery
+   * (or a redrive from the DLQ) of this event publishes it, whatever its receive count.
+   */
+  unpublished?: boolean;
 }
 
 /** A history record before the store stamps it. */
@@ -174,6 +179,8 @@ export interface StoreWriter {
   loadRow(context: string, entity: RowEntity, primaryKey: number): Promise<Versioned<Row>>;
   /** One conditional put; throws {@link VersionConflictError} when the item moved since `expectedVersion`. */
   saveRow(row: Row, expectedVersion: number): Promise<void>;
+  /** Notes that a history record's bus entry was published (clears {@link EventRecord.unpublished}). */
+  markPublished(context: string, entity: RowEntity, primaryKey: number, seq: string): Promise<void>;
   /** Raises the context's last-accepted marker for `webhookName` (never lowers it). */
   markAccepted(context: string, webhookName: string, accepted: LastAccepted): Promise<void>;
   getLastAccepted(context: string, webhookName: string): Promise<LastAccepted | undefined>;

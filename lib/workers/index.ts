@@ -23,6 +23,8 @@ export { processStateEvent, type StateWorkerDeps, type WebhookStore } from './we
 interface Settled {
   accepted?: AcceptedNote;
   entry?: BusEntry;
+  /** The history record whose `unpublished` flag its published entry clears. */
+  history?: { context: string; entity: RowEntity; primaryKey: number; seq: string };
 }
 
 /** `publication` when events are published to the bus (PUBLISH_EVENTS), else nothing is. */
@@ -38,6 +40,11 @@ export function createRowWorker(
   deps: WithPublication<RowWorkerDeps> & { entity: RowEntity },
 ): SqsBatchHandler {
   const markers = createAcceptedMarkers(deps.store, deps.logger);
+  const { publication } = deps;
+  const rowDeps: RowWorkerDeps = {
+    ...deps,
+    publishes: (echo) => publication !== undefined && (!echo || publication.publishEchoes),
+  };
   return createFifoBatchHandler<Settled>(
     {
       async handleRecord(record) {
@@ -45,7 +52,7 @@ export function createRowWorker(
         if (!isRowEvent(event) || event.Entity !== deps.entity) {
           throw foreign(record, `the ${deps.entity} worker does not handle ${event.Event}`, event.EventId);
         }
-        const result = await processRowEvent(deps, event, meta);
+        const result = await processRowEvent(rowDeps, event, meta);
         const { row, outcome, seq } = result;
         if (row === undefined || outcome === 'conflict' || outcome === 'resend') return {};
         return {
@@ -54,7 +61,13 @@ export function createRowWorker(
             webhookName: event.WebhookName,
             accepted: { seq, timestamp: event.Timestamp, eventId: event.EventId },
           },
-          entry: deps.publication && entryOf(deps.publication, { ...result, meta }, { row }),
+          entry: publication && entryOf(publication, { ...result, meta }, { row }),
+          history: {
+            context: event.ContextIdentifier,
+            entity: event.Entity,
+            primaryKey: event.PrimaryKey,
+            seq,
+          },
         };
       },
       async settle(handled) {
@@ -62,6 +75,7 @@ export function createRowWorker(
           markers.write(collect(handled, (settled) => settled.accepted)),
           publish(deps, handled),
         ]);
+        await clearPublished(deps, handled, unpublished);
         return new Map([...unmarked, ...unpublished]);
       },
     },
@@ -95,6 +109,31 @@ function publish(
   const entries = collect(handled, (settled) => settled.entry);
   if (deps.publication === undefined) return Promise.resolve(new Map<string, Error>());
   return publishEntries(deps.publication, entries, deps);
+}
+
+/**
+ * Clears the `unpublished` flag of every history record whose entry was published now. A clear that
+ * fails is only logged: the flag left behind makes a later redelivery publish the change again (at
+ * least once, never lost).
+ */
+async function clearPublished(
+  deps: RowWorkerDeps,
+  handled: ReadonlyMap<string, Settled>,
+  failed: ReadonlyMap<string, Error>,
+): Promise<void> {
+  const published = [...handled].filter(([messageId, s]) => s.entry !== undefined && !failed.has(messageId));
+  const cleared = await Promise.allSettled(
+    published.map(([, { history }]) =>
+      history === undefined
+        ? Promise.resolve()
+        : deps.store.markPublished(history.context, history.entity, history.primaryKey, history.seq),
+    ),
+  );
+  const failures = cleared.filter((result) => result.status === 'rejected').length;
+  if (failures > 0)
+    deps.logger.warn('published, but not noted in the history; a redelivery publishes again', {
+      count: failures,
+    });
 }
 
 function collect<T>(handled: ReadonlyMap<string, Settled>, pick: (settled: Settled) => T | undefined) {

@@ -38,14 +38,21 @@ export interface Handled {
   seq: string;
   echo: boolean;
   outcome: Outcome | 'conflict' | 'resend';
+  /**
+   * Whether its change still awaits publication, as the row's history records it; undefined for a
+   * state event (no history record), which then goes by the SQS receive count.
+   */
+  unpublished?: boolean;
 }
 
 /**
  * The bus entry of a handled event, or undefined when it publishes nothing. Once per change: an
  * event merged now (`applied`, `late`) publishes; one already merged (`duplicate`) publishes only when
- * its SQS message is redelivered (ApproximateReceiveCount > 1), because an earlier attempt may have
- * written the row and then failed to publish; a resend, a conflict and (unless PUBLISH_ECHOES) an
- * echo never publish. Built from the delivery text, so its digits reach the bus as sent.
+ * an earlier attempt wrote the row and did not publish it: its history record is still `unpublished`
+ * (cleared once published), which also holds for a message redriven from the DLQ, whose receive count
+ * starts again. A state event has no history record: its duplicate publishes when the SQS message is
+ * a redelivery (ApproximateReceiveCount > 1). A resend, a conflict and (unless PUBLISH_ECHOES) an echo
+ * never publish. Built from the delivery text, so its digits reach the bus as sent.
  */
 export function entryOf(
   publication: Publication,
@@ -55,7 +62,7 @@ export function entryOf(
   const { meta, seq, echo, outcome } = handled;
   if (outcome === 'conflict' || outcome === 'resend') return undefined;
   if (echo && !publication.publishEchoes) return undefined;
-  if (outcome === 'duplicate' && (meta.receiveCount ?? 1) <= 1) return undefined;
+  if (outcome === 'duplicate' && !(handled.unpublished ?? (meta.receiveCount ?? 1) > 1)) return undefined;
   const lastSeq = 'row' in stored ? stored.row.lastSeq : stored.webhook.lastSeq;
   const applied: Omit<AppliedEvent, 'row' | 'webhook'> = {
     body: meta.rawBody ?? '',

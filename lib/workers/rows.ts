@@ -13,7 +13,7 @@ import type { DeliveryMeta } from './record.js';
 
 export type RowStore = Pick<
   Store,
-  'recordEvent' | 'getRowEvent' | 'listRowEvents' | 'loadRow' | 'saveRow' | 'markAccepted'
+  'recordEvent' | 'getRowEvent' | 'listRowEvents' | 'loadRow' | 'saveRow' | 'markAccepted' | 'markPublished'
 >;
 
 export interface RowWorkerDeps {
@@ -25,6 +25,8 @@ export interface RowWorkerDeps {
   metrics: Metrics;
   /** Read-merge-write attempts before giving up on a contended row. */
   maxAttempts?: number;
+  /** True when the change of an event (an echo or not) is published to the bus; default never. */
+  publishes?: (echo: boolean) => boolean;
 }
 
 /** {@link Outcome}, or a delivery recorded but not merged: a conflicting one, or a resend (no hook for either). */
@@ -37,6 +39,11 @@ export interface RowResult {
   echo: boolean;
   /** The event's order key. */
   seq: string;
+  /**
+   * Its change still awaits publication: merged now, or merged earlier by an attempt whose bus entry
+   * was not published (the history record says so). Always false when nothing is published.
+   */
+  unpublished: boolean;
 }
 
 /**
@@ -64,6 +71,7 @@ export async function processRowEvent(
   const { store, logger, metrics } = deps;
   const seq = eventSeq(event);
   const echo = deps.ignoreAssociateIds.has(event.ChangedByAssociateId);
+  const publishes = deps.publishes?.(echo) ?? false;
   const body = meta.rawBody ?? JSON.stringify(event);
   const hash = contentHash(body, event.EventId);
   const key = [event.ContextIdentifier, event.Entity, event.PrimaryKey] as const;
@@ -76,7 +84,7 @@ export async function processRowEvent(
     found = recogniseInHistory(history, event, seq, hash);
   }
 
-  const record = (extra: { seq?: string; conflictOf?: string; resendOf?: string } = {}) =>
+  const record = (extra: { seq?: string; conflictOf?: string; resendOf?: string; unpublished?: true } = {}) =>
     store.recordEvent({
       context: event.ContextIdentifier,
       entity: event.Entity,
@@ -94,10 +102,11 @@ export async function processRowEvent(
       ...extra,
     });
 
-  if (found.kind === 'new' && !(await record())) {
+  let earlier: EventRecord | undefined;
+  if (found.kind === 'new' && !(await record(publishes ? { unpublished: true } : {}))) {
     // The history had this order key already: a retry after a failure between history and row, or
     // another body under the same EventId and Timestamp.
-    const earlier = await store.getRowEvent(...key, seq);
+    earlier = await store.getRowEvent(...key, seq);
     found =
       earlier === undefined || contentHash(earlier.body, event.EventId) === hash
         ? { kind: 'retry' }
@@ -112,7 +121,7 @@ export async function processRowEvent(
       timestamp: event.Timestamp,
       follows: found.of,
     });
-    return { row: loaded.item, outcome: 'conflict', echo, seq };
+    return { row: loaded.item, outcome: 'conflict', echo, seq, unpublished: false };
   }
   if (found.kind === 'resend') {
     await record({ resendOf: found.of });
@@ -121,7 +130,7 @@ export async function processRowEvent(
       eventId: event.EventId,
       resendOf: found.of,
     });
-    return { row: loaded.item, outcome: 'resend', echo, seq };
+    return { row: loaded.item, outcome: 'resend', echo, seq, unpublished: false };
   }
 
   let eventCount: number | undefined;
@@ -146,7 +155,11 @@ export async function processRowEvent(
       throw new HookError(meta.messageId, event.EventId, cause);
     }
   }
-  return { row, outcome, echo, seq };
+  // A duplicate publishes only when an earlier attempt merged it but did not publish it.
+  const unpublished =
+    publishes &&
+    (outcome !== 'duplicate' || (earlier ?? (await store.getRowEvent(...key, seq)))?.unpublished === true);
+  return { row, outcome, echo, seq, unpublished };
 }
 
 /** What the worker knows of an event: {@link Recognition}, or `retry` when only its row write is missing (or unknown). */
