@@ -387,14 +387,20 @@ describe('IAM', () => {
       allow(logs, getAtt('ContactWorkerLogGroup')),
       allow(consume, getAtt('ContactQueue')),
       allow(['dynamodb:GetItem', 'dynamodb:PutItem'], getAtt('RowsTable')),
-      allow(['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:Query'], getAtt('EventsTable')),
+      allow(
+        ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+        getAtt('EventsTable'),
+      ),
       allow('dynamodb:UpdateItem', getAtt('WebhooksTable')),
     ],
     activityWorker: [
       allow(logs, getAtt('ActivityWorkerLogGroup')),
       allow(consume, getAtt('ActivityQueue')),
       allow(['dynamodb:GetItem', 'dynamodb:PutItem'], getAtt('RowsTable')),
-      allow(['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:Query'], getAtt('EventsTable')),
+      allow(
+        ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+        getAtt('EventsTable'),
+      ),
       allow('dynamodb:UpdateItem', getAtt('WebhooksTable')),
     ],
     webhookStateWorker: [
