@@ -6,9 +6,11 @@ import type {
   ContactCreated,
   ContactDeleted,
   ContactSoftDeleted,
+  EntityEvent,
   RowEvent,
   WebhookStateEvent,
 } from './events/index.js';
+import { isSpecEvent } from './events/index.js';
 import type { Row, Webhook } from './store/types.js';
 
 /** How the event met the stored picture: moved it forward, merged late, or was already there. */
@@ -45,6 +47,8 @@ export interface Hooks {
   onActivityChanged?: Hook<ActivityChanged, Row>;
   onActivityDeleted?: Hook<ActivityDeleted, Row>;
   onWebhookStateChanged?: Hook<WebhookStateEvent, Webhook>;
+  /** Every event of the catalogue beyond the spec's ten (person, sale, lists, custom tables, ...). */
+  onEntityEvent?: Hook<EntityEvent, Row>;
 }
 
 /** The registry the workers use. Shipped empty: register hooks here. */
@@ -52,6 +56,7 @@ export const hooks: Hooks = {};
 
 /** Calls the hook registered for a row event, if any. */
 export async function runRowHook(registry: Hooks, event: RowEvent, row: Row, info: HookInfo): Promise<void> {
+  if (!isSpecEvent(event)) return registry.onEntityEvent?.(event, row, info);
   switch (event.Event) {
     case 'contact.created':
       return registry.onContactCreated?.(event, row, info);

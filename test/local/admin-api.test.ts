@@ -87,7 +87,7 @@ describe('admin API', () => {
       eventCount: 2,
     });
     expect((await get('/rows/Cust1/contact/43')).status).toBe(404);
-    expect((await get('/rows/Cust1/person/42')).status).toBe(400);
+    expect((await get('/rows/Cust1/invoice/42')).status).toBe(400);
     expect((await get('/rows/Cust1/contact/abc')).status).toBe(400);
   });
 
@@ -125,6 +125,7 @@ describe('admin API', () => {
       'contact',
       'activity',
       'webhookState',
+      'entities',
       'parked',
     ]);
   });
