@@ -1,6 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
-import { isRowEvent } from '../events/index.js';
-import type { RowEntity } from '../store/types.js';
+import { familyOfEvent, isRowEvent, type RowEntity } from '../events/index.js';
+import type { QueueKey } from '../queue/port.js';
 import { createAcceptedBatch } from './accepted.js';
 import { InvalidRecordError } from './errors.js';
 import { createFifoBatchHandler, type SqsBatchHandler } from './handler.js';
@@ -21,16 +21,28 @@ export { processStateEvent, type StateWorkerDeps, type WebhookStore } from './we
  * once per (context, WebhookName) after its records, not once per event.
  */
 export function createRowWorker(deps: RowWorkerDeps & { entity: RowEntity }): SqsBatchHandler {
+  return createRowQueueWorker(deps, deps.entity);
+}
+
+/** The SQS handler of the entities queue: every row event the registry routes there (person, sale, list.*, y_*, ...). */
+export function createEntitiesWorker(deps: RowWorkerDeps): SqsBatchHandler {
+  return createRowQueueWorker(deps, 'entities');
+}
+
+/** A row worker that handles the row events its registry families route to `queue`. */
+function createRowQueueWorker(deps: RowWorkerDeps, queue: QueueKey): SqsBatchHandler {
   const perBatch = () => {
     const accepted = createAcceptedBatch();
     return {
       handleRecord: async (record: SQSRecord) => {
         const { event, meta } = await decodeRecord(record);
-        if (!isRowEvent(event) || event.Entity !== deps.entity) {
+        if (!isRowEvent(event) || familyOfEvent(event).queue !== queue) {
           throw new InvalidRecordError(
-            `the ${deps.entity} worker does not handle ${event.Event}`,
+            `the ${queue} worker does not handle ${event.Event}`,
             record.messageId,
-            { eventId: event.EventId },
+            {
+              eventId: event.EventId,
+            },
           );
         }
         await processRowEvent(deps, event, meta, { accepted });

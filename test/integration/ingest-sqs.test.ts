@@ -16,6 +16,7 @@ describe('ingest against local-aws-sqs', () => {
       contact: await sqs.createFifoQueue('contact'),
       activity: await sqs.createFifoQueue('activity'),
       webhookState: await sqs.createFifoQueue('webhook-state'),
+      entities: await sqs.createFifoQueue('entities'),
       parked: await sqs.createFifoQueue('parked'),
     };
   });

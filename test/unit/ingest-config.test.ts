@@ -6,6 +6,7 @@ const QUEUES = {
   CONTACT_QUEUE_URL: 'http://q/contact.fifo',
   ACTIVITY_QUEUE_URL: 'http://q/activity.fifo',
   WEBHOOK_STATE_QUEUE_URL: 'http://q/state.fifo',
+  ENTITIES_QUEUE_URL: 'http://q/entities.fifo',
   PARKED_QUEUE_URL: 'http://q/parked.fifo',
 };
 
