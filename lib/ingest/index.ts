@@ -3,4 +3,5 @@ export * from './answers.js';
 export * from './envelope-view.js';
 export * from './handle.js';
 export * from './pipeline.js';
+export * from './policy.js';
 export * from './request.js';
