@@ -6,6 +6,8 @@ import {
   type SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
+import { isKnownEntity } from '../../lib/events/index.js';
+import type { ReplayReport } from '../../lib/ingest/index.js';
 import { JsonText, stringifyExact } from '../../lib/json-text.js';
 import type { EventRecord, Gap, Row, RowEntity, StoreReader, Webhook } from '../../lib/store/types.js';
 import type { Dashboard } from './dashboard/server.js';
@@ -27,6 +29,11 @@ export interface AdminApiDeps {
   redriveTimeoutMs?: number;
   /** The dashboard page at `/`, its read routes, and the token a browser's POST must carry. */
   dashboard?: Dashboard;
+  /** POST /parked/replay: decides every parked delivery again with today's code and configuration. */
+  replayParked?: (options: {
+    eventPattern?: string | undefined;
+    max?: number | undefined;
+  }) => Promise<ReplayReport>;
   /** Where a request that could not be answered is logged; default stderr. */
   log?: (line: string) => void;
 }
@@ -213,6 +220,18 @@ export function createAdminServer(deps: AdminApiDeps): Server {
           reason: message.messageAttributes.reason?.StringValue,
         })),
     },
+    {
+      method: 'POST',
+      pattern: /^\/parked\/replay$/,
+      handle: async (_, query): Promise<ReplayReport> => {
+        if (deps.replayParked === undefined) throw new HttpError(404, 'no replay in this runtime');
+        const max = query.get('max');
+        return deps.replayParked({
+          eventPattern: query.get('event') ?? undefined,
+          max: max === null ? undefined : positive(max, 'max'),
+        });
+      },
+    },
     ...(deps.dashboard?.routes ?? []),
   ];
 
@@ -346,10 +365,21 @@ export function toMessageView(message: StoredMessage): MessageView {
   };
 }
 
+/** An entity the registry accepts: a fixed one of the catalogue, a list (`list.<name>`) or a custom table (`y_<name>`). */
 function rowEntity(value: string): RowEntity {
-  if (value !== 'contact' && value !== 'activity')
-    throw new HttpError(400, 'entity must be contact or activity');
+  if (!isKnownEntity(value))
+    throw new HttpError(
+      400,
+      'entity must be an entity of the catalogue (contact, person, ...), list.<name> or y_<table>',
+    );
   return value;
+}
+
+function positive(value: string, name: string): number {
+  const number = Number(value);
+  if (!Number.isSafeInteger(number) || number <= 0)
+    throw new HttpError(400, `${name} must be a positive integer`);
+  return number;
 }
 
 function integer(value: string): number {

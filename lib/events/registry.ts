@@ -1,7 +1,7 @@
 import type * as z from 'zod/mini';
 import type { QueueKey } from '../queue/port.js';
 import { ActivityChangedSchema, ActivityCreatedSchema, ActivityDeletedSchema } from './activity.js';
-import { dynamicEvent, effectOfVerb, FIXED_CATALOGUE } from './catalogue.js';
+import { dynamicEvent, effectOfVerb, FIXED_CATALOGUE, isDynamicEntity } from './catalogue.js';
 import {
   ContactChangedSchema,
   ContactCreatedSchema,
@@ -105,6 +105,11 @@ export const FIXED_ENTITIES: readonly string[] = [
     FIXED_EVENT_NAMES.map((name) => familyOf(name)!.entity).filter((entity) => entity !== 'webhook'),
   ),
 ];
+
+/** True for an entity with rows that the registry accepts: a fixed one, a list or a custom table. */
+export function isKnownEntity(entity: string): boolean {
+  return FIXED_ENTITIES.includes(entity) || isDynamicEntity(entity);
+}
 
 /** Lists and custom tables seen lately; their families are built on first use. */
 const dynamicFamilies = new Map<string, EventFamily>();
