@@ -34,6 +34,8 @@ export function createSqsParkedSource({
           WaitTimeSeconds: 0,
           MessageAttributeNames: ['All'],
           MessageSystemAttributeNames: ['MessageGroupId'],
+          // The same under its older name, which the local emulator reads.
+          AttributeNames: ['All'],
         }),
       );
       return Messages.map((message): ReceivedParked => {
