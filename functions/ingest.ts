@@ -8,6 +8,7 @@ import { parseSecretsJson, readIngestConfig, secretConfig } from '../lib/config/
 import {
   type DeliveryPolicy,
   type DeliveryResponse,
+  deliveryPolicy,
   handleDelivery,
   problemAnswer,
   unavailableAnswer,
@@ -28,15 +29,7 @@ const queue = createSqsSender({
   deadlineMs: config.enqueueTimeoutMs,
 });
 
-const basePolicy: Omit<DeliveryPolicy, 'verifier'> = {
-  headerPrefix: config.headerPrefix,
-  stateEventToken: config.stateEventToken,
-  allowUnsigned: config.allowUnsigned,
-  maxEventAgeSeconds: config.maxEventAgeSeconds,
-  maxClockSkewSeconds: config.maxClockSkewSeconds,
-  maxBodyBytes: config.maxBodyBytes,
-};
-let policy: DeliveryPolicy = { ...basePolicy, verifier: createSignatureVerifier(config.secrets) };
+let policy: DeliveryPolicy = deliveryPolicy(config);
 let parameterValue: string | undefined;
 const parameters =
   config.secretsParameter === undefined
@@ -52,10 +45,10 @@ async function currentPolicy(): Promise<DeliveryPolicy> {
   const value = (await parameters.get(config.secretsParameter, { maxAge: 300 })) as string | undefined;
   if (value !== undefined && value !== parameterValue) {
     const byContext = parseSecretsJson(value, 'WEBHOOK_SECRETS_PARAMETER');
-    policy = {
-      ...basePolicy,
-      verifier: createSignatureVerifier(secretConfig(config.secrets.fallback.slice(), byContext)),
-    };
+    policy = deliveryPolicy(
+      config,
+      createSignatureVerifier(secretConfig(config.secrets.fallback.slice(), byContext)),
+    );
     parameterValue = value;
   }
   return policy;
@@ -109,6 +102,8 @@ function record(response: DeliveryResponse): void {
     // Accepted deliveries are the bulk: counted by the Accepted metric, logged at DEBUG only (cost).
     logger.debug('accepted', { queue: decision.message.queue });
     metrics.addMetric('Accepted', MetricUnit.Count, 1);
+    // CRM versions older than FieldValues: applied all the same, counted to see who still sends them.
+    if (decision.olderShape) metrics.addMetric('OlderPayloadShape', MetricUnit.Count, 1);
   } else if (decision.kind === 'test') {
     // Once per webhook saved in the CRM: worth a line, and a metric to see registrations by.
     logger.info('registration test answered 200; nothing queued');

@@ -4,26 +4,27 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readRowWorkerConfig } from '../lib/config/workers.js';
 import { hooks } from '../lib/hooks.js';
 import { createDynamoStore } from '../lib/store/index.js';
-import { createRowWorker } from '../lib/workers/index.js';
+import { createEntitiesWorker, createRowWorker } from '../lib/workers/index.js';
 import { publicationFromEnv } from './publication.js';
 
 /**
- * The composition of a row worker (contact or activity), done once per Lambda module: configuration
- * from the environment, the DynamoDB store, the hooks, the bus publication (when on), Powertools logger and
- * metrics.
+ * The composition of a row worker (of the contact, activity or entities queue), done once per Lambda
+ * module: configuration from the environment, the DynamoDB store, the hooks, the bus publication (when
+ * on), Powertools logger and metrics.
  */
 export function rowWorkerHandler(
-  entity: 'contact' | 'activity',
+  queue: 'contact' | 'activity' | 'entities',
 ): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
   const config = readRowWorkerConfig();
-  const worker = createRowWorker({
-    entity,
+  const deps = {
     store: createDynamoStore({ tables: config.tables, retentionDays: config.retentionDays }),
     hooks,
     ignoreAssociateIds: config.ignoreAssociateIds,
     publication: publicationFromEnv(),
     logger: new Logger(),
     metrics: new Metrics({ namespace: 'CrmWebhookReceiver' }),
-  });
+  };
+  const worker =
+    queue === 'entities' ? createEntitiesWorker(deps) : createRowWorker({ ...deps, entity: queue });
   return (event, context) => worker(event, context);
 }

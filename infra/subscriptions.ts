@@ -1,7 +1,7 @@
 /**
  * The CloudFormation of the event bus and of subscriptions.yml, merged into serverless.yml's
  * `resources` through infra/subscriptions.cjs. Per stage: one custom bus, and `events:PutEvents` on
- * it for the three workers. Per subscription: a rule with one target (API destination, SQS queue or
+ * it for the four workers. Per subscription: a rule with one target (API destination, SQS queue or
  * Lambda), EventBridge's retry policy, an SQS dead-letter queue and an alarm on it.
  */
 import { logicalName, type Subscription } from '../lib/bus/subscriptions.js';
@@ -14,7 +14,12 @@ export interface StackNames {
 }
 
 /** The worker roles of infra/iam.yml: each may put events on the stage's bus, and nothing else on it. */
-export const PUBLISHING_ROLES = ['ContactWorkerRole', 'ActivityWorkerRole', 'WebhookStateWorkerRole'];
+export const PUBLISHING_ROLES = [
+  'ContactWorkerRole',
+  'ActivityWorkerRole',
+  'EntitiesWorkerRole',
+  'WebhookStateWorkerRole',
+];
 
 const ref = (logicalId: string) => ({ Ref: logicalId });
 const arn = (logicalId: string) => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });

@@ -7,10 +7,10 @@ import type {
   ContactDeleted,
   ContactSoftDeleted,
   DeliveryEvent,
-  Envelope,
+  EntityEvent,
   WebhookStateEvent,
 } from './events/index.js';
-import { EVENT_FAMILIES, familyOf } from './events/index.js';
+import { FIXED_EVENT_NAMES, familyOf } from './events/index.js';
 import type { Row, Webhook } from './store/types.js';
 
 /** How the event met the stored picture: moved it forward, merged late, or was already there. */
@@ -49,8 +49,8 @@ export interface Hooks {
   onActivityChanged?: Hook<ActivityChanged, Row>;
   onActivityDeleted?: Hook<ActivityDeleted, Row>;
   onWebhookStateChanged?: Hook<WebhookStateEvent, Webhook>;
-  /** Every other entity's events (the registry's families whose hook is `onEntityEvent`). */
-  onEntityEvent?: Hook<Envelope, Row>;
+  /** Every event of the catalogue beyond the spec's ten (person, sale, lists, custom tables, ...). */
+  onEntityEvent?: Hook<EntityEvent, Row>;
 }
 
 /** The registry the workers use. Shipped empty: register hooks here. */
@@ -78,7 +78,7 @@ export function hookName(event: string): keyof Hooks {
 }
 
 // Every family's hook must exist: a typo in the registry stops the worker at load, not at the event.
-for (const event of Object.keys(EVENT_FAMILIES)) hookName(event);
+for (const event of FIXED_EVENT_NAMES) hookName(event);
 
 /**
  * Calls the hook the registry names for the event's family, if one is registered. The registry is

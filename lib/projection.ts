@@ -1,8 +1,15 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { normaliseTimestamp, type RowEvent } from './events/index.js';
+import {
+  type EventEffect,
+  familyOf,
+  familyOfEvent,
+  normaliseTimestamp,
+  type RowEvent,
+  STATUS_EFFECTS,
+} from './events/index.js';
 import { eventSeq } from './store/keys.js';
-import type { Row, RowStatus } from './store/types.js';
+import type { Row } from './store/types.js';
 
 /** How many of the newest order keys a row keeps for exact duplicate detection. */
 export const RECENT_WINDOW = 8;
@@ -46,9 +53,13 @@ export type Recognition =
  *
  * - `last*` fields follow the newest event; an older (late) event never moves them back.
  * - `fieldValues`/`values` come from the newest event that carried them.
- * - `changedFields` are the fields named by changed/softdeleted events newer than `fieldValues`.
- * - status: `deleted` once any deleted event is seen (final); otherwise `softdeleted` when the newest
- *   event is a softdeleted one, else `active` (a newer created/changed means the row was restored).
+ * - `changedFields` are the fields named by changed, softdeleted and action events newer than
+ *   `fieldValues`.
+ * - status: `deleted` once any deleted event is seen (final); otherwise that of the newest event with
+ *   a status (created, changed, softdeleted): `softdeleted` after a softdeleted one, else `active` (a
+ *   newer created/changed means the row was restored). Action events (sale.sold, person.consented)
+ *   leave it alone.
+ * - the effect of an event comes from its registry family (lib/events/registry.ts).
  *
  * Returns the same object when the event is already part of the row.
  *
@@ -141,7 +152,8 @@ function merge(row: Row, event: RowEvent, seq: string, options: ApplyOptions): R
     next.valuesJson = options.json?.Values ?? JSON.stringify(event.Values);
     next.valuesSeq = seq;
   }
-  if (event.Event.endsWith('.changed') || event.Event === 'contact.softdeleted') {
+  const effect = familyOfEvent(event).effect;
+  if (NAMES_STALE_FIELDS.has(effect)) {
     const fresh = next.fieldValuesSeq;
     for (const field of event.Changes) {
       const at = changedFieldSeqs[field];
@@ -153,10 +165,15 @@ function merge(row: Row, event: RowEvent, seq: string, options: ApplyOptions): R
   next.changedFieldSeqs = changedFieldSeqs;
   next.changedFields = Object.keys(changedFieldSeqs).sort();
 
-  if (event.Event.endsWith('.created')) next.createdAt = earlier(row.createdAt, event.Timestamp);
-  if (event.Event === 'contact.softdeleted') next.softDeletedAt = later(row.softDeletedAt, event.Timestamp);
-  if (event.Event.endsWith('.deleted')) next.deletedAt = earlier(row.deletedAt, event.Timestamp);
-  next.status = statusOf(next);
+  if (effect === 'created') next.createdAt = earlier(row.createdAt, event.Timestamp);
+  if (effect === 'softdeleted') next.softDeletedAt = later(row.softDeletedAt, event.Timestamp);
+  if (effect === 'deleted') next.deletedAt = earlier(row.deletedAt, event.Timestamp);
+  const statusSeq = statusSeqOf(row);
+  if (STATUS_EFFECTS.has(effect) && (statusSeq === undefined || seq > statusSeq)) {
+    next.statusSeq = seq;
+    next.status = effect === 'softdeleted' ? 'softdeleted' : 'active';
+  }
+  if (next.deletedAt !== undefined) next.status = 'deleted';
 
   next.recentSeqs = [...row.recentSeqs, seq].sort().slice(-RECENT_WINDOW);
   if (options.contentHash !== undefined || row.contentHashes !== undefined) {
@@ -168,9 +185,20 @@ function merge(row: Row, event: RowEvent, seq: string, options: ApplyOptions): R
   return next;
 }
 
-function statusOf(row: Row): RowStatus {
-  if (row.deletedAt !== undefined) return 'deleted';
-  return row.lastEvent === 'contact.softdeleted' ? 'softdeleted' : 'active';
+/** Effects whose Changes name fields that are stale in `fieldValues` from then on. */
+const NAMES_STALE_FIELDS: ReadonlySet<EventEffect> = new Set(['changed', 'softdeleted', 'action']);
+
+/**
+ * Order key of the newest event that set the row's status. A row stored before `statusSeq` existed
+ * held only the spec's events, all of which set the status: its newest event did.
+ */
+function statusSeqOf(row: Row): string | undefined {
+  if (row.statusSeq !== undefined || row.eventCount === 0) return row.statusSeq;
+  return STATUS_EFFECTS.has(familyOfLastEvent(row)) ? row.lastSeq : undefined;
+}
+
+function familyOfLastEvent(row: Row): EventEffect {
+  return familyOf(row.lastEvent)?.effect ?? 'action';
 }
 
 function earlier(current: string | undefined, timestamp: string): string {

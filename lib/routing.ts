@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type DeliveryEvent, EVENT_FAMILIES } from './events/index.js';
+import { type DeliveryEvent, familyOfEvent } from './events/index.js';
 import type { EnvelopeView } from './ingest/envelope-view.js';
 import type { QueueKey } from './queue/port.js';
 
@@ -37,9 +37,10 @@ export function rowGroupId(context: string, entity: string, primaryKey: number |
  * deduplication by EventId.
  *
  * @example routeEvent(contactChanged) → { queue: 'contact', groupId: 'Cust1:contact:42', deduplicationId: EventId }
+ * @example routeEvent(saleSold) → { queue: 'entities', groupId: 'Cust1:sale:7', deduplicationId: EventId }
  */
 export function routeEvent(event: DeliveryEvent): Route {
-  const family = EVENT_FAMILIES[event.Event];
+  const family = familyOfEvent(event);
   return {
     queue: family.queue,
     groupId: rowGroupId(event.ContextIdentifier, family.entity, event.PrimaryKey),

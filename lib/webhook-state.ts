@@ -14,7 +14,8 @@ export interface StateApplyOptions {
  * Merges one webhook state event into the webhook's record. Pure and order-insensitive like
  * {@link import('./projection.js').apply}: the state comes from the event *name* of the newest event
  * (started → 0 Active, stopped → 1 Stopped, errors → 2 TooManyErrors; FieldValues.state is only
- * recorded as `reportedState`), the registration fields from the newest event, and every event is kept
+ * recorded as `reportedState`), the registration fields from the newest event that carried
+ * FieldValues (older CRM versions send none), and every event is kept
  * as a transition so gaps and `stateChangedAt` come out the same whatever the arrival order.
  *
  * Returns the same object when the event is already known.
@@ -38,9 +39,10 @@ export function applyStateEvent(
     .slice(-MAX_TRANSITIONS);
 
   const newest = webhook === undefined || seq > webhook.lastSeq;
-  const base: Webhook = newest ? fromEvent(event, seq) : webhook;
+  const base: Webhook = newest ? { ...webhook, ...fromEvent(event, seq) } : webhook;
   return {
     ...base,
+    ...registration(webhook, event, seq),
     transitions,
     stateChangedAt: stateChangedAt(transitions),
     eventCount: (webhook?.eventCount ?? 0) + 1,
@@ -49,25 +51,40 @@ export function applyStateEvent(
 
 function fromEvent(event: WebhookStateEvent, seq: string): Webhook {
   const state = WEBHOOK_STATE_BY_EVENT[event.Event];
-  const values = event.FieldValues;
   return {
     context: event.ContextIdentifier,
     webhookId: event.PrimaryKey,
     webhookName: event.WebhookName,
     state,
     stateName: WEBHOOK_STATE_NAMES[state],
-    reportedState: values.state,
-    events: values.events,
-    registered: values.registered,
-    registeredAssociateId: values.registered_associate_id,
-    updated: values.updated,
-    updatedAssociateId: values.updated_associate_id,
     lastEventId: event.EventId,
     lastTimestamp: event.Timestamp,
     lastSeq: seq,
     stateChangedAt: event.Timestamp,
     eventCount: 0,
     transitions: [],
+  };
+}
+
+/**
+ * The registration fields when this event's FieldValues are the newest seen, else nothing: an event
+ * without FieldValues (older CRM versions) keeps those of an earlier one. Items written before
+ * `registrationSeq` took them from their newest event.
+ */
+function registration(webhook: Webhook | undefined, event: WebhookStateEvent, seq: string): Partial<Webhook> {
+  const values = event.FieldValues;
+  if (values === undefined) return {};
+  const current =
+    webhook?.registrationSeq ?? (webhook?.reportedState !== undefined ? webhook.lastSeq : undefined);
+  if (current !== undefined && seq < current) return {};
+  return {
+    reportedState: values.state,
+    events: values.events,
+    registered: values.registered,
+    registeredAssociateId: values.registered_associate_id,
+    updated: values.updated,
+    updatedAssociateId: values.updated_associate_id,
+    registrationSeq: seq,
   };
 }
 

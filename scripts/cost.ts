@@ -169,6 +169,7 @@ const STAGE_ENV = {
   CONTACT_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/contact.fifo',
   ACTIVITY_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/activity.fifo',
   WEBHOOK_STATE_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/webhook-state.fifo',
+  ENTITIES_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/entities.fifo',
   PARKED_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/parked.fifo',
   WEBHOOK_SECRET: 'cost-model-secret',
   ROWS_TABLE: 'rows',

@@ -4,6 +4,7 @@
  *   npm run ops -- status   --stage S                  queues: visible, in flight, dead-lettered
  *   npm run ops -- parked   --stage S [--max N]        parked deliveries and why (each look is a receive)
  *   npm run ops -- redrive  <queue> --stage S [--rate N]   DLQ → its queue (StartMessageMoveTask)
+ *   npm run ops -- replay-parked --stage S [--event PATTERN] [--max N]   parked → their queues, when they route now
  *   npm run ops -- rows     <context> <entity> <primaryKey> --stage S [--events]
  *   npm run ops -- webhooks --stage S
  *   npm run ops -- gaps     --stage S [--context C]
@@ -27,6 +28,7 @@ import {
   queueKey,
   readOutputs,
   redrive,
+  replayParkedOnStage,
   rows,
   status,
   webhooks,
@@ -37,7 +39,7 @@ import { serveDashboard } from './ops/dashboard.js';
 export type DashboardClients = OpsClients & { cloudWatch: CloudWatchClient };
 
 const USAGE =
-  'usage: npm run ops -- <status|parked|redrive|rows|webhooks|gaps|dashboard> --stage S [options]';
+  'usage: npm run ops -- <status|parked|replay-parked|redrive|rows|webhooks|gaps|dashboard> --stage S [options]';
 
 export async function main(argv: string[], clients?: DashboardClients): Promise<unknown> {
   const { values, positionals } = parseArgs({
@@ -49,6 +51,7 @@ export async function main(argv: string[], clients?: DashboardClients): Promise<
       max: { type: 'string' },
       rate: { type: 'string' },
       context: { type: 'string' },
+      event: { type: 'string' },
       events: { type: 'boolean', default: false },
       port: { type: 'string' },
     },
@@ -68,6 +71,12 @@ export async function main(argv: string[], clients?: DashboardClients): Promise<
       return status(ops, outputs);
     case 'parked':
       return parked(ops, outputs, values.max === undefined ? 10 : Number(values.max));
+    case 'replay-parked': {
+      const max = values.max === undefined ? undefined : Number(values.max);
+      if (max !== undefined && (!Number.isSafeInteger(max) || max <= 0))
+        throw new OpsError('--max must be a positive integer');
+      return replayParkedOnStage(ops, outputs, { eventPattern: values.event, max });
+    }
     case 'redrive': {
       if (rest[0] === undefined)
         throw new OpsError('usage: npm run ops -- redrive <queue> --stage S [--rate N]');

@@ -1,11 +1,18 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { EVENT_FAMILIES, type EventName } from '../lib/events/index.js';
+import { EVENT_FAMILIES, type EventName, familyOf } from '../lib/events/index.js';
+import { CATALOGUE_SAMPLE_EVENTS, catalogueSampleFields } from './catalogue-samples.js';
 
-/** Every event of the registry, by its body name (state events take a webhook id in the header). */
+/** Every event of the spec, by its body name (state events take a webhook id in the header). */
 export const SAMPLE_EVENTS = Object.keys(EVENT_FAMILIES) as EventName[];
 
-export type SampleEventName = EventName;
+/** Every event `buildSampleBody` builds: the spec's, then the rest of the catalogue. */
+export const ALL_SAMPLE_EVENTS: readonly string[] = [...SAMPLE_EVENTS, ...CATALOGUE_SAMPLE_EVENTS];
+
+export { CATALOGUE_SAMPLE_EVENTS };
+
+/** An event of the spec, or any other name of the catalogue (`person.created`, `y_equipment.deleted`, ...). */
+export type SampleEventName = EventName | (string & {});
 
 const CONTACT_CREATED_CHANGES = [
   'contact_id',
@@ -113,9 +120,11 @@ export function dotNetTimestamp(date: Date = new Date(), extraTicks = 0): string
 }
 
 /**
- * A realistic body of any event the spec covers, shaped like the spec's examples.
+ * A realistic body of any event of the catalogue, shaped like the spec's examples (the spec's ten)
+ * or the CRM's published samples (the others). Throws for a name the registry does not know.
  *
  * @example buildSampleBody('contact.changed', { primaryKey: 42 })
+ * @example buildSampleBody('y_equipment.created') // FieldValues as typed strings: { id: '[I:1234]', ... }
  */
 export function buildSampleBody(
   event: SampleEventName,
@@ -132,6 +141,11 @@ export function buildSampleBody(
     ChangedByAssociateId: options.changedByAssociateId ?? (event.startsWith('webhook.') ? 0 : 5),
     WebhookName: options.webhookName ?? 'crm-webhook-receiver',
   };
+  if (!isSpecEvent(event)) {
+    const family = familyOf(event);
+    if (family === undefined) throw new Error(`no sample for ${event}: not an event of the catalogue`);
+    return { ...base, ...catalogueSampleFields(event, family, primaryKey) };
+  }
   switch (event) {
     case 'webhook.started':
     case 'webhook.stopped':
@@ -224,6 +238,10 @@ export function buildSampleBody(
         Values: { appointment_id: primaryKey, contact_id: 1234, person_id: 77, project_id: 0, sale_id: 0 },
       };
   }
+}
+
+function isSpecEvent(event: string): event is EventName {
+  return Object.hasOwn(EVENT_FAMILIES, event);
 }
 
 /**

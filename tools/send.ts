@@ -1,11 +1,12 @@
 import { parseArgs } from 'node:util';
 import { loadEnvFile } from '../infra/local/env-file.js';
+import { familyOf } from '../lib/events/index.js';
 import { httpRequest } from './http-client.js';
 import {
+  ALL_SAMPLE_EVENTS,
   buildRegistrationTestBody,
   buildSampleBody,
   buildSampleDelivery,
-  SAMPLE_EVENTS,
   type SampleEventName,
 } from './samples.js';
 import { localWebhookUrl, senderSecret } from './sender-config.js';
@@ -14,12 +15,13 @@ const USAGE = `Usage: npm run send -- <event> [--primary-key N] [--context C] [-
                                 [--prefix X-SuperOffice] [--secret S] [--unsigned] [--token T]
 
 Builds a realistic delivery of <event> (all its headers, a fresh EventId, FieldValues and Changes as the
-spec lists them), signs it with the configured secret and POSTs it to the local receiver.
+spec or the CRM's samples show them), signs it with the configured secret and POSTs it to the local receiver.
 
-Events: ${SAMPLE_EVENTS.join(', ')}
-        (webhook<id>.started etc. work too; "test" is the CRM's registration check, answered 200 and
-        not queued; any other name, e.g. person.created, is sent as an event the spec does not cover,
-        which the receiver parks)`;
+Events: ${ALL_SAMPLE_EVENTS.join(', ')}
+        (any list.<name>.created|changed|softdeleted and y_<table>.created|changed|deleted works too;
+        webhook<id>.started etc. too; "test" is the CRM's registration check, answered 200 and not
+        queued; any other name, e.g. invoice.created, is sent as an event outside the catalogue, which
+        the receiver parks)`;
 
 /**
  * `npm run send`: one delivery, as the CRM would send it, to the local receiver (like `stripe trigger`).
@@ -68,10 +70,10 @@ async function main(argv: string[]): Promise<number> {
     });
   } else if (name === 'test') {
     body = buildRegistrationTestBody({ context });
-  } else if ((SAMPLE_EVENTS as readonly string[]).includes(name)) {
-    body = buildSampleBody(name as SampleEventName, { primaryKey, context });
+  } else if (familyOf(name) !== undefined) {
+    body = buildSampleBody(name, { primaryKey, context });
   } else if (/^[\w-]+\.[\w-]+$/.test(name)) {
-    // An event outside the spec (the CRM has more entities): same envelope, its own Event and Entity.
+    // An event outside the catalogue: same envelope, its own Event and Entity.
     body = {
       ...buildSampleBody('contact.changed', { primaryKey, context }),
       Event: name,

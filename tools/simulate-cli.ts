@@ -4,11 +4,13 @@ import { localAdminUrl, localWebhookUrl, senderSecret } from './sender-config.js
 import { formatReport, runSimulation } from './simulate.js';
 
 const USAGE = `Usage: npm run simulate -- --events N --rows M [--duplicates P] [--shuffle] [--concurrency C]
-                                    [--url U] [--admin-url A] [--context C] [--seed S] [--json]
+                                    [--families spec|all] [--url U] [--admin-url A] [--context C] [--seed S] [--json]
 
 Sends a realistic stream of N events over M rows to the local receiver with a sender that behaves like
 the CRM's (3 attempts, 1 s and 4 s apart, only 200 counts, 9 consecutive failures stop the webhook),
-waits for the queues to drain, and checks every row through the admin API. Exits 1 on any mismatch.`;
+waits for the queues to drain, and checks every row through the admin API. Exits 1 on any mismatch.
+--families all mixes in every family of the catalogue (person, sale, quote actions, list.category,
+y_equipment, ...); the default, spec, sends contacts and activities.`;
 
 async function main(argv: string[]): Promise<number> {
   loadEnvFile(process.env.ENV_FILE ?? '.env');
@@ -24,6 +26,7 @@ async function main(argv: string[]): Promise<number> {
       'admin-url': { type: 'string' },
       context: { type: 'string' },
       seed: { type: 'string' },
+      families: { type: 'string', default: 'spec' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
@@ -39,6 +42,8 @@ async function main(argv: string[]): Promise<number> {
     return value;
   };
   const context = values.context;
+  if (values.families !== 'spec' && values.families !== 'all')
+    throw new Error('--families must be spec or all');
   const report = await runSimulation({
     url: values.url ?? localWebhookUrl(),
     adminUrl: values['admin-url'] ?? localAdminUrl(),
@@ -50,6 +55,7 @@ async function main(argv: string[]): Promise<number> {
     concurrency: number('concurrency', values.concurrency, 1, 1000),
     context,
     seed: values.seed === undefined ? undefined : number('seed', values.seed, 0),
+    families: values.families,
     headers: process.env.STATE_EVENT_TOKEN
       ? { 'X-Receiver-Token': process.env.STATE_EVENT_TOKEN }
       : undefined,

@@ -24,6 +24,8 @@ export interface SimulationOptions {
   context?: string;
   prefix?: string;
   seed?: number;
+  /** `all` mixes in every family of the catalogue (person, sale, list.*, y_*, ...); default `spec`. */
+  families?: 'spec' | 'all';
   /** Extra headers on every delivery (X-Receiver-Token, ...). */
   headers?: Record<string, string>;
   /** How long to wait for the worker queues to drain. */
@@ -63,7 +65,7 @@ export interface SimulationReport extends Omit<SenderStats, 'latencies'> {
   totalMs: number;
 }
 
-const WORKER_QUEUES = new Set(['contact', 'activity', 'webhookState']);
+const WORKER_QUEUES = new Set(['contact', 'activity', 'entities', 'webhookState']);
 
 /**
  * Drives a running receiver like the CRM would: a realistic stream over many rows, sent by a sender
@@ -81,6 +83,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     duplicates: options.duplicates,
     shuffle: options.shuffle,
     seed: options.seed,
+    families: options.families,
   });
   const sender = createRealisticSender({
     url: options.url,
@@ -140,7 +143,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
           const want = JSON.parse(JSON.stringify(toRowView(expected.get(key)!))) as RowView;
           const answer = await httpRequest(
             'GET',
-            `${options.adminUrl}/rows/${encodeURIComponent(want.context)}/${want.entity}/${want.primaryKey}`,
+            `${options.adminUrl}/rows/${encodeURIComponent(want.context)}/${encodeURIComponent(want.entity)}/${want.primaryKey}`,
             {},
             undefined,
             { agent: admin },

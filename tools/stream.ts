@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { buildSampleBody, dotNetTimestamp, type SampleEventName } from './samples.js';
+import { dynamicEvent, effectOfVerb, FIXED_CATALOGUE, ROW_ENTITIES } from '../lib/events/index.js';
+import { buildSampleBody, dotNetTimestamp } from './samples.js';
 
 /** One delivery of a simulated stream: the exact body bytes, its EventId and the row it concerns. */
 export interface StreamDelivery {
@@ -22,6 +23,8 @@ export interface StreamOptions {
   seed?: number;
   /** Timestamp of the first event; later events follow a few milliseconds apart. */
   start?: Date;
+  /** `spec` (default): contacts and activities; `all`: every entity of the catalogue, lists and custom tables too. */
+  families?: 'spec' | 'all';
 }
 
 export interface Stream {
@@ -29,7 +32,7 @@ export interface Stream {
   inOrder: StreamDelivery[];
   /** What the sender delivers, duplicates included, in delivery order. */
   deliveries: StreamDelivery[];
-  rows: Array<{ key: string; entity: 'contact' | 'activity'; primaryKey: number }>;
+  rows: Array<{ key: string; entity: string; primaryKey: number }>;
 }
 
 const CONTACT_FIELDS = [
@@ -43,17 +46,51 @@ const CONTACT_FIELDS = [
 ];
 const ACTIVITY_FIELDS = ['status', 'done', 'do_by', 'endDate', 'type', 'project_id', 'sale_id', 'text_id'];
 
+/** The entities of `families: 'all'`, in turn: every fixed one of the catalogue, a list and a custom table. */
+const ALL_ENTITIES = [...ROW_ENTITIES, ...Object.keys(FIXED_CATALOGUE), 'list.category', 'y_equipment'];
+
+/** The verbs an entity is documented with (lists and custom tables by their grammar). */
+function verbsOf(entity: string): readonly string[] {
+  if (entity === 'contact') return ['created', 'changed', 'softdeleted', 'deleted'];
+  if (entity === 'activity') return ['created', 'changed', 'deleted'];
+  if (Object.hasOwn(FIXED_CATALOGUE, entity)) return FIXED_CATALOGUE[entity as keyof typeof FIXED_CATALOGUE];
+  return ['created', 'changed', 'softdeleted', 'deleted'].filter(
+    (verb) => dynamicEvent(`${entity}.${verb}`) !== undefined,
+  );
+}
+
 /**
- * A realistic mixed stream over `rows` rows (contacts and activities alternately), `events` events in
- * all: each row starts with created, then changes, sometimes a soft delete (and a restoring change),
- * and sometimes ends deleted. Rows interleave at random; timestamps rise strictly along the stream.
+ * A row's lifecycle for `families: 'all'`: created first (when the entity has it), then changes and
+ * the entity's actions, sometimes a soft delete, sometimes a final delete.
+ */
+function planOf(entity: string, count: number, random: () => number): string[] {
+  const verbs = verbsOf(entity);
+  const actions = verbs.filter((verb) => effectOfVerb(verb) === 'action');
+  const plan: string[] = [];
+  for (let n = 0; n < count; n++) {
+    if (n === 0 && verbs.includes('created')) plan.push('created');
+    else if (verbs.includes('changed') && (actions.length === 0 || random() < 0.6)) plan.push('changed');
+    else plan.push(actions[Math.floor(random() * actions.length)]!);
+  }
+  if (count >= 3 && verbs.includes('deleted') && random() < 0.15) plan[count - 1] = 'deleted';
+  if (count >= 4 && verbs.includes('softdeleted') && random() < 0.2)
+    plan[1 + Math.floor(random() * (count - 3))] = 'softdeleted';
+  return plan;
+}
+
+/**
+ * A realistic mixed stream over `rows` rows (contacts and activities alternately, or with
+ * `families: 'all'` every entity of the catalogue in turn), `events` events in all: each row starts
+ * with created, then changes (and actions), sometimes a soft delete (and a restoring change), and
+ * sometimes ends deleted. Rows interleave at random; timestamps rise strictly along the stream.
  */
 export function buildStream(options: StreamOptions): Stream {
   const random = mulberry32(options.seed ?? 1);
   const rowCount = Math.max(1, Math.min(options.rows, options.events));
   const start = options.start ?? new Date(Date.now() - 60_000);
+  const all = options.families === 'all';
   const rows = Array.from({ length: rowCount }, (_, i) => {
-    const entity = i % 2 === 0 ? ('contact' as const) : ('activity' as const);
+    const entity = all ? ALL_ENTITIES[i % ALL_ENTITIES.length]! : i % 2 === 0 ? 'contact' : 'activity';
     const primaryKey = 1000 + i;
     return { key: `${options.context}/${entity}/${primaryKey}`, entity, primaryKey };
   });
@@ -61,7 +98,8 @@ export function buildStream(options: StreamOptions): Stream {
   // Each row's lifecycle, as event names.
   const plans = rows.map((_, i) => {
     const count = Math.floor(options.events / rowCount) + (i < options.events % rowCount ? 1 : 0);
-    const plan: Array<'created' | 'changed' | 'softdeleted' | 'deleted'> = ['created'];
+    if (all) return planOf(rows[i]!.entity, count, random);
+    const plan: string[] = ['created'];
     for (let n = 1; n < count; n++) plan.push('changed');
     if (count >= 3 && random() < 0.15) plan[count - 1] = 'deleted';
     if (count >= 4 && rows[i]!.entity === 'contact' && random() < 0.2)
@@ -84,14 +122,14 @@ export function buildStream(options: StreamOptions): Stream {
     if (--remaining[rowIndex]! === 0) open.splice(pick, 1);
     clock += 1 + Math.floor(random() * 3);
     const eventId = randomUUID();
-    const body = buildSampleBody(`${row.entity}.${kind}` as SampleEventName, {
+    const body = buildSampleBody(`${row.entity}.${kind}`, {
       primaryKey: row.primaryKey,
       context: options.context,
       eventId,
       timestamp: dotNetTimestamp(new Date(clock), Math.floor(random() * 10_000)),
       changedByAssociateId: 1 + Math.floor(random() * 20),
     });
-    if (kind === 'changed') {
+    if (kind === 'changed' && (row.entity === 'contact' || row.entity === 'activity')) {
       const fields = row.entity === 'contact' ? CONTACT_FIELDS : ACTIVITY_FIELDS;
       body.Changes = fields.filter(() => random() < 0.4).concat(['updated', 'updatedCount']);
     }

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { ReplayReport } from '../../lib/ingest/index.js';
 import type { SubscriptionView } from './bus.js';
 import { queueByName } from './dashboard/local-source.js';
 import { sourceRoutes } from './dashboard/routes.js';
@@ -23,6 +24,11 @@ export interface AdminApiDeps {
   subscriptions?: () => SubscriptionView[];
   /** The dashboard page at `/` and the token a browser's POST must carry. */
   dashboard?: Dashboard;
+  /** POST /parked/replay: decides every parked delivery again with today's code and configuration. */
+  replayParked?: (options: {
+    eventPattern?: string | undefined;
+    max?: number | undefined;
+  }) => Promise<ReplayReport>;
   /** Where a request that could not be answered is logged; default stderr. */
   log?: (line: string) => void;
 }
@@ -65,6 +71,18 @@ export function createAdminServer(deps: AdminApiDeps): Server {
       pattern: /^\/subscriptions\/([^/]+)$/,
       handle: async ([name]) => subscriptionByName(deps.subscriptions?.() ?? [], name!),
     },
+    {
+      method: 'POST',
+      pattern: /^\/parked\/replay$/,
+      handle: async (_, query): Promise<ReplayReport> => {
+        if (deps.replayParked === undefined) throw new HttpError(404, 'no replay in this runtime');
+        const max = query.get('max');
+        return deps.replayParked({
+          eventPattern: query.get('event') ?? undefined,
+          max: max === null ? undefined : positive(max, 'max'),
+        });
+      },
+    },
     ...sourceRoutes(deps.source),
   ];
   return createRouteServer({
@@ -87,4 +105,11 @@ function subscriptionByName(views: SubscriptionView[], name: string): Subscripti
     throw new HttpError(404, `no subscription ${name}; subscriptions: ${names}`);
   }
   return view;
+}
+
+function positive(value: string, name: string): number {
+  const number = Number(value);
+  if (!Number.isSafeInteger(number) || number < 1)
+    throw new HttpError(400, `${name} must be a positive integer`);
+  return number;
 }

@@ -19,6 +19,7 @@ import { type EventSourceMapping, type SqsHandler, startEventSourceMapping } fro
 import { loadFunctions } from './functions.js';
 import { createIngestServer } from './ingest-server.js';
 import { describeQueued } from './queued-summary.js';
+import { replayLocalParked } from './replay.js';
 import { ensureQueues, ensureTables, type LocalQueue } from './resources.js';
 import { type SqsEmulator, startSqsEmulator } from './sqs-emulator.js';
 import { StartupError } from './startup-error.js';
@@ -255,6 +256,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     log,
     subscriptions: () => eventBus.bus.view(),
     info: () => ({ urls, ports, dataDir, queues, tables }),
+    replayParked: (replay) => replayLocalParked(sqs, queues, env, replay),
     dashboard: createDashboard(),
   });
   const host = options.host ?? LOOPBACK;

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey } from '../queue/port.js';
 import type { SecretConfig } from '../signature.js';
+import { type EntityFilter, readEntities } from './entities.js';
 import { boolEnv, ConfigError, intEnv, listEnv, optionalEnv, requireEnv } from './env.js';
 import { SecretsJsonSchema } from './secrets-schema.js';
 
@@ -17,6 +18,8 @@ export interface IngestConfig {
   maxBodyBytes: number;
   /** How long SendMessage may take before the answer is 503 (ENQUEUE_TIMEOUT_MS, default 2500). */
   enqueueTimeoutMs: number;
+  /** ENTITIES: the entities whose rows are stored; undefined for every entity. */
+  entities: EntityFilter | undefined;
 }
 
 /**
@@ -87,5 +90,6 @@ export function readIngestConfig(env: Record<string, string | undefined> = proce
     maxClockSkewSeconds: intEnv('MAX_CLOCK_SKEW_SECONDS', 300, env),
     maxBodyBytes: intEnv('MAX_BODY_BYTES', 1_048_576, env),
     enqueueTimeoutMs: intEnv('ENQUEUE_TIMEOUT_MS', 2500, env),
+    entities: readEntities(env),
   };
 }

@@ -35,7 +35,8 @@ const ActivityBaseSchema = z.extend(EnvelopeSchema, { Entity: z.literal('activit
 
 export const ActivityCreatedSchema = z.extend(ActivityBaseSchema, {
   Event: z.literal('activity.created'),
-  FieldValues: ActivityFieldValuesSchema,
+  // Optional: CRM versions older than FieldValues send created events without it.
+  FieldValues: z.optional(ActivityFieldValuesSchema),
   Values: absent('must be absent on created events'),
 });
 

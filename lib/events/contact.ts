@@ -27,7 +27,8 @@ const ContactBaseSchema = z.extend(EnvelopeSchema, { Entity: z.literal('contact'
 
 export const ContactCreatedSchema = z.extend(ContactBaseSchema, {
   Event: z.literal('contact.created'),
-  FieldValues: ContactFieldValuesSchema,
+  // Optional: CRM versions older than FieldValues send created events without it.
+  FieldValues: z.optional(ContactFieldValuesSchema),
   Values: absent('must be absent on created events'),
 });
 

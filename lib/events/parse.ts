@@ -26,7 +26,7 @@ export function parseDeliveryEvent(body: unknown): ParseOutcome {
   return {
     ok: false,
     reason: 'unknown-event',
-    detail: `event "${clipped(envelope.data.Event)}" is not in the spec`,
+    detail: `event "${clipped(envelope.data.Event)}" is neither in the spec nor in the CRM catalogue`,
   };
 }
 

@@ -1,20 +1,18 @@
 import type * as z from 'zod/mini';
 import type { QueueKey } from '../queue/port.js';
 import { ActivityChangedSchema, ActivityCreatedSchema, ActivityDeletedSchema } from './activity.js';
+import { dynamicEvent, effectOfVerb, FIXED_CATALOGUE, isDynamicEntity } from './catalogue.js';
 import {
   ContactChangedSchema,
   ContactCreatedSchema,
   ContactDeletedSchema,
   ContactSoftDeletedSchema,
 } from './contact.js';
+import type { EventEffect } from './effects.js';
+import { type EntityEvent, entityEventSchema } from './entity.js';
 import { WebhookErrorsSchema, WebhookStartedSchema, WebhookStoppedSchema } from './webhook.js';
 
-/**
- * What an event does to its row (or webhook): `created` brings FieldValues, `changed` and
- * `softdeleted` name stale fields, `deleted` brings Values and ends the row, `state` sets a webhook's
- * state. See lib/projection.ts and lib/webhook-state.ts.
- */
-export type EventEffect = 'created' | 'changed' | 'softdeleted' | 'deleted' | 'state';
+export type { EventEffect } from './effects.js';
 
 /** One event family: everything the receiver knows about a body `Event`, in one place. */
 export interface EventFamily {
@@ -28,11 +26,13 @@ export interface EventFamily {
   hook: string;
 }
 
+/** The hook of every family beyond the spec's ten. */
+export const ENTITY_HOOK = 'onEntityEvent';
+
 /**
- * The registry: one entry per event family, and the only list of events in the project. Routing,
- * validation, the projection's effects, the hooks, the samples and the admin API derive from it.
- * To add a family, add its schema and one entry here (and, for a new queue, its infra definition:
- * see docs/workers.md, "Adding an event family").
+ * The spec's ten events: strict schemas, and contact, activity and webhook state each on their own
+ * queue. The rest of the catalogue is {@link familyOf}'s (see lib/events/catalogue.ts). To add a
+ * family, see docs/workers.md, "Adding an event family".
  */
 export const EVENT_FAMILIES = {
   'webhook.started': family(
@@ -67,34 +67,107 @@ export const EVENT_FAMILIES = {
 
 export type EventName = keyof typeof EVENT_FAMILIES;
 
-/** Every event the registry validates, told apart by `Event`. */
-export type DeliveryEvent = {
+/** An event of the spec, told apart by `Event`. */
+export type SpecEvent = {
   [N in EventName]: z.infer<(typeof EVENT_FAMILIES)[N]['schema']>;
 }[EventName];
 
-/** Entities that have rows (everything but `webhook`). */
-export type RowEntity = Exclude<(typeof EVENT_FAMILIES)[EventName]['entity'], 'webhook'>;
+export type { EntityEvent } from './entity.js';
 
-/** The events that concern a row (contact and activity events). */
-export type RowEvent = Extract<DeliveryEvent, { Entity: RowEntity }>;
+/** Every event the registry validates: the spec's, and the rest of the catalogue. */
+export type DeliveryEvent = SpecEvent | EntityEvent;
 
-/** The family of a body `Event`, or undefined for an event the registry does not know. */
-export function familyOf(event: string): EventFamily | undefined {
-  return Object.hasOwn(EVENT_FAMILIES, event) ? EVENT_FAMILIES[event as EventName] : undefined;
+/** The spec's entities with rows: contact and activity, each with its own queue and worker. */
+export type SpecRowEntity = Exclude<(typeof EVENT_FAMILIES)[EventName]['entity'], 'webhook'>;
+
+/** The events that concern a row: the spec's contact and activity events and every catalogue event. */
+export type RowEvent = Extract<SpecEvent, { Entity: SpecRowEntity }> | EntityEvent;
+
+/** The catalogue's families with fixed names beyond the spec: `<entity>.<verb>` on the entities queue. */
+export const CATALOGUE_FAMILIES: ReadonlyMap<string, EventFamily> = new Map(
+  Object.entries(FIXED_CATALOGUE).flatMap(([entity, verbs]) =>
+    verbs.map((verb): [string, EventFamily] => [
+      `${entity}.${verb}`,
+      entityFamily(`${entity}.${verb}`, entity, verb),
+    ]),
+  ),
+);
+
+/** Every fixed event name: the spec's ten (with `webhook.<state>` as the body names them), then the catalogue's. */
+export const FIXED_EVENT_NAMES: readonly string[] = [
+  ...Object.keys(EVENT_FAMILIES),
+  ...CATALOGUE_FAMILIES.keys(),
+];
+
+/** Every fixed entity with rows: contact and activity, then the catalogue's (lists and tables are dynamic). */
+export const FIXED_ENTITIES: readonly string[] = [
+  ...new Set(
+    FIXED_EVENT_NAMES.map((name) => familyOf(name)!.entity).filter((entity) => entity !== 'webhook'),
+  ),
+];
+
+/** True for an entity with rows that the registry accepts: a fixed one, a list or a custom table. */
+export function isKnownEntity(entity: string): boolean {
+  return FIXED_ENTITIES.includes(entity) || isDynamicEntity(entity);
 }
 
-/** Every entity with rows, in registry order. */
-export const ROW_ENTITIES: readonly RowEntity[] = [
+/** Lists and custom tables seen lately; their families are built on first use. */
+const dynamicFamilies = new Map<string, EventFamily>();
+const MAX_DYNAMIC_FAMILIES = 1000;
+
+/**
+ * The family of a body `Event`: one of the spec's ten, a fixed catalogue name, or a name of the
+ * grammar for lists and custom tables (see lib/events/catalogue.ts). Undefined for anything else.
+ *
+ * @example familyOf('y_equipment.created') // { entity: 'y_equipment', queue: 'entities', effect: 'created', ... }
+ */
+export function familyOf(event: string): EventFamily | undefined {
+  if (Object.hasOwn(EVENT_FAMILIES, event)) return EVENT_FAMILIES[event as EventName];
+  const fixed = CATALOGUE_FAMILIES.get(event);
+  if (fixed !== undefined) return fixed;
+  const known = dynamicFamilies.get(event);
+  if (known !== undefined) return known;
+  const dynamic = dynamicEvent(event);
+  if (dynamic === undefined) return undefined;
+  const built = entityFamily(event, dynamic.entity, dynamic.verb);
+  if (dynamicFamilies.size < MAX_DYNAMIC_FAMILIES) dynamicFamilies.set(event, built);
+  return built;
+}
+
+/** The family of a validated event (which always has one). */
+export function familyOfEvent(event: DeliveryEvent): EventFamily {
+  const found = familyOf(event.Event);
+  if (found === undefined) throw new Error(`no family for event ${event.Event}: not a validated event`);
+  return found;
+}
+
+/** Every entity with rows, in registry order: the spec's contact and activity. */
+export const ROW_ENTITIES: readonly SpecRowEntity[] = [
   ...new Set(
     Object.values(EVENT_FAMILIES)
       .map((f) => f.entity)
-      .filter((entity): entity is RowEntity => entity !== 'webhook'),
+      .filter((entity): entity is SpecRowEntity => entity !== 'webhook'),
   ),
 ];
 
 /** True for an event of a row (not a webhook state event). */
 export function isRowEvent(event: DeliveryEvent): event is RowEvent {
-  return EVENT_FAMILIES[event.Event].entity !== 'webhook';
+  return familyOfEvent(event).effect !== 'state';
+}
+
+/** True for one of the spec's ten events (strict schema, typed hook). */
+export function isSpecEvent(event: DeliveryEvent): event is SpecEvent {
+  return Object.hasOwn(EVENT_FAMILIES, event.Event);
+}
+
+function entityFamily(event: string, entity: string, verb: string): EventFamily {
+  return {
+    schema: entityEventSchema(event, entity),
+    entity,
+    queue: 'entities',
+    effect: effectOfVerb(verb),
+    hook: ENTITY_HOOK,
+  };
 }
 
 function family<

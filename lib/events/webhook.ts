@@ -22,7 +22,8 @@ const WebhookStateBaseSchema = z.extend(EnvelopeSchema, {
   Changes: EmptyChangesSchema,
   ChangedByAssociateId: z.literal(0, 'must be 0 for webhook state events'),
   Entity: absent('must be absent on webhook state events'),
-  FieldValues: WebhookFieldValuesSchema,
+  // Optional: CRM versions older than FieldValues send state events without it.
+  FieldValues: z.optional(WebhookFieldValuesSchema),
   Values: absent('must be absent on webhook state events'),
 });
 

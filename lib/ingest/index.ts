@@ -3,4 +3,7 @@ export * from './answers.js';
 export * from './envelope-view.js';
 export * from './handle.js';
 export * from './pipeline.js';
+export * from './policy.js';
+export * from './replay.js';
+export * from './replay-parked.js';
 export * from './request.js';

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { type DeliveryEvent, parseDeliveryEvent } from '../events/index.js';
+import { type DeliveryEvent, familyOfEvent, parseDeliveryEvent } from '../events/index.js';
 import {
   type DeliveryHeaders,
   isJsonContentType,
@@ -38,6 +38,7 @@ export type ParkReason =
   | 'invalid-json'
   | 'invalid-utf8'
   | 'header-mismatch'
+  | 'entity-not-enabled'
   | StoreMisfitReason;
 
 export type RejectStatus = 400 | 401 | 405 | 413 | 415;
@@ -52,7 +53,13 @@ export interface LogFields {
 
 export type Decision =
   | { kind: 'reject'; status: RejectStatus; reason: RejectReason; detail: string; log: LogFields }
-  | { kind: 'accept'; message: OutboundMessage; log: LogFields }
+  | {
+      kind: 'accept';
+      message: OutboundMessage;
+      log: LogFields;
+      /** A created or state event without FieldValues (CRM versions older than FieldValues): applied all the same. */
+      olderShape?: boolean;
+    }
   | { kind: 'park'; reason: ParkReason; detail: string; message: OutboundMessage; log: LogFields }
   | { kind: 'test'; log: LogFields };
 
@@ -63,22 +70,39 @@ export type Decision =
  */
 export const REGISTRATION_TEST_EVENT = 'test';
 
+/**
+ * How a delivery proved it is authentic: a signature over its bytes, the state-event token, or
+ * nothing (an unsigned state event, or ALLOW_UNSIGNED). A queued message tells which: its
+ * `signatureVerified` attribute, else a state event's name in its `event` attribute (see
+ * lib/ingest/replay.ts).
+ */
+export type Authentication = 'signature' | 'token' | 'none';
+
 /** The headers and authentication of a request, once read: what the later steps need. */
-interface Checked {
+export interface Checked {
   request: DeliveryRequest;
   headers: DeliveryHeaders;
   log: LogFields;
-  authentic: boolean;
+  authenticatedBy: Authentication;
+  /** The attributes every message of this delivery carries (a parked one adds `reason` and `detail`). */
+  attributes: Record<string, string>;
   /** The body as text, once it is known to be UTF-8. */
   text?: string;
 }
 
 /**
+ * Checks that the signature binds to the body's ContextIdentifier (or that an unsigned delivery may
+ * be unsigned): a rejection, or undefined to go on.
+ */
+export type ContextBinding = (view: EnvelopeView) => Decision | undefined;
+
+/**
  * Decides what to do with a delivery, without doing it: reject it (with the status and a reason
  * safe to show), send one message to a queue (routed, or parked when an authentic body breaks the
  * spec), or acknowledge the CRM's registration check. Order of checks: method, size, content type,
- * headers, state token, signature over the raw bytes (before any parsing), UTF-8, JSON, context
- * binding of the signature, registration check, schema, header and body agreement, age, store limits.
+ * headers, state token, signature over the raw bytes (before any parsing), then
+ * {@link decideAuthenticated}: UTF-8, JSON, context binding of the signature, registration check,
+ * schema, header and body agreement, age, store limits, ENTITIES.
  */
 export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decision {
   const log: LogFields = { signatureVerified: false };
@@ -123,8 +147,43 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
       return reject(log, 401, 'signature-invalid', 'the signature does not match the body');
     log.signatureVerified = true;
   }
-  const checked: Checked = { request, headers, log, authentic: match !== undefined || tokenVerified };
+  const authenticatedBy: Authentication =
+    match !== undefined ? 'signature' : tokenVerified ? 'token' : 'none';
+  const checked: Checked = {
+    request,
+    headers,
+    log,
+    authenticatedBy,
+    attributes: deliveryAttributes(request, headers, log),
+  };
+  const binding: ContextBinding = (view) => {
+    if (match === undefined) return unsignedBinding(checked, stateHeader !== undefined, policy, view);
+    if (view.context !== undefined && !policy.verifier.allows(view.context, match)) {
+      return reject(
+        log,
+        401,
+        'signature-wrong-context',
+        'the signature is not valid for this ContextIdentifier',
+      );
+    }
+    return undefined;
+  };
+  return decideAuthenticated(checked, policy, binding);
+}
 
+/**
+ * The part of {@link decide} after the signature (or token) was checked: UTF-8, JSON, the context
+ * binding, the registration check, the schema, header and body agreement, age, store limits and
+ * ENTITIES. The replay of a parked delivery runs it again with today's code and configuration.
+ */
+export function decideAuthenticated(
+  checked: Checked,
+  policy: DeliveryPolicy,
+  binding: ContextBinding,
+): Decision {
+  const { request, headers, log } = checked;
+  const raw = request.body;
+  const stateHeader = parseStateHeaderEvent(headers.event);
   const text = asText(raw);
   if (text === undefined) return refuseOrPark(checked, 'invalid-utf8', 'the body is not valid UTF-8');
   checked.text = text;
@@ -137,28 +196,8 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
   const view = envelopeView(json);
 
   if (view.context !== undefined) log.contextIdentifier = clip(view.context);
-  if (match !== undefined) {
-    if (view.context !== undefined && !policy.verifier.allows(view.context, match)) {
-      return reject(
-        log,
-        401,
-        'signature-wrong-context',
-        'the signature is not valid for this ContextIdentifier',
-      );
-    }
-  } else if (stateHeader === undefined) {
-    if (view.context !== undefined && policy.verifier.hasSecretFor(view.context)) {
-      return reject(log, 401, 'signature-missing', 'a valid signature header is required');
-    }
-    if (!policy.allowUnsigned) {
-      return reject(
-        log,
-        401,
-        'no-secret-configured',
-        'unsigned deliveries are not accepted for this ContextIdentifier',
-      );
-    }
-  }
+  const unbound = binding(view);
+  if (unbound !== undefined) return unbound;
 
   // The registration check, authenticated like any delivery above: answered 200 and not queued (it
   // carries no data). Its Timestamp and EventIds are not checked: a replayed check changes nothing.
@@ -180,7 +219,7 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
     );
   }
   const skew = policy.maxClockSkewSeconds ?? 300;
-  if (!checked.authentic && isFromFuture(event.Timestamp, request.receivedAt, skew)) {
+  if (checked.authenticatedBy === 'none' && isFromFuture(event.Timestamp, request.receivedAt, skew)) {
     return reject(
       log,
       400,
@@ -191,7 +230,44 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
   // What the store can never hold is parked (refused when unauthenticated, as any unusable body).
   const misfit = storeMisfit(event, text);
   if (misfit !== undefined) return refuseOrPark(checked, misfit.reason, misfit.detail, view);
-  return { kind: 'accept', message: messageOf(checked, routeEvent(event), undefined), log };
+  const family = familyOfEvent(event);
+  // A valid event of an entity ENTITIES leaves out is kept (parked, replayable), whoever sent it.
+  if (family.effect !== 'state' && policy.entities !== undefined && !policy.entities(family.entity)) {
+    return park(checked, 'entity-not-enabled', `ENTITIES does not include ${family.entity}`, view);
+  }
+  const olderShape =
+    (family.effect === 'created' || family.effect === 'state') && event.FieldValues === undefined;
+  return {
+    kind: 'accept',
+    message: messageOf(checked, routeEvent(event), undefined),
+    log,
+    ...(olderShape && { olderShape }),
+  };
+}
+
+/**
+ * An unsigned delivery goes on only when it is a state event (the token, if any, was checked before),
+ * or when its context has no secret and ALLOW_UNSIGNED is on.
+ */
+export function unsignedBinding(
+  checked: Checked,
+  stateEvent: boolean,
+  policy: DeliveryPolicy,
+  view: EnvelopeView,
+): Decision | undefined {
+  if (stateEvent) return undefined;
+  if (view.context !== undefined && policy.verifier.hasSecretFor(view.context)) {
+    return reject(checked.log, 401, 'signature-missing', 'a valid signature header is required');
+  }
+  if (!policy.allowUnsigned) {
+    return reject(
+      checked.log,
+      401,
+      'no-secret-configured',
+      'unsigned deliveries are not accepted for this ContextIdentifier',
+    );
+  }
+  return undefined;
 }
 
 function reject(log: LogFields, status: RejectStatus, reason: RejectReason, detail: string): Decision {
@@ -204,11 +280,11 @@ function reject(log: LogFields, status: RejectStatus, reason: RejectReason, deta
  */
 function refuseOrPark(
   checked: Checked,
-  reason: ParkReason,
+  reason: Exclude<ParkReason, 'entity-not-enabled'>,
   detail: string,
   view: EnvelopeView = {},
 ): Decision {
-  if (!checked.authentic) {
+  if (checked.authenticatedBy === 'none') {
     const rejectReason: RejectReason =
       reason === 'invalid-utf8' || reason === 'invalid-json'
         ? 'invalid-body'
@@ -217,17 +293,26 @@ function refuseOrPark(
           : reason;
     return reject(checked.log, 400, rejectReason, detail);
   }
+  return park(checked, reason, detail, view);
+}
+
+/** The delivery, kept on the parked queue with its reason (answered 200, replayable). */
+function park(checked: Checked, reason: ParkReason, detail: string, view: EnvelopeView = {}): Decision {
   const route = routeParked(checked.request.body, view);
   const message = messageOf(checked, route, { reason, detail });
   return { kind: 'park', reason, detail, message, log: checked.log };
 }
 
-/** The message of a delivery: the body as received (as text when it is UTF-8), its keys and attributes. */
-function messageOf(
-  { request, headers, log, text }: Checked,
-  route: { queue: OutboundMessage['queue']; groupId: string; deduplicationId: string },
-  parking: { reason: ParkReason; detail: string } | undefined,
-): OutboundMessage {
+/**
+ * What every message of a delivery carries: its headers' event and EventId, whether its signature was
+ * verified, when it was received, the sender's version and retry count. A replay of a parked message
+ * needs all of them.
+ */
+function deliveryAttributes(
+  request: DeliveryRequest,
+  headers: DeliveryHeaders,
+  log: LogFields,
+): Record<string, string> {
   const attributes: Record<string, string> = {
     event: headers.event,
     eventId: headers.eventId,
@@ -237,11 +322,16 @@ function messageOf(
   const version = userAgentVersion(headers.userAgent);
   if (version !== undefined) attributes.userAgentVersion = version;
   if (headers.retry !== undefined && headers.retry !== '') attributes.retry = headers.retry;
-  if (parking !== undefined) {
-    attributes.reason = parking.reason;
-    attributes.detail = parking.detail;
-  }
-  return { ...route, body: text ?? request.body, attributes };
+  return attributes;
+}
+
+/** The message of a delivery: the body as received (as text when it is UTF-8), its keys and attributes. */
+function messageOf(
+  { request, attributes, text }: Checked,
+  route: { queue: OutboundMessage['queue']; groupId: string; deduplicationId: string },
+  parking: { reason: ParkReason; detail: string } | undefined,
+): OutboundMessage {
+  return { ...route, body: text ?? request.body, attributes: { ...attributes, ...parking } };
 }
 
 function headerMismatch(

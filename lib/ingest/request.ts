@@ -27,4 +27,9 @@ export interface DeliveryPolicy {
    */
   maxClockSkewSeconds?: number;
   maxBodyBytes: number;
+  /**
+   * ENTITIES: whether the rows of an entity are stored; undefined stores every entity. Events of
+   * another entity are parked (`entity-not-enabled`, answered 200) and can be replayed later.
+   */
+  entities?: ((entity: string) => boolean) | undefined;
 }

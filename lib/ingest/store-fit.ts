@@ -1,4 +1,4 @@
-import { type DeliveryEvent, EVENT_FAMILIES } from '../events/index.js';
+import { type DeliveryEvent, familyOfEvent } from '../events/index.js';
 import { fitsStore, MAX_STORED_BODY_BYTES } from '../store/body-codec.js';
 import { MAX_PARTITION_KEY_BYTES, rowKey } from '../store/keys.js';
 
@@ -13,7 +13,7 @@ export function storeMisfit(
   event: DeliveryEvent,
   body: string,
 ): { reason: StoreMisfitReason; detail: string } | undefined {
-  const { entity } = EVENT_FAMILIES[event.Event];
+  const { entity } = familyOfEvent(event);
   // Rows and their history are keyed by rowKey; webhooks by the context alone.
   const partitionKey =
     entity === 'webhook'

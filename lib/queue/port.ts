@@ -6,6 +6,7 @@ export const QUEUE_ENV_VARS = {
   contact: 'CONTACT_QUEUE_URL',
   activity: 'ACTIVITY_QUEUE_URL',
   webhookState: 'WEBHOOK_STATE_QUEUE_URL',
+  entities: 'ENTITIES_QUEUE_URL',
   parked: 'PARKED_QUEUE_URL',
 } as const;
 

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { familyOf, ROW_ENTITIES, type RowEvent, WEBHOOK_STATE_NAMES } from '../events/index.js';
+import { familyOf, isKnownEntity, type RowEvent, WEBHOOK_STATE_NAMES } from '../events/index.js';
 import { InvalidItemError } from './errors.js';
 import type { LastAccepted, RowEntity, StateTransition } from './types.js';
 
@@ -11,9 +11,9 @@ import type { LastAccepted, RowEntity, StateTransition } from './types.js';
 const BinarySchema = z.instanceof(Uint8Array);
 const StateSchema = z.union([z.literal(0), z.literal(1), z.literal(2)]);
 
-/** A row's entity, as the registry knows it. */
+/** A row's entity, as the registry knows it (the catalogue's, a list's or a custom table's). */
 export const RowEntitySchema = z.custom<RowEntity>(
-  (value) => typeof value === 'string' && (ROW_ENTITIES as readonly string[]).includes(value),
+  (value) => typeof value === 'string' && isKnownEntity(value),
 );
 
 /** A row event's name, as the registry knows it. */

@@ -2,7 +2,7 @@ import type { RowEvent, WebhookState } from '../events/index.js';
 
 export type RowEntity = RowEvent['Entity'];
 
-/** `active` until soft- or permanently deleted; `deleted` is final. */
+/** `active` until soft- or permanently deleted; `deleted` is final. Action events never change it. */
 export type RowStatus = 'active' | 'softdeleted' | 'deleted';
 
 /**
@@ -28,7 +28,7 @@ export interface Row {
   /** The same Values exactly as delivered (JSON text). */
   valuesJson?: string;
   valuesSeq?: string;
-  /** Fields named by changed/softdeleted events newer than `fieldValues`: those values are stale. Sorted. */
+  /** Fields named by changed, softdeleted and action events newer than `fieldValues`: those values are stale. Sorted. */
   changedFields: string[];
   /** For each field of `changedFields`, the order key of the newest event that named it. */
   changedFieldSeqs: Record<string, string>;
@@ -43,6 +43,8 @@ export interface Row {
    * deliveries not). A retry whose history record was already there recounts the history.
    */
   eventCount: number;
+  /** Order key of the newest event that set `status` (created, changed, softdeleted); bookkeeping. */
+  statusSeq?: string;
   /** Timestamp of the oldest created event seen. */
   createdAt?: string;
   /** Timestamp of the newest softdeleted event seen (kept after a restore, so nothing is hidden). */
@@ -113,13 +115,19 @@ export interface Webhook {
   webhookName: string;
   state: WebhookState;
   stateName: 'Active' | 'Stopped' | 'TooManyErrors';
+  /**
+   * The registration fields below come from the newest state event that carried FieldValues; all are
+   * absent while no event did (CRM versions older than FieldValues).
+   */
   /** FieldValues.state as the sender reported it; recorded, never trusted (see the spec's samples). */
-  reportedState: number;
-  events: number;
-  registered: string;
-  registeredAssociateId: number;
-  updated: string;
-  updatedAssociateId: number;
+  reportedState?: number;
+  events?: number;
+  registered?: string;
+  registeredAssociateId?: number;
+  updated?: string;
+  updatedAssociateId?: number;
+  /** Order key of the event the registration fields come from. */
+  registrationSeq?: string;
   lastEventId: string;
   lastTimestamp: string;
   lastSeq: string;

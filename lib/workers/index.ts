@@ -1,6 +1,7 @@
 import type { SQSRecord } from 'aws-lambda';
 import type { BusEntry } from '../bus/entry.js';
-import { isRowEvent } from '../events/index.js';
+import { familyOfEvent, isRowEvent } from '../events/index.js';
+import type { QueueKey } from '../queue/port.js';
 import type { RowEntity } from '../store/types.js';
 import { type AcceptedNote, createAcceptedMarkers } from './accepted.js';
 import { InvalidRecordError } from './errors.js';
@@ -30,15 +31,25 @@ interface Settled {
 /** `publication` when events are published to the bus (PUBLISH_EVENTS), else nothing is. */
 type WithPublication<D> = D & { publication?: Publication | undefined };
 
-/**
- * The SQS handler of the contact or activity queue: each record through {@link processRowEvent};
- * then, once per batch, the last-accepted markers (one write per context and WebhookName, skipped when
- * it would not move forward) and one publish of the batch's bus entries. A marker or an entry that
- * fails fails its records (and the rest of their groups), which SQS redelivers.
- */
+/** The SQS handler of the contact or activity queue (see {@link createRowQueueWorker}). */
 export function createRowWorker(
-  deps: WithPublication<RowWorkerDeps> & { entity: RowEntity },
+  deps: WithPublication<RowWorkerDeps> & { entity: 'contact' | 'activity' },
 ): SqsBatchHandler {
+  return createRowQueueWorker(deps, deps.entity);
+}
+
+/** The SQS handler of the entities queue: every row event the registry routes there (person, sale, list.*, y_*, ...). */
+export function createEntitiesWorker(deps: WithPublication<RowWorkerDeps>): SqsBatchHandler {
+  return createRowQueueWorker(deps, 'entities');
+}
+
+/**
+ * A row worker for the row events the registry routes to `queue`: each record through
+ * {@link processRowEvent}; then, once per batch, the last-accepted markers (one write per context and
+ * WebhookName, skipped when it would not move forward) and one publish of the batch's bus entries. A
+ * marker or an entry that fails fails its records (and the rest of their groups), which SQS redelivers.
+ */
+function createRowQueueWorker(deps: WithPublication<RowWorkerDeps>, queue: QueueKey): SqsBatchHandler {
   const markers = createAcceptedMarkers(deps.store, deps.logger);
   const { publication } = deps;
   const rowDeps: RowWorkerDeps = {
@@ -49,8 +60,8 @@ export function createRowWorker(
     {
       async handleRecord(record) {
         const { event, meta } = decodeRecord(record);
-        if (!isRowEvent(event) || event.Entity !== deps.entity) {
-          throw foreign(record, `the ${deps.entity} worker does not handle ${event.Event}`, event.EventId);
+        if (!isRowEvent(event) || familyOfEvent(event).queue !== queue) {
+          throw foreign(record, `the ${queue} worker does not handle ${event.Event}`, event.EventId);
         }
         const result = await processRowEvent(rowDeps, event, meta);
         const { row, outcome, seq } = result;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import {
   GetQueueAttributesCommand,
@@ -6,7 +7,14 @@ import {
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { QUEUE_KEYS, type QueueKey, SERVICE } from '../../infra/definitions.js';
+import * as z from 'zod/mini';
+import { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey, SERVICE } from '../../infra/definitions.js';
+import { readIngestConfig } from '../../lib/config/ingest.js';
+import { isKnownEntity } from '../../lib/events/index.js';
+import { deliveryPolicy, type ReplayReport, replayParked } from '../../lib/ingest/index.js';
+import { createSqsSender } from '../../lib/queue/sqs.js';
+import { createSqsParkedSource } from '../../lib/queue/sqs-parked.js';
+import { createSignatureVerifier } from '../../lib/signature.js';
 import { createDynamoStore, createWebhookStore } from '../../lib/store/index.js';
 import type { EventRecord, Gap, Row, RowEntity, Store, Webhook } from '../../lib/store/types.js';
 
@@ -35,7 +43,7 @@ export function stackName(stage: string): string {
 export function queueKey(name: string): QueueKey {
   const key = name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
   if (!(QUEUE_KEYS as string[]).includes(key)) {
-    throw new OpsError(`unknown queue ${name}: one of contact, activity, webhook-state, parked`);
+    throw new OpsError(`unknown queue ${name}: one of contact, activity, webhook-state, entities, parked`);
   }
   return key as QueueKey;
 }
@@ -161,15 +169,16 @@ export async function redrive(
   return { queue, taskHandle: TaskHandle ?? '' };
 }
 
-const ENTITIES: readonly RowEntity[] = ['contact', 'activity'];
-
-/** One row and, when asked, its history (the admin API's `GET /rows/...` and `.../events`). */
+/** One row and, when asked, its history (the admin API's `GET /rows/...` and `.../events`), for any entity the registry accepts. */
 export async function rows(
   clients: OpsClients,
   outputs: StackOutputs,
   args: { context: string; entity: string; primaryKey: number; events: boolean },
 ): Promise<{ row: Row | undefined; events?: EventRecord[] }> {
-  if (!(ENTITIES as string[]).includes(args.entity)) throw new OpsError('entity must be contact or activity');
+  if (!isKnownEntity(args.entity))
+    throw new OpsError(
+      'entity must be an entity of the catalogue (contact, person, ...), list.<name> or y_<table>',
+    );
   if (!Number.isSafeInteger(args.primaryKey)) throw new OpsError('primaryKey must be an integer');
   const entity = args.entity as RowEntity;
   const store = stageStore(clients, outputs);
@@ -190,6 +199,34 @@ export function stageStore(clients: OpsClients, outputs: StackOutputs): Store {
     retentionDays: 1, // read-only here; the workers' EVENT_RETENTION_DAYS applies to writes
   });
 }
+
+/**
+ * Replays the parked queue of a stage (see lib/ingest/replay-parked.ts) with the deployed ingest's
+ * settings (the `IngestSettings` output: ENTITIES, ALLOW_UNSIGNED, MAX_EVENT_AGE_SECONDS, ...). The
+ * secrets live in SSM, which this command does not read: every context counts as having one, so an
+ * unsigned parked delivery (ALLOW_UNSIGNED) stays parked (`signature-missing`); signed ones and
+ * state events with the token replay.
+ */
+export async function replayParkedOnStage(
+  clients: OpsClients,
+  outputs: StackOutputs,
+  options: { eventPattern?: string | undefined; max?: number | undefined },
+): Promise<ReplayReport> {
+  const settings = IngestSettingsSchema.safeParse(JSON.parse(output(outputs, 'IngestSettings')));
+  if (!settings.success)
+    throw new OpsError('the stack output IngestSettings is not the JSON this version writes');
+  const env: Record<string, string> = { ...settings.data };
+  for (const key of QUEUE_KEYS) env[QUEUE_ENV_VARS[key]] = output(outputs, `${pascal(key)}QueueUrl`);
+  const config = readIngestConfig(env);
+  return replayParked({
+    source: createSqsParkedSource({ client: clients.sqs, queueUrl: config.queueUrls.parked }),
+    sender: createSqsSender({ client: clients.sqs, queueUrls: config.queueUrls }),
+    policy: deliveryPolicy(config, createSignatureVerifier({ fallback: [randomUUID()], byContext: {} })),
+    ...options,
+  });
+}
+
+const IngestSettingsSchema = z.record(z.string(), z.string());
 
 /** Every webhook and its state (the admin API's `GET /webhooks`). */
 export async function webhooks(clients: OpsClients, outputs: StackOutputs): Promise<Webhook[]> {

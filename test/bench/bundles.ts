@@ -35,6 +35,7 @@ export const IMPORT_ENV = {
   CONTACT_QUEUE_URL: 'http://127.0.0.1:1/q/contact.fifo',
   ACTIVITY_QUEUE_URL: 'http://127.0.0.1:1/q/activity.fifo',
   WEBHOOK_STATE_QUEUE_URL: 'http://127.0.0.1:1/q/webhook-state.fifo',
+  ENTITIES_QUEUE_URL: 'http://127.0.0.1:1/q/entities.fifo',
   PARKED_QUEUE_URL: 'http://127.0.0.1:1/q/parked.fifo',
   ROWS_TABLE: 'rows',
   EVENTS_TABLE: 'events',

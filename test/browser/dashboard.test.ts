@@ -39,12 +39,12 @@ async function deliver(body: Record<string, unknown>): Promise<string> {
   return String(body.EventId);
 }
 
-/** A delivery of an event the spec does not cover, built as `npm run send -- person.created` builds it. */
+/** A delivery of an event the spec does not cover, built as `npm run send -- invoice.created` builds it. */
 function personCreated(context: string): Record<string, unknown> {
   return {
     ...buildSampleBody('contact.changed', { context, primaryKey: 3 }),
-    Event: 'person.created',
-    Entity: 'person',
+    Event: 'invoice.created',
+    Entity: 'invoice',
   };
 }
 
@@ -134,7 +134,7 @@ describe('the dashboard in Chromium', () => {
       const place = page.locator('[data-where="parked"]');
       await waitForText(place, /⏸ Parked: \S+/);
       expect(await place.textContent()).toContain('signatureVerified');
-      expect(await place.locator('pre.body').textContent()).toContain('"Event": "person.created"');
+      expect(await place.locator('pre.body').textContent()).toContain('"Event": "invoice.created"');
 
       await page.getByLabel('EventId').fill('no-such-event');
       await page.getByLabel('EventId').press('Enter');
@@ -160,7 +160,7 @@ describe('the dashboard in Chromium', () => {
       await row.waitFor();
       const cells = await row.locator('td').allTextContents();
       expect(cells[0]).toContain(`⏸ ${message!.reason}`);
-      expect(cells[1]).toBe('person.created');
+      expect(cells[1]).toBe('invoice.created');
       expect(cells[2]).toBe(eventId);
       expect(await row.locator('time').getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
       // The body opens from the keyboard.

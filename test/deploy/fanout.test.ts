@@ -67,7 +67,7 @@ describe('the event bus', () => {
     expect(template.Outputs.EventBusArn?.Value).toEqual(getAtt('EventBus'));
   });
 
-  it('only the three workers may put events, on that bus only', () => {
+  it('only the four workers may put events, on that bus only', () => {
     const policy = resource('PublishEventsPolicy', 'AWS::IAM::Policy').Properties;
     expect(policy.Roles).toEqual(WORKERS.map((w) => ref(`${w}Role`)));
     const putEvents = statements().filter((s) => JSON.stringify(s.Action).includes('events:PutEvents'));

@@ -61,10 +61,11 @@ describe('npm run ops', () => {
       { queue: 'contact', visible: 3, inFlight: 1, deadLetter: 2 },
       { queue: 'activity', visible: 3, inFlight: 1, deadLetter: 4 },
       { queue: 'webhookState', visible: 3, inFlight: 1, deadLetter: 4 },
+      { queue: 'entities', visible: 3, inFlight: 1, deadLetter: 4 },
       { queue: 'parked', visible: 3, inFlight: 1, deadLetter: 4 },
     ]);
     const calls = sqs.commandCalls(GetQueueAttributesCommand).map((c) => c.args[0].input);
-    expect(calls).toHaveLength(8);
+    expect(calls).toHaveLength(10);
     expect(calls[0]).toEqual({
       QueueUrl: url('contact'),
       AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],

@@ -9,7 +9,13 @@ import { promisify } from 'node:util';
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const STAGE = 'dev';
 export const REGION = 'eu-west-1';
-export const FUNCTIONS = ['ingest', 'contactWorker', 'activityWorker', 'webhookStateWorker'] as const;
+export const FUNCTIONS = [
+  'ingest',
+  'contactWorker',
+  'activityWorker',
+  'entitiesWorker',
+  'webhookStateWorker',
+] as const;
 export type FunctionKey = (typeof FUNCTIONS)[number];
 
 /** The entry file of each function, as serverless.yml names it. */
@@ -17,6 +23,7 @@ export const ENTRIES: Record<FunctionKey, string> = {
   ingest: 'functions/ingest',
   contactWorker: 'functions/contact-worker',
   activityWorker: 'functions/activity-worker',
+  entitiesWorker: 'functions/entities-worker',
   webhookStateWorker: 'functions/webhook-state-worker',
 };
 

@@ -56,13 +56,13 @@ function fn(key: FunctionKey): Resource {
 }
 
 function workerTimeouts(): number[] {
-  return (['contactWorker', 'activityWorker', 'webhookStateWorker'] as const).map(
+  return (['contactWorker', 'activityWorker', 'entitiesWorker', 'webhookStateWorker'] as const).map(
     (key) => fn(key).Properties.Timeout as number,
   );
 }
 
 describe('functions', () => {
-  it('are four, on nodejs22.x arm64, each with its own role and tags', () => {
+  it('are five, on nodejs22.x arm64, each with its own role and tags', () => {
     expect(
       ofType('AWS::Lambda::Function')
         .map(([id]) => id)
@@ -126,7 +126,7 @@ describe('functions', () => {
   it('workers get their tables; the state worker gets the alert topic', () => {
     const env = (key: FunctionKey) =>
       (fn(key).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-    for (const key of ['contactWorker', 'activityWorker'] as const) {
+    for (const key of ['contactWorker', 'activityWorker', 'entitiesWorker'] as const) {
       expect(env(key)).toMatchObject({
         ROWS_TABLE: ref('RowsTable'),
         EVENTS_TABLE: ref('EventsTable'),
@@ -203,12 +203,13 @@ describe('event source mappings', () => {
   const expected = {
     contactWorker: 'ContactQueue',
     activityWorker: 'ActivityQueue',
+    entitiesWorker: 'EntitiesQueue',
     webhookStateWorker: 'WebhookStateQueue',
   } as const;
 
   it('one per worker queue: batches of 10, partial batch failures, bounded concurrency', () => {
     const mappings = ofType('AWS::Lambda::EventSourceMapping');
-    expect(mappings).toHaveLength(3);
+    expect(mappings).toHaveLength(4);
     for (const [key, queue] of Object.entries(expected)) {
       const mapping = mappings.find(([, r]) =>
         JSON.stringify(r.Properties.FunctionName).includes(`${pascal(key)}LambdaFunction`),
@@ -238,11 +239,12 @@ describe('queues', () => {
     contact: 'contact',
     activity: 'activity',
     webhookState: 'webhook-state',
+    entities: 'entities',
     parked: 'parked',
   };
 
-  it('are eight: four FIFO queues and their FIFO dead-letter queues', () => {
-    expect(ofType('AWS::SQS::Queue')).toHaveLength(8);
+  it('are ten: five FIFO queues and their FIFO dead-letter queues', () => {
+    expect(ofType('AWS::SQS::Queue')).toHaveLength(10);
   });
 
   it.each(QUEUE_KEYS)(
@@ -370,6 +372,18 @@ describe('IAM', () => {
     Resource,
   });
 
+  /** The three row workers' statements: only their own queue and log group differ. */
+  const rowWorker = (name: string): Statement[] => [
+    allow(logs, getAtt(`${name}WorkerLogGroup`)),
+    allow(consume, getAtt(`${name}Queue`)),
+    allow(['dynamodb:GetItem', 'dynamodb:PutItem'], getAtt('RowsTable')),
+    allow(
+      ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+      getAtt('EventsTable'),
+    ),
+    allow('dynamodb:UpdateItem', getAtt('WebhooksTable')),
+  ];
+
   const expected: Record<FunctionKey, Statement[]> = {
     ingest: [
       allow(logs, getAtt('IngestLogGroup')),
@@ -377,32 +391,16 @@ describe('IAM', () => {
         getAtt('ContactQueue'),
         getAtt('ActivityQueue'),
         getAtt('WebhookStateQueue'),
+        getAtt('EntitiesQueue'),
         getAtt('ParkedQueue'),
       ]),
       allow('ssm:GetParameter', {
         'Fn::Sub': `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${SERVICE}/${STAGE}/webhook-secrets`,
       }),
     ],
-    contactWorker: [
-      allow(logs, getAtt('ContactWorkerLogGroup')),
-      allow(consume, getAtt('ContactQueue')),
-      allow(['dynamodb:GetItem', 'dynamodb:PutItem'], getAtt('RowsTable')),
-      allow(
-        ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
-        getAtt('EventsTable'),
-      ),
-      allow('dynamodb:UpdateItem', getAtt('WebhooksTable')),
-    ],
-    activityWorker: [
-      allow(logs, getAtt('ActivityWorkerLogGroup')),
-      allow(consume, getAtt('ActivityQueue')),
-      allow(['dynamodb:GetItem', 'dynamodb:PutItem'], getAtt('RowsTable')),
-      allow(
-        ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
-        getAtt('EventsTable'),
-      ),
-      allow('dynamodb:UpdateItem', getAtt('WebhooksTable')),
-    ],
+    contactWorker: rowWorker('Contact'),
+    activityWorker: rowWorker('Activity'),
+    entitiesWorker: rowWorker('Entities'),
     webhookStateWorker: [
       allow(logs, getAtt('WebhookStateWorkerLogGroup')),
       allow(consume, getAtt('WebhookStateQueue')),
@@ -542,7 +540,7 @@ describe('alarms and alerts', () => {
     expect(found[0]?.TreatMissingData).toBe('notBreaching');
   });
 
-  it.each(['ContactQueue', 'ActivityQueue', 'WebhookStateQueue'])(
+  it.each(['ContactQueue', 'ActivityQueue', 'EntitiesQueue', 'WebhookStateQueue'])(
     '%s: age of the oldest message',
     (queue) => {
       const found = alarmOn('ApproximateAgeOfOldestMessage', getAtt(queue, 'QueueName'));

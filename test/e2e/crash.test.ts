@@ -162,6 +162,7 @@ it('loses no accepted event when the runtime is killed mid-stream and restarted'
     ['contact', 0],
     ['activity', 0],
     ['webhookState', 0],
+    ['entities', 0],
     ['parked', 0],
   ]);
 

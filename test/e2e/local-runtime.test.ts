@@ -133,8 +133,8 @@ describe('npm start', () => {
 
     const body = {
       ...buildSampleBody('contact.changed', { context: CONTEXT }),
-      Event: 'person.created',
-      Entity: 'person',
+      Event: 'invoice.created',
+      Entity: 'invoice',
     };
     const delivery = buildSampleDelivery(body, { secret: SECRET });
     const answer = await fetch(runtime.webhookUrl, {

@@ -74,7 +74,7 @@ describe('npm start, when something is wrong', () => {
 
   it('says on stop which messages stay queued because they are parked', async () => {
     const secret = readFileSync(join(dataDir, 'webhook-secret'), 'utf8').trim();
-    const body = { ...buildSampleBody('contact.changed'), Event: 'person.created', Entity: 'person' };
+    const body = { ...buildSampleBody('contact.changed'), Event: 'invoice.created', Entity: 'invoice' };
     const delivery = buildSampleDelivery(body, { secret });
     const answer = await fetch(runtime!.webhookUrl, {
       method: 'POST',

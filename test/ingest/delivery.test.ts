@@ -369,12 +369,6 @@ describe('validation: unauthenticated bodies are refused, authentic ones are par
       },
     ],
     [
-      'FieldValues missing',
-      (b: Record<string, unknown>) => {
-        delete b.FieldValues;
-      },
-    ],
-    [
       'registered without offset',
       (b: Record<string, unknown>) => {
         (b.FieldValues as Record<string, unknown>).registered = '2018-04-24T10:18:40';
@@ -395,6 +389,18 @@ describe('validation: unauthenticated bodies are refused, authentic ones are par
     expect(queue.sent).toHaveLength(0);
   });
 
+  it('accepts an unsigned state event without FieldValues (CRM versions older than FieldValues): never a 400', async () => {
+    const body = sample('webhook.stopped');
+    delete body.FieldValues;
+    const queue = new RecordingQueue();
+
+    const response = await handleDelivery(request(body), policy(), queue);
+
+    expect(response.status).toBe(200);
+    expect(response.decision).toMatchObject({ kind: 'accept', olderShape: true });
+    expect(queue.sent[0]?.queue).toBe('webhookState');
+  });
+
   it('a token-verified state event that breaks the spec is parked, not refused', async () => {
     const body = sample('webhook.stopped');
     body.Changes = ['x'];
@@ -408,12 +414,12 @@ describe('validation: unauthenticated bodies are refused, authentic ones are par
     expect(queue.sent[0]?.queue).toBe('parked');
   });
 
-  it('parks an authentic event the spec does not cover (person.created)', async () => {
-    const body = { ...sample('contact.changed'), Event: 'person.created', Entity: 'person' };
+  it('parks an authentic event the spec does not cover (invoice.created)', async () => {
+    const body = { ...sample('contact.changed'), Event: 'invoice.created', Entity: 'invoice' };
     const queue = new RecordingQueue();
 
     const response = await handleDelivery(
-      request(body, { headers: { 'X-SuperOffice-Event': 'person.created' } }),
+      request(body, { headers: { 'X-SuperOffice-Event': 'invoice.created' } }),
       policy(),
       queue,
     );
@@ -421,7 +427,7 @@ describe('validation: unauthenticated bodies are refused, authentic ones are par
     expect(response.status).toBe(200);
     expect(queue.sent[0]).toMatchObject({
       queue: 'parked',
-      groupId: `Cust12345:person:1234`,
+      groupId: `Cust12345:invoice:1234`,
       attributes: { reason: 'unknown-event' },
     });
   });

@@ -16,6 +16,7 @@ describe('ingest against local-aws-sqs', () => {
       contact: await sqs.createFifoQueue('contact'),
       activity: await sqs.createFifoQueue('activity'),
       webhookState: await sqs.createFifoQueue('webhook-state'),
+      entities: await sqs.createFifoQueue('entities'),
       parked: await sqs.createFifoQueue('parked'),
     };
   });
@@ -57,11 +58,11 @@ describe('ingest against local-aws-sqs', () => {
   it('state events go to the webhook-state queue and unknown events to the parked queue with a reason', async () => {
     const queue = createSqsSender({ client: sqs.client, queueUrls });
     const state = sample('webhook.errors', { primaryKey: 9 });
-    const unknown = { ...sample('contact.changed'), Event: 'sale.created', Entity: 'sale' };
+    const unknown = { ...sample('contact.changed'), Event: 'invoice.created', Entity: 'invoice' };
 
     await handleDelivery(request(state), policy(), queue);
     await handleDelivery(
-      request(unknown, { headers: { 'X-SuperOffice-Event': 'sale.created' } }),
+      request(unknown, { headers: { 'X-SuperOffice-Event': 'invoice.created' } }),
       policy(),
       queue,
     );
@@ -70,7 +71,7 @@ describe('ingest against local-aws-sqs', () => {
 
     expect(stateMessage?.Attributes?.MessageGroupId).toBe('Cust12345:webhook:9');
     expect(parked?.MessageAttributes?.reason?.StringValue).toBe('unknown-event');
-    expect(JSON.parse(parked?.Body ?? '{}').Event).toBe('sale.created');
+    expect(JSON.parse(parked?.Body ?? '{}').Event).toBe('invoice.created');
   });
 
   it('answers 503 when the queue is gone', async () => {

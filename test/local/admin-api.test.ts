@@ -94,7 +94,7 @@ describe('admin API', () => {
       eventCount: 2,
     });
     expect((await get('/rows/Cust1/contact/43')).status).toBe(404);
-    expect((await get('/rows/Cust1/person/42')).status).toBe(400);
+    expect((await get('/rows/Cust1/invoice/42')).status).toBe(400);
     expect((await get('/rows/Cust1/contact/abc')).status).toBe(400);
   });
 
@@ -132,6 +132,7 @@ describe('admin API', () => {
       'contact',
       'activity',
       'webhookState',
+      'entities',
       'parked',
     ]);
   });

@@ -223,6 +223,7 @@ describe('fuzz: functions/ingest.ts handler (API Gateway events, SQS mocked, log
       CONTACT_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/contact.fifo',
       ACTIVITY_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/activity.fifo',
       WEBHOOK_STATE_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/webhook-state.fifo',
+      ENTITIES_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/entities.fifo',
       PARKED_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/parked.fifo',
     };
     for (const [name, value] of Object.entries(urls)) vi.stubEnv(name, value);

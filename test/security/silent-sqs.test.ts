@@ -92,7 +92,13 @@ describe('the SQS sender', () => {
       credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
     });
     const send = vi.spyOn(client, 'send');
-    const queueUrls = { contact: `${peer.endpoint}/1/c.fifo`, activity: '', webhookState: '', parked: '' };
+    const queueUrls = {
+      contact: `${peer.endpoint}/1/c.fifo`,
+      activity: '',
+      webhookState: '',
+      entities: '',
+      parked: '',
+    };
     const sender = createSqsSender({ client, queueUrls, deadlineMs: 300 });
 
     const started = performance.now();

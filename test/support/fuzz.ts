@@ -56,8 +56,8 @@ function secretsFor(policy: PolicyName, context: string): readonly SecretName[] 
 }
 
 const CONTEXTS = ['Cust1', 'Special', 'Cust Ünïcödé ✓'] as const;
-// 'test': the CRM's registration check; 'person.created': an event the spec does not cover.
-const EVENTS = [...SAMPLE_EVENTS, 'person.created', 'test'] as const;
+// 'test': the CRM's registration check; 'invoice.created': an event the spec does not cover.
+const EVENTS = [...SAMPLE_EVENTS, 'invoice.created', 'test'] as const;
 const VALID_CONTENT_TYPES = [
   'application/json; charset=utf-8',
   'application/json',
@@ -457,8 +457,8 @@ export function buildDelivery(c: FuzzCase): BuiltDelivery {
   const sample =
     c.event === 'test'
       ? buildRegistrationTestBody(options)
-      : buildSampleBody(c.event === 'person.created' ? 'contact.changed' : c.event, options);
-  if (c.event === 'person.created') Object.assign(sample, { Event: 'person.created', Entity: 'person' });
+      : buildSampleBody(c.event === 'invoice.created' ? 'contact.changed' : c.event, options);
+  if (c.event === 'invoice.created') Object.assign(sample, { Event: 'invoice.created', Entity: 'invoice' });
   const raw = bodyBytes(c.body, sample);
   const stateForm = `webhook${c.primaryKey}.${String(sample.Event).split('.')[1]}`;
   const eventValue =

@@ -17,6 +17,7 @@ export function outputs(): Array<{ OutputKey: string; OutputValue: string }> {
     ['Contact', 'contact'],
     ['Activity', 'activity'],
     ['WebhookState', 'webhook-state'],
+    ['Entities', 'entities'],
     ['Parked', 'parked'],
   ] as const) {
     list[`${key}QueueUrl`] = url(name);

@@ -6,6 +6,7 @@ const QUEUES = {
   CONTACT_QUEUE_URL: 'http://q/contact.fifo',
   ACTIVITY_QUEUE_URL: 'http://q/activity.fifo',
   WEBHOOK_STATE_QUEUE_URL: 'http://q/state.fifo',
+  ENTITIES_QUEUE_URL: 'http://q/entities.fifo',
   PARKED_QUEUE_URL: 'http://q/parked.fifo',
 };
 
@@ -100,4 +101,37 @@ describe('secretConfig', () => {
       byContext: { Cust1: ['c1'] },
     });
   });
+});
+
+describe('ENTITIES', () => {
+  it('stores every entity when unset or blank', () => {
+    expect(readIngestConfig({ ...QUEUES }).entities).toBeUndefined();
+    expect(readIngestConfig({ ...QUEUES, ENTITIES: ' ' }).entities).toBeUndefined();
+  });
+
+  it('takes fixed entities, one list or table, and the list.*, y_* and * patterns', () => {
+    const entities = readIngestConfig({ ...QUEUES, ENTITIES: 'contact, activity,list.*,y_equipment' })
+      .entities!;
+    const chosen = [
+      'contact',
+      'activity',
+      'person',
+      'list.category',
+      'list.42',
+      'y_equipment',
+      'y_other',
+    ].filter((entity) => entities(entity));
+    expect(chosen).toEqual(['contact', 'activity', 'list.category', 'list.42', 'y_equipment']);
+    expect(readIngestConfig({ ...QUEUES, ENTITIES: 'y_*' }).entities!('y_other')).toBe(true);
+    expect(readIngestConfig({ ...QUEUES, ENTITIES: '*' }).entities!('sale')).toBe(true);
+  });
+
+  it.each(['contac', 'webhook', 'list', 'Y_TABLE', 'person.*', 'contact,invoice'])(
+    'refuses ENTITIES=%s in one line naming what is accepted',
+    (value) => {
+      expect(() => readIngestConfig({ ...QUEUES, ENTITIES: value })).toThrow(
+        /^ENTITIES must be a comma-separated list of contact, activity, .*, list\.<name>, y_<table>, list\.\*, y_\* or \*$/,
+      );
+    },
+  );
 });

@@ -125,7 +125,7 @@ describe('poison record', () => {
     );
     const queue = createSqsSender({
       client: sqs.client,
-      queueUrls: { contact: queueUrl, activity: '', webhookState: '', parked: '' },
+      queueUrls: { contact: queueUrl, activity: '', webhookState: '', entities: '', parked: '' },
     });
     expect((await handleDelivery(request(others[0]!), policy(), queue)).status).toBe(200);
     await sqs.client.send(

@@ -37,7 +37,7 @@ describe('webhook-state worker against dynalite', () => {
     const started = {
       ...stateEvent('webhook.started', { primaryKey: 1, context: 'CustA', timestamp: at(1) }),
     };
-    started.FieldValues = { ...started.FieldValues, state: 2 }; // as in the spec's samples
+    started.FieldValues = { ...started.FieldValues!, state: 2 }; // as in the spec's samples
     const { webhook } = await processStateEvent(deps, started, meta);
     expect(webhook).toMatchObject({
       context: 'CustA',

@@ -1,3 +1,4 @@
+import { isKnownEntity } from '../../../lib/events/index.js';
 import type { Gap, RowEntity } from '../../../lib/store/types.js';
 import { type AdminRoute, HttpError } from '../route-server.js';
 import { toEventView, toRowView, toWebhookView } from '../views.js';
@@ -61,9 +62,13 @@ export function sourceRoutes(source: DashboardSource): AdminRoute[] {
   ];
 }
 
+/** An entity the registry accepts: a fixed one of the catalogue, a list (`list.<name>`) or a custom table (`y_<name>`). */
 function rowEntity(value: string): RowEntity {
-  if (value !== 'contact' && value !== 'activity')
-    throw new HttpError(400, `entity ${value.slice(0, 64)}: contact or activity accepted`);
+  if (!isKnownEntity(value))
+    throw new HttpError(
+      400,
+      `entity ${value.slice(0, 64)}: an entity of the catalogue (contact, person, ...), list.<name> or y_<table> accepted`,
+    );
   return value;
 }
 

@@ -1,0 +1,101 @@
+import { createHash } from 'node:crypto';
+import { parseStateHeaderEvent } from '../headers.js';
+import type { OutboundMessage } from '../queue/port.js';
+import { type Authentication, type Checked, decideAuthenticated, unsignedBinding } from './pipeline.js';
+import type { DeliveryPolicy } from './request.js';
+
+/** A message of the parked queue: the body as received (bytes or text), its attributes and group. */
+export interface ParkedMessage {
+  body: string | Uint8Array;
+  attributes: Readonly<Record<string, string>>;
+  groupId: string;
+}
+
+/** What to do with a parked message now: send it to its queue, or keep it parked with today's reason. */
+export type ReplayOutcome =
+  | { kind: 'replay'; message: OutboundMessage }
+  | { kind: 'keep'; reason: string; message: OutboundMessage };
+
+/** Attributes the parked queue adds that a replayed or re-parked message must not carry over. */
+const PARKING_ATTRIBUTES = new Set(['reason', 'detail', 'bodyEncoding', 'replayedAt']);
+
+/**
+ * Decides a parked delivery again with today's code and configuration ({@link decideAuthenticated}:
+ * the schema, the registry, ENTITIES, the age as of its original `receivedAt`, the store limits). The
+ * signature was verified at the ingest over these very bytes and its binding to the body's
+ * ContextIdentifier checked then (a body without one was never bound, and is never routed); an
+ * unsigned one meets today's ALLOW_UNSIGNED and secrets. A routed message keeps its EventId as its
+ * deduplication id, its original attributes (`receivedAt` among them) and gains `replayedAt`; a
+ * message that still does not route is re-parked with its reason brought up to date.
+ *
+ * @example replayDecision(parked, policy, new Date()) // { kind: 'replay', message: { queue: 'entities', ... } }
+ */
+export function replayDecision(
+  parked: ParkedMessage,
+  policy: DeliveryPolicy,
+  replayedAt: Date,
+): ReplayOutcome {
+  const base = Object.fromEntries(
+    Object.entries(parked.attributes).filter(([name]) => !PARKING_ATTRIBUTES.has(name)),
+  );
+  const attributes = { ...base, replayedAt: replayedAt.toISOString() };
+  const headerEvent = parked.attributes.event ?? '';
+  const authenticatedBy = authenticationOf(parked.attributes);
+  const receivedAt = new Date(parked.attributes.receivedAt ?? replayedAt.toISOString());
+  const checked: Checked = {
+    request: {
+      method: 'POST',
+      headers: {},
+      query: {},
+      body: parked.body,
+      receivedAt: Number.isNaN(receivedAt.getTime()) ? replayedAt : receivedAt,
+    },
+    headers: {
+      prefix: '',
+      event: headerEvent,
+      eventId: parked.attributes.eventId ?? '',
+      signature: undefined,
+      retry: parked.attributes.retry,
+      contentType: undefined,
+      userAgent: undefined,
+      receiverToken: undefined,
+    },
+    log: { signatureVerified: authenticatedBy === 'signature' },
+    authenticatedBy,
+    attributes: base,
+  };
+  const stateEvent = parseStateHeaderEvent(headerEvent) !== undefined;
+  const decision = decideAuthenticated(checked, policy, (view) => {
+    if (authenticatedBy === 'none') return unsignedBinding(checked, stateEvent, policy, view);
+    return undefined;
+  });
+  if (decision.kind === 'accept') {
+    return { kind: 'replay', message: { ...decision.message, attributes } };
+  }
+  const [reason, detail] =
+    decision.kind === 'test'
+      ? ['registration-test', 'the registration check carries no data']
+      : [decision.reason, decision.detail];
+  return {
+    kind: 'keep',
+    reason,
+    message: {
+      queue: 'parked',
+      body: parked.body,
+      groupId: parked.groupId,
+      // A fresh id: the same bytes parked again must not be taken for the copy being replaced.
+      deduplicationId: createHash('sha256').update(parked.body).update(attributes.replayedAt).digest('hex'),
+      attributes: { ...attributes, reason, detail },
+    },
+  };
+}
+
+/**
+ * What the ingest proved when it parked the message: its signature (`signatureVerified`), else the
+ * state-event token for a state event (an unauthenticated state event is never parked), else
+ * nothing (an ALLOW_UNSIGNED delivery of an entity ENTITIES left out).
+ */
+function authenticationOf(attributes: Readonly<Record<string, string>>): Authentication {
+  if (attributes.signatureVerified === 'true') return 'signature';
+  return parseStateHeaderEvent(attributes.event ?? '') !== undefined ? 'token' : 'none';
+}

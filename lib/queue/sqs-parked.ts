@@ -1,0 +1,70 @@
+import {
+  ChangeMessageVisibilityCommand,
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { ParkedSource, ReceivedParked } from '../ingest/replay-parked.js';
+
+export interface SqsParkedSourceConfig {
+  client: SQSClient;
+  queueUrl: string;
+  /** How long a received message stays hidden: longer than a replay run. Default 300 s. */
+  visibilityTimeout?: number;
+}
+
+/**
+ * The parked queue on SQS for the replay: receives with every attribute and the group, gives back
+ * the exact bytes (base64 bodies decoded), deletes, and makes a message visible again.
+ */
+export function createSqsParkedSource({
+  client,
+  queueUrl,
+  visibilityTimeout = 300,
+}: SqsParkedSourceConfig): ParkedSource {
+  const handles = new Map<string, string>();
+  const handle = (message: ReceivedParked) => handles.get(message.messageId) ?? '';
+  return {
+    async receive(max) {
+      const { Messages = [] } = await client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: Math.min(10, max),
+          VisibilityTimeout: visibilityTimeout,
+          WaitTimeSeconds: 0,
+          MessageAttributeNames: ['All'],
+          MessageSystemAttributeNames: ['MessageGroupId'],
+          // The same under its older name, which the local emulator reads.
+          AttributeNames: ['All'],
+        }),
+      );
+      return Messages.map((message): ReceivedParked => {
+        const attributes: Record<string, string> = {};
+        for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
+          if (value.StringValue !== undefined) attributes[name] = value.StringValue;
+        }
+        const text = message.Body ?? '';
+        const messageId = message.MessageId ?? '';
+        handles.set(messageId, message.ReceiptHandle ?? '');
+        return {
+          messageId,
+          body: attributes.bodyEncoding === 'base64' ? new Uint8Array(Buffer.from(text, 'base64')) : text,
+          attributes,
+          groupId: message.Attributes?.MessageGroupId ?? 'parked',
+        };
+      });
+    },
+    async remove(message) {
+      await client.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: handle(message) }));
+    },
+    async release(message) {
+      await client.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: queueUrl,
+          ReceiptHandle: handle(message),
+          VisibilityTimeout: 0,
+        }),
+      );
+    },
+  };
+}
