@@ -40,6 +40,8 @@ export const RowItemSchema = z.object({
   createdAt: z.optional(z.string()),
   softDeletedAt: z.optional(z.string()),
   deletedAt: z.optional(z.string()),
+  /** Order key of the newest event that set the status (action events do not). */
+  statusSeq: z.optional(z.string()),
 });
 
 export type RowItem = z.infer<typeof RowItemSchema>;
@@ -87,12 +89,13 @@ export const WebhookItemSchema = z.object({
   webhookName: z.string(),
   state: StateSchema,
   stateName: z.enum(WEBHOOK_STATE_NAMES),
-  reportedState: z.number(),
-  events: z.number(),
-  registered: z.string(),
-  registeredAssociateId: z.number(),
-  updated: z.string(),
-  updatedAssociateId: z.number(),
+  reportedState: z.optional(z.number()),
+  events: z.optional(z.number()),
+  registered: z.optional(z.string()),
+  registeredAssociateId: z.optional(z.number()),
+  updated: z.optional(z.string()),
+  updatedAssociateId: z.optional(z.number()),
+  registrationSeq: z.optional(z.string()),
   lastEventId: z.string(),
   lastTimestamp: z.string(),
   lastSeq: z.string(),

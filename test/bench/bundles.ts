@@ -6,7 +6,13 @@ import { type BuildOptions, build } from 'esbuild';
 import { load } from 'js-yaml';
 import { countInstructions, hasValgrind } from './valgrind.js';
 
-export const FUNCTIONS = ['ingest', 'contact-worker', 'activity-worker', 'webhook-state-worker'] as const;
+export const FUNCTIONS = [
+  'ingest',
+  'contact-worker',
+  'activity-worker',
+  'entities-worker',
+  'webhook-state-worker',
+] as const;
 
 /** The esbuild options serverless.yml packages with (one source: custom.esbuild). */
 export function serverlessEsbuildOptions(): BuildOptions {
@@ -44,6 +50,9 @@ export const IMPORT_ENV = {
   // As deployed: the ingest builds its SSM provider and the state worker its SNS client at import.
   WEBHOOK_SECRETS_PARAMETER: '/crm-webhook-receiver/bench/webhook-secrets',
   ALERT_TOPIC_ARN: 'arn:aws:sns:eu-west-1:123456789012:crm-webhook-receiver-bench-alerts',
+  // As deployed with subscriptions: the workers build their EventBridge client at import.
+  PUBLISH_EVENTS: 'true',
+  EVENT_BUS_NAME: 'crm-webhook-receiver-bench',
   AWS_REGION: 'eu-west-1',
 };
 
@@ -102,17 +111,20 @@ export async function benchBundles(runs = 15): Promise<Record<string, number | s
     // Each function's floor: the AWS SDK clients it constructs, alone, built the same way.
     const DYNAMO =
       "import { DynamoDBClient } from '@aws-sdk/client-dynamodb'; import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb'; export const doc = DynamoDBDocumentClient.from(new DynamoDBClient({}));";
+    const EVENTS =
+      "import { EventBridgeClient } from '@aws-sdk/client-eventbridge'; export const events = new EventBridgeClient({});";
     const floors: Record<string, string> = {
       'SQS client':
         "import { SQSClient } from '@aws-sdk/client-sqs'; export const client = new SQSClient({});",
-      'DynamoDB document client': DYNAMO,
-      'DynamoDB document and SNS clients': `${DYNAMO} import { SNSClient } from '@aws-sdk/client-sns'; export const sns = new SNSClient({});`,
+      'DynamoDB document and EventBridge clients': `${DYNAMO} ${EVENTS}`,
+      'DynamoDB document, SNS and EventBridge clients': `${DYNAMO} ${EVENTS} import { SNSClient } from '@aws-sdk/client-sns'; export const sns = new SNSClient({});`,
     };
     const floorOf: Record<(typeof FUNCTIONS)[number], string> = {
       ingest: 'SQS client',
-      'contact-worker': 'DynamoDB document client',
-      'activity-worker': 'DynamoDB document client',
-      'webhook-state-worker': 'DynamoDB document and SNS clients',
+      'contact-worker': 'DynamoDB document and EventBridge clients',
+      'activity-worker': 'DynamoDB document and EventBridge clients',
+      'entities-worker': 'DynamoDB document and EventBridge clients',
+      'webhook-state-worker': 'DynamoDB document, SNS and EventBridge clients',
     };
     for (const [name, contents] of Object.entries(floors)) {
       files[name] = join(dir, `floor-${Object.keys(files).length}.mjs`);
