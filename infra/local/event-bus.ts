@@ -24,6 +24,8 @@ export interface LocalEventBusOptions {
   region: string;
   /** PutEvents port on 127.0.0.1; 0 picks a free one. */
   port: number;
+  /** The bus's first retry step (ms), LOCAL_BUS_BACKOFF_MS; default 1000. */
+  backoffMs?: number;
   log: (line: string) => void;
 }
 
@@ -77,10 +79,11 @@ export async function startLocalEventBus(options: LocalEventBusOptions): Promise
  * targets allowed on loopback. An invalid file, a pattern the local matcher cannot evaluate or an
  * unset `auth.env` variable is a one-line StartupError.
  */
-async function startBus({ env, sqs, stage, region }: LocalEventBusOptions) {
+async function startBus({ env, sqs, stage, region, backoffMs = 1000 }: LocalEventBusOptions) {
   try {
     const subscriptions = loadSubscriptions({ root: ROOT, env, mode: 'local' });
-    return { subscriptions, bus: await startLocalBus({ subscriptions, sqs, stage, region, env }) };
+    const backoff = { baseMs: backoffMs, maxMs: 60_000 };
+    return { subscriptions, bus: await startLocalBus({ subscriptions, sqs, stage, region, env, backoff }) };
   } catch (error) {
     if (error instanceof BusError) throw new StartupError(error.message);
     throw error;

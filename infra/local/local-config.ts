@@ -11,11 +11,13 @@ export interface LocalConfig {
   eventbridgePort: number;
   visibilityTimeout: number | undefined;
   maxConnections: number;
+  /** The local bus's first retry step (ms); later ones double, up to 60 s. */
+  busBackoffMs: number;
 }
 
 /**
- * Reads PORT, HOST, ADMIN_PORT, DATA_DIR, SQS_PORT, DYNAMODB_PORT, EVENTBRIDGE_PORT, LOCAL_VISIBILITY_TIMEOUT and
- * LOCAL_MAX_CONNECTIONS. A malformed value throws a StartupError naming the variable, where it came
+ * Reads PORT, HOST, ADMIN_PORT, DATA_DIR, SQS_PORT, DYNAMODB_PORT, EVENTBRIDGE_PORT, LOCAL_VISIBILITY_TIMEOUT,
+ * LOCAL_MAX_CONNECTIONS and LOCAL_BUS_BACKOFF_MS. A malformed value throws a StartupError naming the variable, where it came
  * from (`origin` says, for example `in .env`) and what is accepted.
  */
 export function readLocalConfig(env: NodeJS.ProcessEnv, origin: (name: string) => string): LocalConfig {
@@ -42,5 +44,6 @@ export function readLocalConfig(env: NodeJS.ProcessEnv, origin: (name: string) =
       ? integer('LOCAL_VISIBILITY_TIMEOUT', 0, 0, 43_200, 'whole seconds from 0 to 43200 (the SQS limit)')
       : undefined,
     maxConnections: integer('LOCAL_MAX_CONNECTIONS', 256, 1, 65_535, 'a whole number from 1 to 65535'),
+    busBackoffMs: integer('LOCAL_BUS_BACKOFF_MS', 1000, 0, 60_000, 'whole milliseconds from 0 to 60000'),
   };
 }

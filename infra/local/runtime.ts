@@ -45,6 +45,8 @@ export interface LocalRuntimeOptions {
   maxConnections?: number;
   /** Overrides every queue's VisibilityTimeout (seconds), for quick retries in experiments and tests. */
   visibilityTimeout?: number;
+  /** The local bus's first retry step in ms (later ones double, up to 60 s); default 1000. */
+  busBackoffMs?: number;
   /** The environment the functions read; default `process.env`, which is updated in place. */
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
@@ -155,6 +157,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     stage: options.stage ?? 'local',
     region,
     port: options.eventbridgePort ?? 0,
+    ...(options.busBackoffMs !== undefined && { backoffMs: options.busBackoffMs }),
     log,
   }).catch((error: unknown) => {
     throw portError('EVENTBRIDGE_PORT', options.eventbridgePort ?? 0, error);

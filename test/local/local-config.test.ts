@@ -15,6 +15,7 @@ describe('the local runtime configuration', () => {
       eventbridgePort: 0,
       visibilityTimeout: undefined,
       maxConnections: 256,
+      busBackoffMs: 1000,
     });
   });
 
@@ -44,6 +45,16 @@ describe('the local runtime configuration', () => {
       '0',
       'LOCAL_MAX_CONNECTIONS="0" in the environment is not accepted: a whole number from 1 to 65535',
     ],
+    [
+      'LOCAL_BUS_BACKOFF_MS',
+      '60001',
+      'LOCAL_BUS_BACKOFF_MS="60001" in the environment is not accepted: whole milliseconds from 0 to 60000',
+    ],
+    [
+      'LOCAL_BUS_BACKOFF_MS',
+      '0.5',
+      'LOCAL_BUS_BACKOFF_MS="0.5" in the environment is not accepted: whole milliseconds from 0 to 60000',
+    ],
   ])(
     'refuses %s=%s in one line naming the variable, its origin and what is accepted',
     (name, value, message) => {
@@ -54,5 +65,10 @@ describe('the local runtime configuration', () => {
   it('accepts the SQS range', () => {
     expect(readLocalConfig({ LOCAL_VISIBILITY_TIMEOUT: '43200' }, fromFile).visibilityTimeout).toBe(43_200);
     expect(readLocalConfig({ LOCAL_VISIBILITY_TIMEOUT: '0' }, fromFile).visibilityTimeout).toBe(0);
+  });
+
+  it('takes a local bus backoff from 0 (retry at once) to 60 s', () => {
+    expect(readLocalConfig({ LOCAL_BUS_BACKOFF_MS: '0' }, fromFile).busBackoffMs).toBe(0);
+    expect(readLocalConfig({ LOCAL_BUS_BACKOFF_MS: '60000' }, fromFile).busBackoffMs).toBe(60_000);
   });
 });
