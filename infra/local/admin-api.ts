@@ -1,5 +1,4 @@
 import type { Server } from 'node:http';
-import type { SubscriptionView } from './bus.js';
 import { queueByName } from './dashboard/local-source.js';
 import { sourceRoutes } from './dashboard/routes.js';
 import type { Dashboard } from './dashboard/server.js';
@@ -10,7 +9,7 @@ import type { StoredMessage } from './sqs-emulator.js';
 import { toMessageView } from './views.js';
 
 export interface AdminApiDeps {
-  /** Rows, webhooks, queues, parked deliveries and redrive: what the dashboard reads too. */
+  /** Rows, webhooks, queues, parked deliveries, subscriptions and redrive: what the dashboard reads too. */
   source: DashboardSource;
   queues: readonly LocalQueue[];
   /** Reads a queue's messages without receiving them (see SqsEmulator.peek). */
@@ -19,8 +18,6 @@ export interface AdminApiDeps {
   isReady(): boolean;
   /** Served at GET /info: endpoints, queue and table names. */
   info?: () => Record<string, unknown>;
-  /** Each subscription's recent deliveries, failures and DLQ (LocalBus.view), for GET /subscriptions. */
-  subscriptions?: () => SubscriptionView[];
   /** The dashboard page at `/` and the token a browser's POST must carry. */
   dashboard?: Dashboard;
   /** Where a request that could not be answered is logged; default stderr. */
@@ -55,16 +52,6 @@ export function createAdminServer(deps: AdminApiDeps): Server {
       handle: async ([name], query) =>
         deps.peek(queueByName(deps.queues, name!).name, limit(query)).map(toMessageView),
     },
-    {
-      method: 'GET',
-      pattern: /^\/subscriptions$/,
-      handle: async () => deps.subscriptions?.() ?? [],
-    },
-    {
-      method: 'GET',
-      pattern: /^\/subscriptions\/([^/]+)$/,
-      handle: async ([name]) => subscriptionByName(deps.subscriptions?.() ?? [], name!),
-    },
     ...sourceRoutes(deps.source),
   ];
   return createRouteServer({
@@ -78,13 +65,4 @@ export function createAdminServer(deps: AdminApiDeps): Server {
 function limit(query: URLSearchParams): number {
   const value = Number(query.get('limit') ?? 100);
   return Number.isSafeInteger(value) && value > 0 ? value : 100;
-}
-
-function subscriptionByName(views: SubscriptionView[], name: string): SubscriptionView {
-  const view = views.find((candidate) => candidate.name === name);
-  if (!view) {
-    const names = views.map((candidate) => candidate.name).join(', ') || 'none';
-    throw new HttpError(404, `no subscription ${name}; subscriptions: ${names}`);
-  }
-  return view;
 }

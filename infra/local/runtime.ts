@@ -248,12 +248,12 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
       peek,
       outcomes,
       deliveries,
+      subscriptions: () => eventBus.bus.view(),
     }),
     queues,
     peek,
     isReady: () => ready,
     log,
-    subscriptions: () => eventBus.bus.view(),
     info: () => ({ urls, ports, dataDir, queues, tables }),
     dashboard: createDashboard(),
   });

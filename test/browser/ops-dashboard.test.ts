@@ -1,6 +1,7 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -41,6 +42,7 @@ beforeAll(async () => {
     sqs: new SQSClient({ region: 'eu-west-1' }),
     dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
     cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
+    eventBridge: new EventBridgeClient({ region: 'eu-west-1' }),
   })) as typeof served;
 });
 
