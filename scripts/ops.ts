@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createAwsSource } from './ops/aws-source.js';
@@ -35,8 +36,8 @@ import {
 } from './ops/commands.js';
 import { serveDashboard } from './ops/dashboard.js';
 
-/** The clients of every command, and CloudWatch for the dashboard's chart. */
-export type DashboardClients = OpsClients & { cloudWatch: CloudWatchClient };
+/** The clients of every command, and CloudWatch and EventBridge for the dashboard. */
+export type DashboardClients = OpsClients & { cloudWatch: CloudWatchClient; eventBridge: EventBridgeClient };
 
 const USAGE =
   'usage: npm run ops -- <status|parked|replay-parked|redrive|rows|webhooks|gaps|dashboard> --stage S [options]';
@@ -64,6 +65,7 @@ export async function main(argv: string[], clients?: DashboardClients): Promise<
     sqs: new SQSClient({ region }),
     dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region })),
     cloudWatch: new CloudWatchClient({ region }),
+    eventBridge: new EventBridgeClient({ region }),
   };
   const outputs = await readOutputs(ops, values.stage);
   switch (command) {

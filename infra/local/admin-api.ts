@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import type { ReplayReport } from '../../lib/ingest/index.js';
-import type { SubscriptionView } from './bus.js';
 import { queueByName } from './dashboard/local-source.js';
 import { sourceRoutes } from './dashboard/routes.js';
 import type { Dashboard } from './dashboard/server.js';
@@ -11,7 +10,7 @@ import type { StoredMessage } from './sqs-emulator.js';
 import { toMessageView } from './views.js';
 
 export interface AdminApiDeps {
-  /** Rows, webhooks, queues, parked deliveries and redrive: what the dashboard reads too. */
+  /** Rows, webhooks, queues, parked deliveries, subscriptions and redrive: what the dashboard reads too. */
   source: DashboardSource;
   queues: readonly LocalQueue[];
   /** Reads a queue's messages without receiving them (see SqsEmulator.peek). */
@@ -20,8 +19,6 @@ export interface AdminApiDeps {
   isReady(): boolean;
   /** Served at GET /info: endpoints, queue and table names. */
   info?: () => Record<string, unknown>;
-  /** Each subscription's recent deliveries, failures and DLQ (LocalBus.view), for GET /subscriptions. */
-  subscriptions?: () => SubscriptionView[];
   /** The dashboard page at `/` and the token a browser's POST must carry. */
   dashboard?: Dashboard;
   /** POST /parked/replay: decides every parked delivery again with today's code and configuration. */
@@ -62,16 +59,6 @@ export function createAdminServer(deps: AdminApiDeps): Server {
         deps.peek(queueByName(deps.queues, name!).name, limit(query)).map(toMessageView),
     },
     {
-      method: 'GET',
-      pattern: /^\/subscriptions$/,
-      handle: async () => deps.subscriptions?.() ?? [],
-    },
-    {
-      method: 'GET',
-      pattern: /^\/subscriptions\/([^/]+)$/,
-      handle: async ([name]) => subscriptionByName(deps.subscriptions?.() ?? [], name!),
-    },
-    {
       method: 'POST',
       pattern: /^\/parked\/replay$/,
       handle: async (_, query): Promise<ReplayReport> => {
@@ -96,15 +83,6 @@ export function createAdminServer(deps: AdminApiDeps): Server {
 function limit(query: URLSearchParams): number {
   const value = Number(query.get('limit') ?? 100);
   return Number.isSafeInteger(value) && value > 0 ? value : 100;
-}
-
-function subscriptionByName(views: SubscriptionView[], name: string): SubscriptionView {
-  const view = views.find((candidate) => candidate.name === name);
-  if (!view) {
-    const names = views.map((candidate) => candidate.name).join(', ') || 'none';
-    throw new HttpError(404, `no subscription ${name}; subscriptions: ${names}`);
-  }
-  return view;
 }
 
 function positive(value: string, name: string): number {

@@ -64,6 +64,8 @@ export interface DeadLetterView extends DeliveryView {
 /** One subscription's activity, for the admin API. Lists are newest first. */
 export interface SubscriptionView {
   name: string;
+  /** Its EventBridge event pattern, as in subscriptions.yml. */
+  pattern: Record<string, unknown>;
   target: string;
   matched: number;
   delivered: number;
@@ -281,11 +283,12 @@ async function sender(
 /** The 4xx answers an API destination retries (with every 5xx and network error); others go to the DLQ. */
 const RETRIED = new Set([401, 407, 409, 429]);
 
-function emptyView({ name, target }: Subscription): SubscriptionView {
+function emptyView({ name, pattern, target }: Subscription): SubscriptionView {
   const description =
     'url' in target ? target.url : 'queue' in target ? `queue ${target.queue}` : target.lambda;
   return {
     name,
+    pattern,
     target: description,
     matched: 0,
     delivered: 0,

@@ -1,4 +1,5 @@
 import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { QUEUE_KEYS, type QueueKey, SERVICE } from '../../infra/definitions.js';
 import { findInStore } from '../../infra/local/dashboard/find-event.js';
 import { moveBack } from '../../infra/local/dashboard/move-task.js';
@@ -7,9 +8,10 @@ import type { DashboardSource } from '../../infra/local/dashboard/source.js';
 import { HttpError } from '../../infra/local/route-server.js';
 import { type OpsClients, output, parked, type StackOutputs, stageStore } from './commands.js';
 import { outcomeSeries } from './outcome-metrics.js';
+import { COUNTS_HOURS, subscriptionStatus } from './subscription-status.js';
 
 export interface AwsSourceOptions {
-  clients: OpsClients & { cloudWatch: CloudWatchClient };
+  clients: OpsClients & { cloudWatch: CloudWatchClient; eventBridge: EventBridgeClient };
   outputs: StackOutputs;
   stage: string;
   region: string;
@@ -23,7 +25,7 @@ const PARKED_LOOK = 10;
 /**
  * The dashboard's data from a deployed stage, with the user's credentials: the tables through the
  * store, queue depths from GetQueueAttributes, the chart from CloudWatch, redrive by
- * StartMessageMoveTask. SQS has no peek, so the parked queue is read only on request, as
+ * StartMessageMoveTask, the subscriptions from their rules and CloudWatch. SQS has no peek, so the parked queue is read only on request, as
  * `ops parked` reads it, and no other queue is received from; the live feed is local only.
  */
 export function createAwsSource(options: AwsSourceOptions): DashboardSource {
@@ -41,6 +43,11 @@ export function createAwsSource(options: AwsSourceOptions): DashboardSource {
         'SQS cannot show a message without receiving it: each look receives up to 10 parked deliveries ' +
         '(hidden for 30 s) and counts toward their maxReceiveCount (5); after the 5th look a delivery ' +
         'moves to the parked DLQ, where it can be redriven.',
+      subscriptionsNote:
+        `Counts of the last ${COUNTS_HOURS} hours from CloudWatch (AWS/Events MatchedEvents, Invocations, ` +
+        'FailedInvocations of each rule; delivered is Invocations − FailedInvocations). EventBridge keeps no ' +
+        'record of single deliveries: recent deliveries, failures and events in flight cannot be shown, and ' +
+        'a DLQ is counted (GetQueueAttributes), not read, since SQS cannot show a message without receiving it.',
     },
     store,
     queues: () =>
@@ -83,6 +90,12 @@ export function createAwsSource(options: AwsSourceOptions): DashboardSource {
         inFlight: true,
         reason: message.attributes.reason,
       })),
+    subscriptions: async () => {
+      const busName = outputs.EventBusName;
+      if (busName === undefined)
+        throw new HttpError(404, 'the stack has no event bus: deploy this version first');
+      return subscriptionStatus(clients, { busName, prefix: `${SERVICE}-${stage}` });
+    },
     redrive: async (name) => {
       const key = name.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
       if (!(QUEUE_KEYS as string[]).includes(key))

@@ -1,7 +1,18 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  DescribeApiDestinationCommand,
+  EventBridgeClient,
+  ListRulesCommand,
+  ListTargetsByRuleCommand,
+} from '@aws-sdk/client-eventbridge';
+import {
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { Browser } from 'playwright-core';
@@ -14,6 +25,7 @@ const cloudFormation = mockClient(CloudFormationClient);
 const sqs = mockClient(SQSClient);
 const dynamo = mockClient(DynamoDBDocumentClient);
 const cloudWatch = mockClient(CloudWatchClient);
+const eventBridge = mockClient(EventBridgeClient);
 
 let browser: Browser;
 let served: { dashboard: string; close: () => Promise<void> };
@@ -35,19 +47,43 @@ beforeAll(async () => {
   cloudWatch.on(GetMetricDataCommand).resolves({
     MetricDataResults: [{ Id: 'm0', Timestamps: [new Date(Date.now() - 60_000)], Values: [7] }],
   });
+  eventBridge.on(ListRulesCommand).resolves({
+    Rules: [
+      {
+        Name: 'crm-webhook-receiver-test-department-changes',
+        EventPattern: '{"detail-type":["contact.changed"],"detail":{"significantChanges":["department"]}}',
+      },
+    ],
+  });
+  eventBridge.on(ListTargetsByRuleCommand).resolves({
+    Targets: [
+      {
+        Id: 'department-changes',
+        Arn: 'arn:aws:events:eu-west-1:123456789012:api-destination/crm-webhook-receiver-test-department-changes/0f1e',
+        DeadLetterConfig: {
+          Arn: 'arn:aws:sqs:eu-west-1:123456789012:crm-webhook-receiver-test-department-changes-dlq',
+        },
+      },
+    ],
+  });
+  eventBridge
+    .on(DescribeApiDestinationCommand)
+    .resolves({ InvocationEndpoint: 'https://example.com/crm/department' });
+  sqs.on(GetQueueUrlCommand).resolves({ QueueUrl: 'https://sqs/department-changes-dlq' });
   browser = await launchChromium();
   served = (await main(['dashboard', '--stage', 'test', '--port', '0'], {
     cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }),
     sqs: new SQSClient({ region: 'eu-west-1' }),
     dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
     cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
+    eventBridge: new EventBridgeClient({ region: 'eu-west-1' }),
   })) as typeof served;
 });
 
 afterAll(async () => {
   await served?.close();
   await browser?.close();
-  for (const mock of [cloudFormation, sqs, dynamo, cloudWatch]) mock.restore();
+  for (const mock of [cloudFormation, sqs, dynamo, cloudWatch, eventBridge]) mock.restore();
 });
 
 describe('the ops dashboard in Chromium, on mocked AWS clients', () => {
@@ -72,6 +108,27 @@ describe('the ops dashboard in Chromium, on mocked AWS clients', () => {
       await look.press('Enter');
       await waitForText(page.locator('tr[data-message="m-1"]'), '⏸ unknown-event');
       expect(sqs.commandCalls(ReceiveMessageCommand)).toHaveLength(2);
+    });
+  });
+
+  it('subscriptions from the stage: the rule’s pattern in words, target, DLQ depth, and what AWS cannot show', async () => {
+    const receives = sqs.commandCalls(ReceiveMessageCommand).length;
+    await withPage(browser, 'ops-subscriptions', async (page) => {
+      await page.goto(`${served.dashboard}#/subscriptions`);
+      const card = page.locator('article[data-subscription="department-changes"]');
+      await card.waitFor();
+      expect(await page.locator('main .note').textContent()).toContain(
+        'recent deliveries, failures and events in flight cannot be shown',
+      );
+      expect(await card.locator('ul.pattern').textContent()).toContain(
+        'detail.significantChanges: "department"',
+      );
+      expect(await card.locator('dd.mono').textContent()).toBe('https://example.com/crm/department');
+      expect(await card.locator('dd[data-count="inFlight"]').textContent()).toBe('not observable here');
+      // The GetQueueAttributes mock answers 2 visible messages: the DLQ's depth, counted, not received.
+      expect(await card.locator('dd[data-count="dlq"]').textContent()).toBe('⚠ 2 waiting');
+      expect(await card.locator('table').count()).toBe(0);
+      expect(sqs.commandCalls(ReceiveMessageCommand)).toHaveLength(receives);
     });
   });
 });

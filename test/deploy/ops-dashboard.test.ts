@@ -2,7 +2,14 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  DescribeApiDestinationCommand,
+  EventBridgeClient,
+  ListRulesCommand,
+  ListTargetsByRuleCommand,
+} from '@aws-sdk/client-eventbridge';
+import {
   GetQueueAttributesCommand,
+  GetQueueUrlCommand,
   ListMessageMoveTasksCommand,
   ReceiveMessageCommand,
   SQSClient,
@@ -30,10 +37,11 @@ describe('npm run ops -- dashboard', () => {
   const sqs = mockClient(SQSClient);
   const dynamo = mockClient(DynamoDBDocumentClient);
   const cloudWatch = mockClient(CloudWatchClient);
+  const eventBridge = mockClient(EventBridgeClient);
   let clients: DashboardClients;
 
   beforeEach(() => {
-    for (const mock of [cloudFormation, sqs, dynamo, cloudWatch]) mock.reset();
+    for (const mock of [cloudFormation, sqs, dynamo, cloudWatch, eventBridge]) mock.reset();
     cloudFormation.on(DescribeStacksCommand).resolves({
       Stacks: [
         { StackName: 'x', StackStatus: 'UPDATE_COMPLETE', CreationTime: new Date(), Outputs: outputs() },
@@ -51,6 +59,7 @@ describe('npm run ops -- dashboard', () => {
       Results: [{ Status: 'COMPLETED', ApproximateNumberOfMessagesMoved: 2 }],
     });
     cloudWatch.on(GetMetricDataCommand).resolves({ MetricDataResults: [] });
+    eventBridge.on(ListRulesCommand).resolves({ Rules: [] });
     dynamo.on(ScanCommand).resolves({ Items: [] });
     dynamo.on(QueryCommand, { IndexName: 'byEventId' }).resolves({
       Items: [{ eventId: 'e-1', rowKey: 'contact#42#Cust1', seq: 's-1' }],
@@ -73,6 +82,7 @@ describe('npm run ops -- dashboard', () => {
       sqs: new SQSClient({ region: 'eu-west-1' }),
       dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
       cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
+      eventBridge: new EventBridgeClient({ region: 'eu-west-1' }),
     };
   });
 
@@ -203,6 +213,127 @@ describe('npm run ops -- dashboard', () => {
       expect(aws.info.parkedNote).toContain('counts toward their maxReceiveCount (5)');
     });
 
+    it('subscriptions: the rules on the stage’s bus, their targets, DLQ depths and 24 h of AWS/Events metrics; nothing received', async () => {
+      const bus = 'crm-webhook-receiver-test';
+      const events = 'arn:aws:events:eu-west-1:123456789012';
+      const queueArn = (name: string) => `arn:aws:sqs:eu-west-1:123456789012:${bus}-${name}`;
+      eventBridge.on(ListRulesCommand).resolves({
+        Rules: [
+          { Name: `${bus}-department-changes`, EventPattern: '{"detail-type":["contact.changed"]}' },
+          { Name: `${bus}-sales`, EventPattern: '{"detail-type":["sale.sold"]}' },
+        ],
+      });
+      eventBridge.on(ListTargetsByRuleCommand, { Rule: `${bus}-department-changes` }).resolves({
+        Targets: [
+          {
+            Id: 'department-changes',
+            Arn: `${events}:api-destination/${bus}-department-changes/0f1e`,
+            DeadLetterConfig: { Arn: queueArn('department-changes-dlq') },
+          },
+        ],
+      });
+      eventBridge.on(ListTargetsByRuleCommand, { Rule: `${bus}-sales` }).resolves({
+        Targets: [{ Id: 'sales', Arn: queueArn('sales'), DeadLetterConfig: { Arn: queueArn('sales-dlq') } }],
+      });
+      eventBridge
+        .on(DescribeApiDestinationCommand)
+        .resolves({ InvocationEndpoint: 'https://example.com/crm/department' });
+      sqs.on(GetQueueUrlCommand).callsFake(({ QueueName }) => ({ QueueUrl: `https://sqs/${QueueName}` }));
+      sqs.on(GetQueueAttributesCommand, { QueueUrl: `https://sqs/${bus}-department-changes-dlq` }).resolves({
+        Attributes: { ApproximateNumberOfMessages: '2', ApproximateNumberOfMessagesNotVisible: '0' },
+      });
+      sqs.on(GetQueueAttributesCommand, { QueueUrl: `https://sqs/${bus}-sales-dlq` }).resolves({
+        Attributes: { ApproximateNumberOfMessages: '0', ApproximateNumberOfMessagesNotVisible: '0' },
+      });
+      cloudWatch.on(GetMetricDataCommand).resolves({
+        MetricDataResults: [
+          { Id: 'r0m0', Values: [5, 1] },
+          { Id: 'r0m1', Values: [6] },
+          { Id: 'r0m2', Values: [2] },
+          { Id: 'r1m0', Values: [3] },
+          { Id: 'r1m1', Values: [3] },
+        ],
+      });
+      const aws = await source();
+
+      const subscriptions = await aws.subscriptions();
+
+      expect(subscriptions).toEqual([
+        {
+          name: 'department-changes',
+          pattern: { 'detail-type': ['contact.changed'] },
+          target: 'https://example.com/crm/department',
+          matched: 6,
+          delivered: 4,
+          inFlight: null,
+          failed: 2,
+          dlqDepth: 2,
+        },
+        {
+          name: 'sales',
+          pattern: { 'detail-type': ['sale.sold'] },
+          target: `queue ${bus}-sales`,
+          matched: 3,
+          delivered: 3,
+          inFlight: null,
+          failed: 0,
+          dlqDepth: 0,
+        },
+      ]);
+      expect(eventBridge.commandCalls(ListRulesCommand)[0]!.args[0].input).toEqual({ EventBusName: bus });
+      expect(eventBridge.commandCalls(ListTargetsByRuleCommand)[0]!.args[0].input).toEqual({
+        Rule: `${bus}-department-changes`,
+        EventBusName: bus,
+      });
+      expect(eventBridge.commandCalls(DescribeApiDestinationCommand)[0]!.args[0].input).toEqual({
+        Name: `${bus}-department-changes`,
+      });
+      expect(sqs.commandCalls(GetQueueUrlCommand).map((call) => call.args[0].input)).toEqual(
+        expect.arrayContaining([
+          { QueueName: `${bus}-department-changes-dlq`, QueueOwnerAWSAccountId: '123456789012' },
+          { QueueName: `${bus}-sales-dlq`, QueueOwnerAWSAccountId: '123456789012' },
+        ]),
+      );
+      const metrics = cloudWatch.commandCalls(GetMetricDataCommand);
+      expect(metrics).toHaveLength(1);
+      const input = metrics[0]!.args[0].input;
+      expect(input.EndTime!.getTime() - input.StartTime!.getTime()).toBe(24 * 3600_000);
+      expect(input.MetricDataQueries).toHaveLength(6);
+      expect(input.MetricDataQueries![2]).toEqual({
+        Id: 'r0m2',
+        MetricStat: {
+          Metric: {
+            Namespace: 'AWS/Events',
+            MetricName: 'FailedInvocations',
+            Dimensions: [
+              { Name: 'EventBusName', Value: bus },
+              { Name: 'RuleName', Value: `${bus}-department-changes` },
+            ],
+          },
+          Period: 86_400,
+          Stat: 'Sum',
+        },
+      });
+      expect(sqs.commandCalls(ReceiveMessageCommand)).toHaveLength(0);
+      expect(aws.info.subscriptionsNote).toContain(
+        'recent deliveries, failures and events in flight cannot be shown',
+      );
+    });
+
+    it('subscriptions of a stack deployed before the event bus: a 404 that says to deploy', async () => {
+      const aws = createAwsSource({
+        clients,
+        outputs: { ...(await readOutputs(clients, 'test')), EventBusName: undefined } as never,
+        stage: 'test',
+        region: 'eu-west-1',
+      });
+
+      await expect(aws.subscriptions()).rejects.toEqual(
+        new HttpError(404, 'the stack has no event bus: deploy this version first'),
+      );
+      expect(eventBridge.calls()).toHaveLength(0);
+    });
+
     it('redrive: StartMessageMoveTask from the queue’s DLQ ARN (back to its source), followed to its end', async () => {
       const result = await (await source()).redrive('webhook-state');
 
@@ -257,6 +388,7 @@ describe('npm run ops -- dashboard', () => {
       expect((await get('/queues')).body).toHaveLength(4);
       expect((await get('/outcomes')).body).toMatchObject({ outcomes: expect.any(Array) });
       expect(await get('/deliveries?after=0')).toEqual({ status: 200, body: [] });
+      expect(await get('/subscriptions')).toEqual({ status: 200, body: [] });
       expect((await get('/rows/Cust1/contact/42/events')).body).toEqual([
         expect.objectContaining({ eventId: 'e-1', payload: JSON.parse(BODY) }),
       ]);

@@ -1,6 +1,7 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import {
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
@@ -36,6 +37,7 @@ describe('npm run ops', () => {
       sqs: new SQSClient({ region: 'eu-west-1' }),
       dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
       cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
+      eventBridge: new EventBridgeClient({ region: 'eu-west-1' }),
     };
   });
 

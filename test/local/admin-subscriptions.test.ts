@@ -42,11 +42,10 @@ beforeAll(async () => {
   });
   sqs = new SQSClient({ region: 'us-east-1' });
   admin = createAdminServer({
-    source: testSource({ store, sqs, queues: [], peek: () => [] }),
+    source: testSource({ store, sqs, queues: [], peek: () => [], subscriptions: () => bus.view() }),
     queues: [],
     peek: () => [],
     isReady: () => true,
-    subscriptions: () => bus.view(),
   });
   await new Promise<void>((resolve) => admin.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(admin.address() as AddressInfo).port}`;
@@ -75,11 +74,21 @@ describe('admin API: subscriptions', () => {
     const all = await get('/subscriptions');
     expect(all.status).toBe(200);
     expect(all.body).toMatchObject([
-      { name: 'up', matched: 1, delivered: 1, recent: [{ id, eventId: 'e-1', attempts: 1 }], dlq: [] },
+      {
+        name: 'up',
+        pattern: { 'detail-type': ['sale.sold'] },
+        matched: 1,
+        delivered: 1,
+        failed: 0,
+        recent: [{ id, eventId: 'e-1', attempts: 1 }],
+        dlq: [],
+      },
       {
         name: 'down',
         matched: 1,
         delivered: 0,
+        failed: 1,
+        dlqDepth: 1,
         failures: [
           { attempt: 2, error: 'HTTP 500' },
           { attempt: 1, error: 'HTTP 500' },

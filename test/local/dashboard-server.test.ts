@@ -84,6 +84,7 @@ describe('dashboard routes of the admin API', () => {
       live: true,
       parkedOnRequest: false,
       parkedNote: 'Read without receiving them: looking changes nothing.',
+      subscriptionsNote: expect.stringContaining('Counted by the local bus since this start'),
     });
   });
 

@@ -12,6 +12,7 @@ export function outputs(): Array<{ OutputKey: string; OutputValue: string }> {
     RowsTableName: 'crm-webhook-receiver-test-rows',
     EventsTableName: 'crm-webhook-receiver-test-events',
     WebhooksTableName: 'crm-webhook-receiver-test-webhooks',
+    EventBusName: 'crm-webhook-receiver-test',
   };
   for (const [key, name] of [
     ['Contact', 'contact'],

@@ -1,4 +1,5 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { SubscriptionView } from '../bus.js';
 import type { LocalQueue } from '../resources.js';
 import { HttpError } from '../route-server.js';
 import { toMessageView } from '../views.js';
@@ -12,6 +13,8 @@ export interface LocalSourceDeps extends FindEventDeps {
   sqs: SQSClient;
   outcomes: OutcomeCounter;
   deliveries: DeliveryFeed;
+  /** The local bus's subscriptions (LocalBus.view). */
+  subscriptions?: () => SubscriptionView[];
   /** How long a redrive waits for its move task to finish. */
   redriveTimeoutMs?: number;
 }
@@ -28,6 +31,9 @@ export function createLocalSource(deps: LocalSourceDeps): DashboardSource {
       live: true,
       parkedOnRequest: false,
       parkedNote: 'Read without receiving them: looking changes nothing.',
+      subscriptionsNote:
+        'Counted by the local bus since this start; the last 50 deliveries and failures of each, and ' +
+        'its dead letters, are kept in memory until the runtime stops.',
     },
     store: deps.store,
     queues: () => Promise.all(deps.queues.map((queue) => queueView(deps.sqs, queue))),
@@ -39,6 +45,11 @@ export function createLocalSource(deps: LocalSourceDeps): DashboardSource {
         ...toMessageView(message),
         reason: message.messageAttributes.reason?.StringValue,
       })),
+    subscriptions: async () =>
+      (deps.subscriptions?.() ?? []).map((view) => {
+        const failed = view.dlq.length + view.dlqDropped;
+        return { ...view, failed, dlqDepth: failed };
+      }),
     redrive: async (name) => {
       const queue = queueByName(deps.queues, name);
       return moveBack(

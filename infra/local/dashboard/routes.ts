@@ -2,7 +2,7 @@ import { isKnownEntity } from '../../../lib/events/index.js';
 import type { Gap, RowEntity } from '../../../lib/store/types.js';
 import { type AdminRoute, HttpError } from '../route-server.js';
 import { toEventView, toRowView, toWebhookView } from '../views.js';
-import type { DashboardSource } from './source.js';
+import type { DashboardSource, SubscriptionStatus } from './source.js';
 
 /**
  * The endpoints the page reads (page/api.js), answered from `source`: the same routes serve the local
@@ -44,6 +44,12 @@ export function sourceRoutes(source: DashboardSource): AdminRoute[] {
       handle: ([name]) => source.redrive(name!),
     },
     { method: 'GET', pattern: /^\/parked$/, handle: (_, query) => source.parked(limit(query)) },
+    { method: 'GET', pattern: /^\/subscriptions$/, handle: () => source.subscriptions() },
+    {
+      method: 'GET',
+      pattern: /^\/subscriptions\/([^/]+)$/,
+      handle: async ([name]) => subscriptionByName(await source.subscriptions(), name!),
+    },
     { method: 'GET', pattern: /^\/outcomes$/, handle: () => source.outcomes() },
     {
       method: 'GET',
@@ -82,4 +88,13 @@ function integer(value: string): number {
 function limit(query: URLSearchParams): number {
   const value = Number(query.get('limit') ?? 100);
   return Number.isSafeInteger(value) && value > 0 ? value : 100;
+}
+
+function subscriptionByName(subscriptions: SubscriptionStatus[], name: string): SubscriptionStatus {
+  const found = subscriptions.find((candidate) => candidate.name === name);
+  if (!found) {
+    const names = subscriptions.map((candidate) => candidate.name).join(', ') || 'none';
+    throw new HttpError(404, `no subscription ${name.slice(0, 64)}; subscriptions: ${names}`);
+  }
+  return found;
 }

@@ -1,4 +1,5 @@
 import type { StoreReader } from '../../../lib/store/types.js';
+import type { DeadLetterView, DeliveryView, FailureView } from '../bus.js';
 import type { ParkedView, QueueView } from '../views.js';
 import type { ChartOutcome, DeliveryEntry, MinuteCounts } from './activity.js';
 import type { FoundEvent } from './find-event.js';
@@ -14,6 +15,30 @@ export interface SourceInfo {
   parkedOnRequest: boolean;
   /** What a look at the parked queue costs, shown on the page. */
   parkedNote: string;
+  /** Where the subscriptions' counts come from and what this source cannot show. */
+  subscriptionsNote: string;
+}
+
+/**
+ * One subscription as the Subscriptions view shows it (`GET /subscriptions`). Locally the bus sees
+ * every delivery; on AWS EventBridge keeps no record of them, so `inFlight` is null and the lists are
+ * absent.
+ */
+export interface SubscriptionStatus {
+  name: string;
+  /** Its EventBridge event pattern. */
+  pattern: Record<string, unknown>;
+  target: string;
+  matched: number;
+  delivered: number;
+  inFlight: number | null;
+  /** Events that exhausted their retries (to the DLQ). */
+  failed: number;
+  /** Messages in its dead-letter queue now. */
+  dlqDepth: number;
+  recent?: DeliveryView[];
+  failures?: FailureView[];
+  dlq?: DeadLetterView[];
 }
 
 export interface OutcomeSeries {
@@ -42,6 +67,8 @@ export interface DashboardSource {
   deliveries(after: number): Promise<DeliveryEntry[]>;
   findEvent(eventId: string): Promise<FoundEvent>;
   parked(limit: number): Promise<ParkedView[]>;
+  /** Each subscription's pattern, target, counts and DLQ. */
+  subscriptions(): Promise<SubscriptionStatus[]>;
   /** Moves a queue's dead-letter messages back to it; `queue` is a key (`webhookState`). */
   redrive(queue: string): Promise<RedriveResult>;
 }

@@ -11,6 +11,7 @@
  * GET  /rows/{c}/{e}/{pk}        a row; /events its history
  * GET  /events/{EventId}         where an event went
  * GET  /parked                   parked deliveries with their reason (on AWS a receive: asked for)
+ * GET  /subscriptions            per subscription: pattern, target, counts, deliveries, failures, DLQ
  * POST /queues/{key}/redrive     moves a DLQ back (carries the page token)
  */
 const token = document.querySelector('meta[name="dashboard-token"]')?.getAttribute('content') ?? '';
@@ -45,5 +46,6 @@ export const api = {
   rowEvents: (context, entity, key) => call('GET', `/rows/${enc(context)}/${enc(entity)}/${enc(key)}/events`),
   findEvent: (eventId) => call('GET', `/events/${enc(eventId)}`),
   parked: () => call('GET', '/parked'),
+  subscriptions: () => call('GET', '/subscriptions'),
   redrive: (queue) => call('POST', `/queues/${enc(queue)}/redrive`),
 };

@@ -5,13 +5,14 @@ import * as overview from './overview.js';
 import * as parked from './parked.js';
 import * as row from './row.js';
 import { source } from './source.js';
+import * as subscriptions from './subscriptions.js';
 
 /**
  * The views, by the first part of the location hash (`#/row/Cust1/contact/42`). Each `mount` fills
  * the container and may return a function that stops its timers. Views for what is not built yet
- * (replay of parked deliveries, subscriptions) register here when their endpoints exist.
+ * (replay of parked deliveries) register here when their endpoints exist.
  */
-const VIEWS = { overview, row, find, parked, live };
+const VIEWS = { overview, row, find, parked, subscriptions, live };
 
 let stop;
 

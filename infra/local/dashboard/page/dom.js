@@ -57,3 +57,25 @@ export function eventLink(eventId) {
 export function say(text) {
   document.getElementById('status').textContent = text;
 }
+
+/**
+ * Runs `load` now and every `ms`, and hands each answer to `render` unless the view was left since:
+ * an answer that arrives late must not draw over the next view. `run` loads again at once; the view's
+ * `mount` returns `stop`.
+ */
+export function poll(ms, load, render, onError) {
+  let left = false;
+  const run = () =>
+    load().then((data) => {
+      if (!left) render(data);
+    }, onError);
+  const timer = setInterval(run, ms);
+  run();
+  return {
+    run,
+    stop: () => {
+      left = true;
+      clearInterval(timer);
+    },
+  };
+}

@@ -1,6 +1,6 @@
 import { api } from './api.js';
 import { outcomeChart } from './chart.js';
-import { eventLink, h, say, time } from './dom.js';
+import { eventLink, h, poll, say, time } from './dom.js';
 
 const STATE_NAMES = ['Active', 'Stopped', 'TooManyErrors'];
 const STATE_ICONS = { Active: '✔', Stopped: '■', TooManyErrors: '✖' };
@@ -9,32 +9,29 @@ const REFRESH_MS = 5000;
 /** Webhooks with their state changes and gaps, the queues with a redrive per DLQ, the chart. */
 export function mount(container) {
   let shown = '';
-  const load = async () => {
-    const [webhooks, gaps, queues, outcomes] = await Promise.all([
-      api.webhooks(),
-      api.gaps(),
-      api.queues(),
-      api.outcomes(),
-    ]);
-    const data = JSON.stringify([webhooks, gaps, queues, outcomes]);
-    // Redraw only on change, and never under an open confirmation.
-    if (data === shown || document.getElementById('confirm').open) return;
-    shown = data;
-    container.replaceChildren(
-      h('h2', {}, 'Overview'),
-      webhookSection(webhooks, gaps),
-      queueSection(queues, load),
-      h(
-        'section',
-        { 'aria-labelledby': 'chart-title' },
-        h('h3', { id: 'chart-title' }, 'Events per minute, last hour'),
-        outcomeChart(outcomes),
-      ),
-    );
-  };
-  const timer = setInterval(() => load().catch(showError), REFRESH_MS);
-  load().catch(showError);
-  return () => clearInterval(timer);
+  const view = poll(
+    REFRESH_MS,
+    () => Promise.all([api.webhooks(), api.gaps(), api.queues(), api.outcomes()]),
+    ([webhooks, gaps, queues, outcomes]) => {
+      const data = JSON.stringify([webhooks, gaps, queues, outcomes]);
+      // Redraw only on change, and never under an open confirmation.
+      if (data === shown || document.getElementById('confirm').open) return;
+      shown = data;
+      container.replaceChildren(
+        h('h2', {}, 'Overview'),
+        webhookSection(webhooks, gaps),
+        queueSection(queues, view.run),
+        h(
+          'section',
+          { 'aria-labelledby': 'chart-title' },
+          h('h3', { id: 'chart-title' }, 'Events per minute, last hour'),
+          outcomeChart(outcomes),
+        ),
+      );
+    },
+    showError,
+  );
+  return view.stop;
 }
 
 function showError(error) {
