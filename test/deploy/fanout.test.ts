@@ -8,7 +8,7 @@ import { packageStack, type Resource, ROOT, STAGE, type Template } from './packa
 
 const FILE = 'test/deploy/fanout-subscriptions.yml';
 const PREFIX = `crm-webhook-receiver-${STAGE}`;
-const WORKERS = ['ContactWorker', 'ActivityWorker', 'WebhookStateWorker'];
+const WORKERS = ['ContactWorker', 'ActivityWorker', 'EntitiesWorker', 'WebhookStateWorker'];
 const SUBSCRIPTIONS = {
   'department-changes': 'DepartmentChanges',
   audit: 'Audit',
