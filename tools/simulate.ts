@@ -249,7 +249,14 @@ export function formatReport(report: SimulationReport): string {
     `time            ${(report.sendMs / 1000).toFixed(1)} s sending + ${(report.drainMs / 1000).toFixed(1)} s draining`,
   ];
   for (const mismatch of report.mismatchDetails) {
-    lines.push(`  mismatch ${mismatch.row}: ${mismatch.fields.join(', ')}`);
+    const values = mismatch.fields.map((field) => {
+      const pick = (view: unknown) =>
+        typeof view === 'object' && view !== null
+          ? JSON.stringify((view as Record<string, unknown>)[field])
+          : String(view);
+      return `${field} expected ${pick(mismatch.expected)?.slice(0, 200)}, got ${pick(mismatch.actual)?.slice(0, 200)}`;
+    });
+    lines.push(`  mismatch ${mismatch.row}: ${values.join('; ')}`);
   }
   return lines.join('\n');
 }
