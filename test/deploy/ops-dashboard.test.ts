@@ -107,10 +107,16 @@ describe('npm run ops -- dashboard', () => {
         dlq: 4,
         dlqName: 'crm-webhook-receiver-test-contact-dlq.fifo',
       });
-      expect(queues.map((queue) => queue.key)).toEqual(['contact', 'activity', 'webhookState', 'parked']);
+      expect(queues.map((queue) => queue.key)).toEqual([
+        'contact',
+        'activity',
+        'webhookState',
+        'entities',
+        'parked',
+      ]);
       const calls = sqs.commandCalls(GetQueueAttributesCommand).map((call) => call.args[0].input.QueueUrl);
       expect(calls.sort()).toEqual(
-        ['contact', 'activity', 'webhook-state', 'parked']
+        ['contact', 'activity', 'webhook-state', 'entities', 'parked']
           .flatMap((name) => [url(name), url(`${name}-dlq`)])
           .sort(),
       );
@@ -349,7 +355,7 @@ describe('npm run ops -- dashboard', () => {
 
     it('redrive of a queue that does not exist: 404 naming the queues, nothing started', async () => {
       await expect((await source()).redrive('contacts')).rejects.toEqual(
-        new HttpError(404, 'no queue contacts; queues: contact, activity, webhookState, parked'),
+        new HttpError(404, 'no queue contacts; queues: contact, activity, webhookState, entities, parked'),
       );
       expect(sqs.commandCalls(StartMessageMoveTaskCommand)).toHaveLength(0);
     });
@@ -385,7 +391,7 @@ describe('npm run ops -- dashboard', () => {
       });
       expect(await get('/webhooks')).toEqual({ status: 200, body: [] });
       expect(await get('/gaps')).toEqual({ status: 200, body: [] });
-      expect((await get('/queues')).body).toHaveLength(4);
+      expect((await get('/queues')).body).toHaveLength(5);
       expect((await get('/outcomes')).body).toMatchObject({ outcomes: expect.any(Array) });
       expect(await get('/deliveries?after=0')).toEqual({ status: 200, body: [] });
       expect(await get('/subscriptions')).toEqual({ status: 200, body: [] });
