@@ -59,16 +59,21 @@ export function say(text) {
 }
 
 /**
- * Runs `load` now and every `ms`, and hands each answer to `render` unless the view was left since:
- * an answer that arrives late must not draw over the next view. `run` loads again at once; the view's
- * `mount` returns `stop`.
+ * Runs `load` now and every `ms`, and hands each answer to `render` (each failure to `onError`)
+ * unless the view was left since: an answer that arrives late must not draw over the next view.
+ * `run` loads again at once; the view's `mount` returns `stop`.
  */
 export function poll(ms, load, render, onError) {
   let left = false;
   const run = () =>
-    load().then((data) => {
-      if (!left) render(data);
-    }, onError);
+    load().then(
+      (data) => {
+        if (!left) render(data);
+      },
+      (error) => {
+        if (!left) onError(error);
+      },
+    );
   const timer = setInterval(run, ms);
   run();
   return {
