@@ -1,4 +1,4 @@
-import { isKnownEntity } from '../../../lib/events/index.js';
+import { FIXED_ENTITIES, isKnownEntity } from '../../../lib/events/index.js';
 import type { Gap, RowEntity } from '../../../lib/store/types.js';
 import { type AdminRoute, HttpError } from '../route-server.js';
 import { toEventView, toRowView, toWebhookView } from '../views.js';
@@ -12,6 +12,7 @@ export function sourceRoutes(source: DashboardSource): AdminRoute[] {
   const { store } = source;
   return [
     { method: 'GET', pattern: /^\/source$/, handle: async () => source.info },
+    { method: 'GET', pattern: /^\/entities$/, handle: async () => ENTITIES },
     {
       method: 'GET',
       pattern: /^\/rows\/([^/]+)\/([^/]+)\/([^/]+)$/,
@@ -68,12 +69,15 @@ export function sourceRoutes(source: DashboardSource): AdminRoute[] {
   ];
 }
 
+/** The entities a row can have (`GET /entities`): the catalogue's fixed ones, and the forms of the dynamic ones. */
+const ENTITIES = { fixed: FIXED_ENTITIES, dynamic: ['list.<name>', 'y_<table>'] };
+
 /** An entity the registry accepts: a fixed one of the catalogue, a list (`list.<name>`) or a custom table (`y_<name>`). */
 function rowEntity(value: string): RowEntity {
   if (!isKnownEntity(value))
     throw new HttpError(
       400,
-      `entity ${value.slice(0, 64)}: an entity of the catalogue (contact, person, ...), list.<name> or y_<table> accepted`,
+      `entity ${value.slice(0, 64)}: one of ${[...ENTITIES.fixed, ...ENTITIES.dynamic].join(', ')} accepted`,
     );
   return value;
 }

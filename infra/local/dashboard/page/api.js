@@ -3,6 +3,7 @@
  * serve the page (the local admin API does; an AWS-backed server can answer the same paths).
  *
  * GET  /source                   where the data comes from: local runtime or a deployed stage
+ * GET  /entities                 the entities a row can have: the catalogue's fixed ones, the dynamic forms
  * GET  /webhooks                 every webhook, with its state transitions
  * GET  /gaps                     gap windows of every webhook
  * GET  /queues                   per queue: visible, inFlight, delayed, dlq
@@ -37,6 +38,7 @@ async function call(method, path) {
 
 export const api = {
   source: () => call('GET', '/source'),
+  entities: () => call('GET', '/entities'),
   webhooks: () => call('GET', '/webhooks'),
   gaps: () => call('GET', '/gaps'),
   queues: () => call('GET', '/queues'),
