@@ -111,6 +111,24 @@ describe('the ops dashboard in Chromium, on mocked AWS clients', () => {
     });
   });
 
+  it('replay on the stage: says what it decides with, answers, then offers a look instead of receiving', async () => {
+    await withPage(browser, 'ops-replay', async (page) => {
+      await page.goto(`${served.dashboard}#/parked`);
+      await page.getByRole('button', { name: 'Replay parked deliveries' }).press('Enter');
+      const dialog = page.locator('dialog[open]');
+      await waitForText(dialog, "Decided with the stage's IngestSettings output");
+      const receives = sqs.commandCalls(ReceiveMessageCommand).length;
+      await dialog.getByRole('button', { name: 'Replay', exact: true }).press('Enter');
+
+      // The mocked parked queue is empty by now: the replay receives, finds nothing, and says so.
+      await waitForText(page.locator('.replay-result'), 'Replay: 0 replayed, 0 kept.');
+      expect(sqs.commandCalls(ReceiveMessageCommand).length).toBeGreaterThan(receives);
+      const afterReplay = sqs.commandCalls(ReceiveMessageCommand).length;
+      await page.getByRole('button', { name: 'Look at the parked deliveries (a receive)' }).waitFor();
+      expect(sqs.commandCalls(ReceiveMessageCommand)).toHaveLength(afterReplay);
+    });
+  });
+
   it('subscriptions from the stage: the rule’s pattern in words, target, DLQ depth, and what AWS cannot show', async () => {
     const receives = sqs.commandCalls(ReceiveMessageCommand).length;
     await withPage(browser, 'ops-subscriptions', async (page) => {

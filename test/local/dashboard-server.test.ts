@@ -85,6 +85,7 @@ describe('dashboard routes of the admin API', () => {
       live: true,
       parkedOnRequest: false,
       parkedNote: 'Read without receiving them: looking changes nothing.',
+      replayNote: "Decided with the runtime's settings as they are now (ENTITIES, ALLOW_UNSIGNED, secrets).",
       subscriptionsNote: expect.stringContaining('Counted by the local bus since this start'),
     });
   });
@@ -139,5 +140,13 @@ describe('dashboard routes of the admin API', () => {
     });
     for (const entity of ['person', 'list.category', 'y_equipment'])
       expect((await httpRequest('GET', `${base}/rows/Cust1/${entity}/42`, {})).status).toBe(404);
+  });
+
+  it('refuses a replay whose max is not a positive integer, before receiving anything', async () => {
+    const answer = await httpRequest('POST', `${base}/parked/replay?max=0`, {});
+    expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({
+      status: 400,
+      body: { error: 'max 0: a positive integer accepted' },
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { FIXED_ENTITIES, isKnownEntity } from '../../../lib/events/index.js';
+import type { ReplayFilter } from '../../../lib/ingest/index.js';
 import type { Gap, RowEntity } from '../../../lib/store/types.js';
 import { type AdminRoute, HttpError } from '../route-server.js';
 import { toEventView, toRowView, toWebhookView } from '../views.js';
@@ -45,6 +46,11 @@ export function sourceRoutes(source: DashboardSource): AdminRoute[] {
       handle: ([name]) => source.redrive(name!),
     },
     { method: 'GET', pattern: /^\/parked$/, handle: (_, query) => source.parked(limit(query)) },
+    {
+      method: 'POST',
+      pattern: /^\/parked\/replay$/,
+      handle: (_, query) => source.replayParked(replayFilter(query)),
+    },
     { method: 'GET', pattern: /^\/subscriptions$/, handle: () => source.subscriptions() },
     {
       method: 'GET',
@@ -87,6 +93,15 @@ function integer(value: string): number {
   if (!Number.isSafeInteger(number))
     throw new HttpError(400, `primaryKey ${value.slice(0, 64)}: an integer accepted`);
   return number;
+}
+
+/** `?event=person.*&max=N`: which parked deliveries a replay decides. */
+function replayFilter(query: URLSearchParams): ReplayFilter {
+  const max = query.get('max');
+  const number = Number(max);
+  if (max !== null && (!Number.isSafeInteger(number) || number < 1))
+    throw new HttpError(400, `max ${max.slice(0, 64)}: a positive integer accepted`);
+  return { eventPattern: query.get('event') || undefined, max: max === null ? undefined : number };
 }
 
 function limit(query: URLSearchParams): number {

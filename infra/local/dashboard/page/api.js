@@ -14,6 +14,7 @@
  * GET  /parked                   parked deliveries with their reason (on AWS a receive: asked for)
  * GET  /subscriptions            per subscription: pattern, target, counts, deliveries, failures, DLQ
  * POST /queues/{key}/redrive     moves a DLQ back (carries the page token)
+ * POST /parked/replay?event=&max= decides parked deliveries again, sends what routes (carries the token)
  */
 const token = document.querySelector('meta[name="dashboard-token"]')?.getAttribute('content') ?? '';
 const enc = encodeURIComponent;
@@ -50,4 +51,8 @@ export const api = {
   parked: () => call('GET', '/parked'),
   subscriptions: () => call('GET', '/subscriptions'),
   redrive: (queue) => call('POST', `/queues/${enc(queue)}/redrive`),
+  replayParked: ({ event, max }) => {
+    const query = new URLSearchParams(Object.entries({ event, max }).filter(([, value]) => value));
+    return call('POST', `/parked/replay${query.size > 0 ? `?${query}` : ''}`);
+  },
 };
