@@ -1,5 +1,4 @@
 import type { Server } from 'node:http';
-import type { ReplayReport } from '../../lib/ingest/index.js';
 import { queueByName } from './dashboard/local-source.js';
 import { sourceRoutes } from './dashboard/routes.js';
 import type { Dashboard } from './dashboard/server.js';
@@ -10,7 +9,7 @@ import type { StoredMessage } from './sqs-emulator.js';
 import { toMessageView } from './views.js';
 
 export interface AdminApiDeps {
-  /** Rows, webhooks, queues, parked deliveries, subscriptions and redrive: what the dashboard reads too. */
+  /** Rows, webhooks, queues, parked deliveries, subscriptions, redrive and replay: what the dashboard uses too. */
   source: DashboardSource;
   queues: readonly LocalQueue[];
   /** Reads a queue's messages without receiving them (see SqsEmulator.peek). */
@@ -21,11 +20,6 @@ export interface AdminApiDeps {
   info?: () => Record<string, unknown>;
   /** The dashboard page at `/` and the token a browser's POST must carry. */
   dashboard?: Dashboard;
-  /** POST /parked/replay: decides every parked delivery again with today's code and configuration. */
-  replayParked?: (options: {
-    eventPattern?: string | undefined;
-    max?: number | undefined;
-  }) => Promise<ReplayReport>;
   /** Where a request that could not be answered is logged; default stderr. */
   log?: (line: string) => void;
 }
@@ -58,18 +52,6 @@ export function createAdminServer(deps: AdminApiDeps): Server {
       handle: async ([name], query) =>
         deps.peek(queueByName(deps.queues, name!).name, limit(query)).map(toMessageView),
     },
-    {
-      method: 'POST',
-      pattern: /^\/parked\/replay$/,
-      handle: async (_, query): Promise<ReplayReport> => {
-        if (deps.replayParked === undefined) throw new HttpError(404, 'no replay in this runtime');
-        const max = query.get('max');
-        return deps.replayParked({
-          eventPattern: query.get('event') ?? undefined,
-          max: max === null ? undefined : positive(max, 'max'),
-        });
-      },
-    },
     ...sourceRoutes(deps.source),
   ];
   return createRouteServer({
@@ -83,11 +65,4 @@ export function createAdminServer(deps: AdminApiDeps): Server {
 function limit(query: URLSearchParams): number {
   const value = Number(query.get('limit') ?? 100);
   return Number.isSafeInteger(value) && value > 0 ? value : 100;
-}
-
-function positive(value: string, name: string): number {
-  const number = Number(value);
-  if (!Number.isSafeInteger(number) || number < 1)
-    throw new HttpError(400, `${name} must be a positive integer`);
-  return number;
 }

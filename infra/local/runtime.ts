@@ -19,7 +19,6 @@ import { type EventSourceMapping, type SqsHandler, startEventSourceMapping } fro
 import { loadFunctions } from './functions.js';
 import { createIngestServer } from './ingest-server.js';
 import { describeQueued } from './queued-summary.js';
-import { replayLocalParked } from './replay.js';
 import { ensureQueues, ensureTables, type LocalQueue } from './resources.js';
 import { type SqsEmulator, startSqsEmulator } from './sqs-emulator.js';
 import { StartupError } from './startup-error.js';
@@ -253,13 +252,13 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
       outcomes,
       deliveries,
       subscriptions: () => eventBus.bus.view(),
+      env,
     }),
     queues,
     peek,
     isReady: () => ready,
     log,
     info: () => ({ urls, ports, dataDir, queues, tables }),
-    replayParked: (replay) => replayLocalParked(sqs, queues, env, replay),
     dashboard: createDashboard(),
   });
   const host = options.host ?? LOOPBACK;

@@ -16,14 +16,18 @@ export interface ParkedSource {
   release(message: ReceivedParked): Promise<void>;
 }
 
-export interface ReplayOptions {
-  source: ParkedSource;
-  sender: QueueSender;
-  policy: DeliveryPolicy;
+/** Which parked deliveries a replay decides (`POST /parked/replay?event=&max=`, `ops replay-parked`). */
+export interface ReplayFilter {
   /** Only messages whose event (as the headers named it) matches; `*` matches any run of characters. */
   eventPattern?: string | undefined;
   /** At most this many messages decided. */
   max?: number | undefined;
+}
+
+export interface ReplayOptions extends ReplayFilter {
+  source: ParkedSource;
+  sender: QueueSender;
+  policy: DeliveryPolicy;
   now?: () => Date;
 }
 

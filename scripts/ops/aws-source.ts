@@ -6,7 +6,14 @@ import { moveBack } from '../../infra/local/dashboard/move-task.js';
 import { queueView } from '../../infra/local/dashboard/queue-view.js';
 import type { DashboardSource } from '../../infra/local/dashboard/source.js';
 import { HttpError } from '../../infra/local/route-server.js';
-import { type OpsClients, output, parked, type StackOutputs, stageStore } from './commands.js';
+import {
+  type OpsClients,
+  output,
+  parked,
+  replayParkedOnStage,
+  type StackOutputs,
+  stageStore,
+} from './commands.js';
 import { outcomeSeries } from './outcome-metrics.js';
 import { COUNTS_HOURS, subscriptionStatus } from './subscription-status.js';
 
@@ -25,7 +32,7 @@ const PARKED_LOOK = 10;
 /**
  * The dashboard's data from a deployed stage, with the user's credentials: the tables through the
  * store, queue depths from GetQueueAttributes, the chart from CloudWatch, redrive by
- * StartMessageMoveTask, the subscriptions from their rules and CloudWatch. SQS has no peek, so the parked queue is read only on request, as
+ * StartMessageMoveTask, replay as `ops replay-parked`, the subscriptions from their rules and CloudWatch. SQS has no peek, so the parked queue is read only on request, as
  * `ops parked` reads it, and no other queue is received from; the live feed is local only.
  */
 export function createAwsSource(options: AwsSourceOptions): DashboardSource {
@@ -43,6 +50,9 @@ export function createAwsSource(options: AwsSourceOptions): DashboardSource {
         'SQS cannot show a message without receiving it: each look receives up to 10 parked deliveries ' +
         '(hidden for 30 s) and counts toward their maxReceiveCount (5); after the 5th look a delivery ' +
         'moves to the parked DLQ, where it can be redriven.',
+      replayNote:
+        "Decided with the stage's IngestSettings output, as `ops replay-parked` does. The secrets stay in " +
+        'SSM: an unsigned parked delivery stays parked (signature-missing).',
       subscriptionsNote:
         `Counts of the last ${COUNTS_HOURS} hours from CloudWatch (AWS/Events MatchedEvents, Invocations, ` +
         'FailedInvocations of each rule; delivered is Invocations − FailedInvocations). EventBridge keeps no ' +
@@ -106,5 +116,6 @@ export function createAwsSource(options: AwsSourceOptions): DashboardSource {
         options.redriveTimeoutMs ?? 10_000,
       );
     },
+    replayParked: (request) => replayParkedOnStage(clients, outputs, request),
   };
 }

@@ -11,7 +11,12 @@ import * as z from 'zod/mini';
 import { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey, SERVICE } from '../../infra/definitions.js';
 import { readIngestConfig } from '../../lib/config/ingest.js';
 import { isKnownEntity } from '../../lib/events/index.js';
-import { deliveryPolicy, type ReplayReport, replayParked } from '../../lib/ingest/index.js';
+import {
+  deliveryPolicy,
+  type ReplayFilter,
+  type ReplayReport,
+  replayParked,
+} from '../../lib/ingest/index.js';
 import { createSqsSender } from '../../lib/queue/sqs.js';
 import { createSqsParkedSource } from '../../lib/queue/sqs-parked.js';
 import { createSignatureVerifier } from '../../lib/signature.js';
@@ -210,7 +215,7 @@ export function stageStore(clients: OpsClients, outputs: StackOutputs): Store {
 export async function replayParkedOnStage(
   clients: OpsClients,
   outputs: StackOutputs,
-  options: { eventPattern?: string | undefined; max?: number | undefined },
+  options: ReplayFilter,
 ): Promise<ReplayReport> {
   const settings = IngestSettingsSchema.safeParse(JSON.parse(output(outputs, 'IngestSettings')));
   if (!settings.success)

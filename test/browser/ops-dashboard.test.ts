@@ -95,7 +95,7 @@ describe('the ops dashboard in Chromium, on mocked AWS clients', () => {
         'counts toward their maxReceiveCount (5)',
       );
       await waitForText(page.locator('tr[data-queue="parked"]'), '⚠ 2');
-      expect(await page.locator('tbody tr[data-queue]').count()).toBe(4);
+      expect(await page.locator('tbody tr[data-queue]').count()).toBe(5);
       await waitForText(page.locator('.legend li').first(), 'applied: 7');
 
       await page.goto(`${served.dashboard}#/live`);
@@ -108,6 +108,24 @@ describe('the ops dashboard in Chromium, on mocked AWS clients', () => {
       await look.press('Enter');
       await waitForText(page.locator('tr[data-message="m-1"]'), '⏸ unknown-event');
       expect(sqs.commandCalls(ReceiveMessageCommand)).toHaveLength(2);
+    });
+  });
+
+  it('replay on the stage: says what it decides with, answers, then offers a look instead of receiving', async () => {
+    await withPage(browser, 'ops-replay', async (page) => {
+      await page.goto(`${served.dashboard}#/parked`);
+      await page.getByRole('button', { name: 'Replay parked deliveries' }).press('Enter');
+      const dialog = page.locator('dialog[open]');
+      await waitForText(dialog, "Decided with the stage's IngestSettings output");
+      const receives = sqs.commandCalls(ReceiveMessageCommand).length;
+      await dialog.getByRole('button', { name: 'Replay', exact: true }).press('Enter');
+
+      // The mocked parked queue is empty by now: the replay receives, finds nothing, and says so.
+      await waitForText(page.locator('.replay-result'), 'Replay: 0 replayed, 0 kept.');
+      expect(sqs.commandCalls(ReceiveMessageCommand).length).toBeGreaterThan(receives);
+      const afterReplay = sqs.commandCalls(ReceiveMessageCommand).length;
+      await page.getByRole('button', { name: 'Look at the parked deliveries (a receive)' }).waitFor();
+      expect(sqs.commandCalls(ReceiveMessageCommand)).toHaveLength(afterReplay);
     });
   });
 

@@ -8,10 +8,12 @@ import {
   ListTargetsByRuleCommand,
 } from '@aws-sdk/client-eventbridge';
 import {
+  DeleteMessageCommand,
   GetQueueAttributesCommand,
   GetQueueUrlCommand,
   ListMessageMoveTasksCommand,
   ReceiveMessageCommand,
+  SendMessageCommand,
   SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
@@ -25,6 +27,7 @@ import { readOutputs } from '../../scripts/ops/commands.js';
 import { outcomeSeries } from '../../scripts/ops/outcome-metrics.js';
 import { type DashboardClients, main } from '../../scripts/ops.js';
 import { httpRequest } from '../../tools/http-client.js';
+import { buildSampleBody } from '../../tools/samples.js';
 import { arn, outputs, parkedMessage, url } from '../support/stack-outputs.js';
 
 const EVENTS_TABLE = 'crm-webhook-receiver-test-events';
@@ -419,6 +422,80 @@ describe('npm run ops -- dashboard', () => {
       });
       // The Host check of the local admin API applies.
       expect((await httpRequest('GET', `${base}/queues`, { host: 'evil.example' })).status).toBe(403);
+    });
+
+    it('replay: only a POST with the page token runs `ops replay-parked` (receive parked, send to its queue, delete)', async () => {
+      const person = buildSampleBody('person.created', { context: 'CustOps', primaryKey: 31 });
+      sqs
+        .on(ReceiveMessageCommand, { QueueUrl: url('parked') })
+        .resolvesOnce({
+          Messages: [
+            {
+              MessageId: 'm-person',
+              ReceiptHandle: 'handle-person',
+              Body: JSON.stringify(person),
+              Attributes: { MessageGroupId: 'CustOps:person:31' },
+              MessageAttributes: Object.fromEntries(
+                Object.entries({
+                  event: 'person.created',
+                  eventId: String(person.EventId),
+                  signatureVerified: 'true',
+                  receivedAt: new Date().toISOString(),
+                  reason: 'entity-not-enabled',
+                }).map(([name, value]) => [name, { DataType: 'String', StringValue: value }]),
+              ),
+            },
+          ],
+        })
+        .resolves({ Messages: [] });
+      sqs.on(SendMessageCommand).resolves({ MessageId: 'sent-1' });
+      sqs.on(DeleteMessageCommand).resolves({});
+      const started = (await main(['dashboard', '--stage', 'test', '--port', '0'], clients)) as {
+        dashboard: string;
+        close: () => Promise<void>;
+      };
+      close = started.close;
+      const base = started.dashboard.replace(/\/$/, '');
+      const token = /name="dashboard-token" content="([^"]+)"/.exec(
+        (await httpRequest('GET', `${base}/`, {})).body,
+      )?.[1];
+      const replayCalls = () => [
+        sqs.commandCalls(ReceiveMessageCommand).length,
+        sqs.commandCalls(SendMessageCommand).length,
+        sqs.commandCalls(DeleteMessageCommand).length,
+      ];
+
+      const refused = await httpRequest('POST', `${base}/parked/replay`, { origin: base });
+      expect(refused.status).toBe(403);
+      expect((await httpRequest('GET', `${base}/parked/replay`, {})).status).toBe(405);
+      expect(replayCalls()).toEqual([0, 0, 0]);
+
+      const replayed = await httpRequest('POST', `${base}/parked/replay?event=person.*`, {
+        origin: base,
+        'x-dashboard-token': token!,
+      });
+
+      expect({ status: replayed.status, body: JSON.parse(replayed.body) }).toEqual({
+        status: 200,
+        body: { replayed: 1, kept: 0, keptBy: {} },
+      });
+      expect(sqs.commandCalls(ReceiveMessageCommand)[0]!.args[0].input).toMatchObject({
+        QueueUrl: url('parked'),
+        MessageAttributeNames: ['All'],
+      });
+      const sent = sqs.commandCalls(SendMessageCommand).map((call) => call.args[0].input);
+      expect(sent).toEqual([
+        expect.objectContaining({
+          QueueUrl: url('entities'),
+          MessageBody: JSON.stringify(person),
+          MessageGroupId: 'CustOps:person:31',
+          MessageDeduplicationId: person.EventId,
+        }),
+      ]);
+      expect(sent[0]!.MessageAttributes).not.toHaveProperty('reason');
+      expect(sqs.commandCalls(DeleteMessageCommand).map((call) => call.args[0].input)).toEqual([
+        { QueueUrl: url('parked'), ReceiptHandle: 'handle-person' },
+      ]);
     });
 
     it('refuses a port outside 0-65535, naming it', async () => {

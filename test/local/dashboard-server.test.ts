@@ -5,6 +5,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminServer } from '../../infra/local/admin-api.js';
 import { createDashboard } from '../../infra/local/dashboard/server.js';
+import { FIXED_ENTITIES } from '../../lib/events/index.js';
 import type { StoreReader } from '../../lib/store/types.js';
 import { httpRequest } from '../../tools/http-client.js';
 import { type LocalQueues, startLocalQueues } from '../support/local-queues.js';
@@ -84,6 +85,7 @@ describe('dashboard routes of the admin API', () => {
       live: true,
       parkedOnRequest: false,
       parkedNote: 'Read without receiving them: looking changes nothing.',
+      replayNote: "Decided with the runtime's settings as they are now (ENTITIES, ALLOW_UNSIGNED, secrets).",
       subscriptionsNote: expect.stringContaining('Counted by the local bus since this start'),
     });
   });
@@ -122,5 +124,29 @@ describe('dashboard routes of the admin API', () => {
     expect((await redrive({})).status).toBe(200);
     // Reads need no token.
     expect((await httpRequest('GET', `${base}/queues`, { origin })).status).toBe(200);
+  });
+
+  it('lists the entities a row can have from the registry, and a row of another entity is a 400 naming them', async () => {
+    const entities = JSON.parse((await httpRequest('GET', `${base}/entities`, {})).body);
+    expect(entities).toEqual({ fixed: FIXED_ENTITIES, dynamic: ['list.<name>', 'y_<table>'] });
+    expect(entities.fixed).toEqual(
+      expect.arrayContaining(['contact', 'activity', 'person', 'sale', 'quote']),
+    );
+
+    const refused = await httpRequest('GET', `${base}/rows/Cust1/invoice/42`, {});
+    expect({ status: refused.status, body: JSON.parse(refused.body) }).toEqual({
+      status: 400,
+      body: { error: `entity invoice: one of ${FIXED_ENTITIES.join(', ')}, list.<name>, y_<table> accepted` },
+    });
+    for (const entity of ['person', 'list.category', 'y_equipment'])
+      expect((await httpRequest('GET', `${base}/rows/Cust1/${entity}/42`, {})).status).toBe(404);
+  });
+
+  it('refuses a replay whose max is not a positive integer, before receiving anything', async () => {
+    const answer = await httpRequest('POST', `${base}/parked/replay?max=0`, {});
+    expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({
+      status: 400,
+      body: { error: 'max 0: a positive integer accepted' },
+    });
   });
 });

@@ -13,6 +13,9 @@ export function outputs(): Array<{ OutputKey: string; OutputValue: string }> {
     EventsTableName: 'crm-webhook-receiver-test-events',
     WebhooksTableName: 'crm-webhook-receiver-test-webhooks',
     EventBusName: 'crm-webhook-receiver-test',
+    // As serverless.yml writes it with the default parameters.
+    IngestSettings:
+      '{"ENTITIES":"","ALLOW_UNSIGNED":"false","MAX_EVENT_AGE_SECONDS":"","MAX_BODY_BYTES":"","HEADER_PREFIX":""}',
   };
   for (const [key, name] of [
     ['Contact', 'contact'],

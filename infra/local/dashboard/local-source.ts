@@ -1,5 +1,6 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SubscriptionView } from '../bus.js';
+import { replayLocalParked } from '../replay.js';
 import type { LocalQueue } from '../resources.js';
 import { HttpError } from '../route-server.js';
 import { toMessageView } from '../views.js';
@@ -15,6 +16,8 @@ export interface LocalSourceDeps extends FindEventDeps {
   deliveries: DeliveryFeed;
   /** The local bus's subscriptions (LocalBus.view). */
   subscriptions?: () => SubscriptionView[];
+  /** The functions' environment: the settings a replay decides with (ENTITIES, secrets, queue URLs). */
+  env: NodeJS.ProcessEnv;
   /** How long a redrive waits for its move task to finish. */
   redriveTimeoutMs?: number;
 }
@@ -31,6 +34,7 @@ export function createLocalSource(deps: LocalSourceDeps): DashboardSource {
       live: true,
       parkedOnRequest: false,
       parkedNote: 'Read without receiving them: looking changes nothing.',
+      replayNote: "Decided with the runtime's settings as they are now (ENTITIES, ALLOW_UNSIGNED, secrets).",
       subscriptionsNote:
         'Counted by the local bus since this start; the last 50 deliveries and failures of each, and ' +
         'its dead letters, are kept in memory until the runtime stops.',
@@ -58,6 +62,7 @@ export function createLocalSource(deps: LocalSourceDeps): DashboardSource {
         deps.redriveTimeoutMs ?? 15_000,
       );
     },
+    replayParked: (request) => replayLocalParked(deps.sqs, deps.queues, deps.env, request),
   };
 }
 

@@ -1,4 +1,5 @@
-import { isKnownEntity } from '../../../lib/events/index.js';
+import { FIXED_ENTITIES, isKnownEntity } from '../../../lib/events/index.js';
+import type { ReplayFilter } from '../../../lib/ingest/index.js';
 import type { Gap, RowEntity } from '../../../lib/store/types.js';
 import { type AdminRoute, HttpError } from '../route-server.js';
 import { toEventView, toRowView, toWebhookView } from '../views.js';
@@ -12,6 +13,7 @@ export function sourceRoutes(source: DashboardSource): AdminRoute[] {
   const { store } = source;
   return [
     { method: 'GET', pattern: /^\/source$/, handle: async () => source.info },
+    { method: 'GET', pattern: /^\/entities$/, handle: async () => ENTITIES },
     {
       method: 'GET',
       pattern: /^\/rows\/([^/]+)\/([^/]+)\/([^/]+)$/,
@@ -44,6 +46,11 @@ export function sourceRoutes(source: DashboardSource): AdminRoute[] {
       handle: ([name]) => source.redrive(name!),
     },
     { method: 'GET', pattern: /^\/parked$/, handle: (_, query) => source.parked(limit(query)) },
+    {
+      method: 'POST',
+      pattern: /^\/parked\/replay$/,
+      handle: (_, query) => source.replayParked(replayFilter(query)),
+    },
     { method: 'GET', pattern: /^\/subscriptions$/, handle: () => source.subscriptions() },
     {
       method: 'GET',
@@ -68,12 +75,15 @@ export function sourceRoutes(source: DashboardSource): AdminRoute[] {
   ];
 }
 
+/** The entities a row can have (`GET /entities`): the catalogue's fixed ones, and the forms of the dynamic ones. */
+const ENTITIES = { fixed: FIXED_ENTITIES, dynamic: ['list.<name>', 'y_<table>'] };
+
 /** An entity the registry accepts: a fixed one of the catalogue, a list (`list.<name>`) or a custom table (`y_<name>`). */
 function rowEntity(value: string): RowEntity {
   if (!isKnownEntity(value))
     throw new HttpError(
       400,
-      `entity ${value.slice(0, 64)}: an entity of the catalogue (contact, person, ...), list.<name> or y_<table> accepted`,
+      `entity ${value.slice(0, 64)}: one of ${[...ENTITIES.fixed, ...ENTITIES.dynamic].join(', ')} accepted`,
     );
   return value;
 }
@@ -83,6 +93,15 @@ function integer(value: string): number {
   if (!Number.isSafeInteger(number))
     throw new HttpError(400, `primaryKey ${value.slice(0, 64)}: an integer accepted`);
   return number;
+}
+
+/** `?event=person.*&max=N`: which parked deliveries a replay decides. */
+function replayFilter(query: URLSearchParams): ReplayFilter {
+  const max = query.get('max');
+  const number = Number(max);
+  if (max !== null && (!Number.isSafeInteger(number) || number < 1))
+    throw new HttpError(400, `max ${max.slice(0, 64)}: a positive integer accepted`);
+  return { eventPattern: query.get('event') || undefined, max: max === null ? undefined : number };
 }
 
 function limit(query: URLSearchParams): number {

@@ -1,3 +1,4 @@
+import type { ReplayFilter, ReplayReport } from '../../../lib/ingest/index.js';
 import type { StoreReader } from '../../../lib/store/types.js';
 import type { DeadLetterView, DeliveryView, FailureView } from '../bus.js';
 import type { ParkedView, QueueView } from '../views.js';
@@ -15,6 +16,8 @@ export interface SourceInfo {
   parkedOnRequest: boolean;
   /** What a look at the parked queue costs, shown on the page. */
   parkedNote: string;
+  /** What a replay of the parked deliveries decides with, shown before it is confirmed. */
+  replayNote: string;
   /** Where the subscriptions' counts come from and what this source cannot show. */
   subscriptionsNote: string;
 }
@@ -71,4 +74,6 @@ export interface DashboardSource {
   subscriptions(): Promise<SubscriptionStatus[]>;
   /** Moves a queue's dead-letter messages back to it; `queue` is a key (`webhookState`). */
   redrive(queue: string): Promise<RedriveResult>;
+  /** Decides the parked deliveries again with today's code and settings; sends what routes now. */
+  replayParked(request: ReplayFilter): Promise<ReplayReport>;
 }

@@ -3,6 +3,7 @@
  * serve the page (the local admin API does; an AWS-backed server can answer the same paths).
  *
  * GET  /source                   where the data comes from: local runtime or a deployed stage
+ * GET  /entities                 the entities a row can have: the catalogue's fixed ones, the dynamic forms
  * GET  /webhooks                 every webhook, with its state transitions
  * GET  /gaps                     gap windows of every webhook
  * GET  /queues                   per queue: visible, inFlight, delayed, dlq
@@ -13,6 +14,7 @@
  * GET  /parked                   parked deliveries with their reason (on AWS a receive: asked for)
  * GET  /subscriptions            per subscription: pattern, target, counts, deliveries, failures, DLQ
  * POST /queues/{key}/redrive     moves a DLQ back (carries the page token)
+ * POST /parked/replay?event=&max= decides parked deliveries again, sends what routes (carries the token)
  */
 const token = document.querySelector('meta[name="dashboard-token"]')?.getAttribute('content') ?? '';
 const enc = encodeURIComponent;
@@ -37,6 +39,7 @@ async function call(method, path) {
 
 export const api = {
   source: () => call('GET', '/source'),
+  entities: () => call('GET', '/entities'),
   webhooks: () => call('GET', '/webhooks'),
   gaps: () => call('GET', '/gaps'),
   queues: () => call('GET', '/queues'),
@@ -48,4 +51,8 @@ export const api = {
   parked: () => call('GET', '/parked'),
   subscriptions: () => call('GET', '/subscriptions'),
   redrive: (queue) => call('POST', `/queues/${enc(queue)}/redrive`),
+  replayParked: ({ event, max }) => {
+    const query = new URLSearchParams(Object.entries({ event, max }).filter(([, value]) => value));
+    return call('POST', `/parked/replay${query.size > 0 ? `?${query}` : ''}`);
+  },
 };

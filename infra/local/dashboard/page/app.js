@@ -9,8 +9,7 @@ import * as subscriptions from './subscriptions.js';
 
 /**
  * The views, by the first part of the location hash (`#/row/Cust1/contact/42`). Each `mount` fills
- * the container and may return a function that stops its timers. Views for what is not built yet
- * (replay of parked deliveries) register here when their endpoints exist.
+ * the container and may return a function that stops its timers (or drops late answers).
  */
 const VIEWS = { overview, row, find, parked, subscriptions, live };
 

@@ -59,16 +59,36 @@ export function say(text) {
 }
 
 /**
- * Runs `load` now and every `ms`, and hands each answer to `render` unless the view was left since:
- * an answer that arrives late must not draw over the next view. `run` loads again at once; the view's
- * `mount` returns `stop`.
+ * Asks in the page's `<dialog id="confirm">` (Enter or a click confirms, Escape cancels); true when
+ * confirmed.
+ */
+export async function confirmed(title, text, ok) {
+  const dialog = document.getElementById('confirm');
+  document.getElementById('confirm-title').textContent = title;
+  document.getElementById('confirm-text').textContent = text;
+  document.getElementById('confirm-ok').textContent = ok;
+  dialog.returnValue = '';
+  dialog.showModal();
+  await new Promise((resolve) => dialog.addEventListener('close', resolve, { once: true }));
+  return dialog.returnValue === 'ok';
+}
+
+/**
+ * Runs `load` now and every `ms`, and hands each answer to `render` (each failure to `onError`)
+ * unless the view was left since: an answer that arrives late must not draw over the next view.
+ * `run` loads again at once; the view's `mount` returns `stop`.
  */
 export function poll(ms, load, render, onError) {
   let left = false;
   const run = () =>
-    load().then((data) => {
-      if (!left) render(data);
-    }, onError);
+    load().then(
+      (data) => {
+        if (!left) render(data);
+      },
+      (error) => {
+        if (!left) onError(error);
+      },
+    );
   const timer = setInterval(run, ms);
   run();
   return {

@@ -1,5 +1,5 @@
 import { api } from './api.js';
-import { eventLink, h, say, time } from './dom.js';
+import { eventLink, h, poll, say, time } from './dom.js';
 import { source } from './source.js';
 
 const POLL_MS = 1000;
@@ -56,31 +56,28 @@ function follow(container) {
   );
   let after = 0;
   let failing = false;
-  const poll = async () => {
-    try {
-      const entries = await api.deliveries(after);
-      for (const entry of entries) {
-        after = entry.seq;
-        body.prepend(
-          h(
-            'tr',
-            { class: `answer-${entry.answer}`, 'data-event-id': entry.eventId },
-            h('td', {}, time(entry.receivedAt)),
-            h('td', {}, `${ICONS[entry.answer] ?? ''} ${entry.answer} (${entry.status})`),
-            h('td', {}, entry.event ?? '—'),
-            h('td', {}, eventLink(entry.eventId)),
-            h('td', {}, entry.queue ? `→ ${entry.queue} queue` : (entry.reason ?? '')),
-          ),
-        );
-      }
-      if (entries.length > 0) empty.remove();
-      failing = false;
-    } catch (error) {
-      if (!failing) say(`Live updates paused: ${error.message}`);
-      failing = true;
+  // Polls overlap when one takes longer than POLL_MS: an entry already shown is skipped.
+  const render = (entries) => {
+    for (const entry of entries.filter((candidate) => candidate.seq > after)) {
+      after = entry.seq;
+      body.prepend(
+        h(
+          'tr',
+          { class: `answer-${entry.answer}`, 'data-event-id': entry.eventId },
+          h('td', {}, time(entry.receivedAt)),
+          h('td', {}, `${ICONS[entry.answer] ?? ''} ${entry.answer} (${entry.status})`),
+          h('td', {}, entry.event ?? '—'),
+          h('td', {}, eventLink(entry.eventId)),
+          h('td', {}, entry.queue ? `→ ${entry.queue} queue` : (entry.reason ?? '')),
+        ),
+      );
     }
+    if (entries.length > 0) empty.remove();
+    failing = false;
   };
-  poll();
-  const timer = setInterval(poll, POLL_MS);
-  return () => clearInterval(timer);
+  const pause = (error) => {
+    if (!failing) say(`Live updates paused: ${error.message}`);
+    failing = true;
+  };
+  return poll(POLL_MS, () => api.deliveries(after), render, pause).stop;
 }

@@ -1,6 +1,6 @@
 import { api } from './api.js';
 import { outcomeChart } from './chart.js';
-import { eventLink, h, poll, say, time } from './dom.js';
+import { confirmed, eventLink, h, poll, say, time } from './dom.js';
 
 const STATE_NAMES = ['Active', 'Stopped', 'TooManyErrors'];
 const STATE_ICONS = { Active: '✔', Stopped: '■', TooManyErrors: '✖' };
@@ -174,15 +174,12 @@ function queueSection(queues, reload) {
 }
 
 async function redrive(queue, reload) {
-  const dialog = document.getElementById('confirm');
-  document.getElementById('confirm-title').textContent = `Redrive ${queue.key}?`;
-  document.getElementById('confirm-text').textContent =
-    `Move the ${queue.dlq} message(s) of ${queue.dlqName} back to ${queue.name}, where the worker takes them again.`;
-  document.getElementById('confirm-ok').textContent = 'Redrive';
-  dialog.returnValue = '';
-  dialog.showModal();
-  await new Promise((resolve) => dialog.addEventListener('close', resolve, { once: true }));
-  if (dialog.returnValue !== 'ok') return;
+  const ok = await confirmed(
+    `Redrive ${queue.key}?`,
+    `Move the ${queue.dlq} message(s) of ${queue.dlqName} back to ${queue.name}, where the worker takes them again.`,
+    'Redrive',
+  );
+  if (!ok) return;
   say(`Redriving ${queue.key}…`);
   try {
     const answer = await api.redrive(queue.key);

@@ -1,39 +1,91 @@
 import { api } from './api.js';
-import { bodyBlock, eventLink, h, say, time } from './dom.js';
+import { bodyBlock, confirmed, eventLink, h, say, time } from './dom.js';
 import { source } from './source.js';
 
 /**
- * Parked deliveries: authentic but unusable, kept with their reason and exact body. Where a look is a
- * receive (AWS), the page says what it costs and looks only when asked.
+ * Parked deliveries: authentic but unusable, kept with their reason and exact body, and a Replay that
+ * decides them again. Where a look is a receive (AWS), the page says what it costs and looks only when
+ * asked, after a replay too.
  */
 export function mount(container) {
-  container.replaceChildren(h('h2', {}, 'Parked deliveries'), h('p', {}, 'Loading…'));
-  source.then(
-    (info) => {
-      const look = () =>
-        api.parked().then(
-          (parked) =>
-            container.replaceChildren(
-              h('h2', {}, `Parked deliveries (${parked.length})`),
-              h(
-                'p',
-                { class: 'note' },
-                info.parkedNote,
-                ' Replaying parked deliveries is not available yet.',
-              ),
-              list(parked),
-            ),
-          (error) => say(`Could not load the parked deliveries: ${error.message}`),
-        );
-      if (!info.parkedOnRequest) return look();
-      container.replaceChildren(
-        h('h2', {}, 'Parked deliveries'),
-        h('p', { class: 'note' }, info.parkedNote),
+  let left = false;
+  const heading = h('h2', {}, 'Parked deliveries');
+  const note = h('p', { class: 'note' });
+  const result = h('p', { class: 'replay-result', 'aria-live': 'polite' });
+  const listed = h('div', {}, h('p', {}, 'Loading…'));
+  container.replaceChildren(heading, note, listed);
+  source.then((info) => {
+    if (left) return;
+    note.textContent = info.parkedNote;
+    const look = () =>
+      api.parked().then((parked) => {
+        if (left) return;
+        heading.textContent = `Parked deliveries (${parked.length})`;
+        listed.replaceChildren(list(parked));
+      }, showError);
+    const offerLook = () => {
+      heading.textContent = 'Parked deliveries';
+      listed.replaceChildren(
         h('button', { type: 'button', onclick: look }, 'Look at the parked deliveries (a receive)'),
       );
+    };
+    const refresh = info.parkedOnRequest ? offerLook : look;
+    const form = replayForm(info, async (filter) => {
+      result.textContent = 'Replaying…';
+      try {
+        const text = describe(await api.replayParked(filter));
+        if (left) return;
+        result.textContent = text;
+        refresh();
+      } catch (error) {
+        result.textContent = `✖ Replay failed: ${error.message}`;
+      }
+    });
+    container.replaceChildren(heading, note, form, result, listed);
+    refresh();
+  }, showError);
+  return () => {
+    left = true;
+  };
+}
+
+function showError(error) {
+  say(`Could not load the parked deliveries: ${error.message}`);
+}
+
+/** The Replay form: an optional event pattern and maximum, then a confirmation. */
+function replayForm(info, replay) {
+  const form = h(
+    'form',
+    {
+      class: 'lookup replay',
+      'aria-labelledby': 'replay-title',
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const data = new FormData(form);
+        const filter = { event: String(data.get('event')).trim(), max: String(data.get('max')).trim() };
+        const which = filter.max ? `At most ${filter.max} of the parked deliveries` : 'Every parked delivery';
+        const of = filter.event ? ` of ${filter.event}` : '';
+        const text = `${which}${of} decided again: what routes now goes to its queue, the rest stays parked with its reason brought up to date. ${info.replayNote}`;
+        if (!(await confirmed('Replay parked deliveries?', text, 'Replay'))) return;
+        const button = form.querySelector('button');
+        button.disabled = true;
+        await replay(filter);
+        button.disabled = false;
+      },
     },
-    (error) => say(`Could not load the parked deliveries: ${error.message}`),
+    h('h3', { id: 'replay-title' }, 'Replay'),
+    h('label', {}, 'Only events matching ', h('input', { name: 'event', placeholder: 'person.*' })),
+    h('label', {}, 'At most ', h('input', { name: 'max', type: 'number', min: 1, step: 1, size: 6 })),
+    h('button', { type: 'submit' }, 'Replay parked deliveries'),
   );
+  return form;
+}
+
+/** `Replay: 1 replayed, 2 kept (entity-not-enabled: 2).` */
+function describe(report) {
+  const reasons = Object.entries(report.keptBy).map(([reason, count]) => `${reason}: ${count}`);
+  return `Replay: ${report.replayed} replayed, ${report.kept} kept${reasons.length > 0 ? ` (${reasons.join(', ')})` : ''}.`;
 }
 
 function list(parked) {

@@ -1,8 +1,22 @@
 import { api } from './api.js';
 import { bodyBlock, eventLink, h, json, say, time } from './dom.js';
 
-/** One row: status, fieldValues with the fields changed since highlighted, its history. */
+/**
+ * One row of any entity: status, fieldValues with the fields changed since highlighted, its history.
+ * The entity is typed (the catalogue's fixed ones offered, `list.<name>` and `y_<table>` accepted);
+ * the server says what it accepts.
+ */
 export function mount(container, [context = '', entity = 'contact', primaryKey = ''] = []) {
+  const entities = h('datalist', { id: 'entities' });
+  api.entities().then(
+    ({ fixed, dynamic }) =>
+      entities.replaceChildren(
+        ...fixed.map((name) => h('option', { value: name })),
+        // `list.<name>` offers `list.` to complete.
+        ...dynamic.map((form) => h('option', { value: form.replace(/<\w+>$/, ''), label: form })),
+      ),
+    (error) => say(`Could not list the entities: ${error.message}`),
+  );
   const form = h(
     'form',
     { class: 'lookup', onsubmit: (event) => go(event, form) },
@@ -16,12 +30,9 @@ export function mount(container, [context = '', entity = 'contact', primaryKey =
       'label',
       {},
       'Entity ',
-      h(
-        'select',
-        { name: 'entity' },
-        ['contact', 'activity'].map((name) => h('option', { value: name, selected: name === entity }, name)),
-      ),
+      h('input', { name: 'entity', required: true, list: 'entities', autocomplete: 'off', value: entity }),
     ),
+    entities,
     h(
       'label',
       {},
