@@ -47,21 +47,14 @@ interface HeaderNames {
   retry: string;
 }
 
-const namesByPrefix = new Map<string, HeaderNames>();
-
-/** The header names under one prefix, built once per prefix seen (a sender uses one or two). */
+/** The header names under one prefix. */
 function headerNames(prefix: string): HeaderNames {
-  let names = namesByPrefix.get(prefix);
-  if (names === undefined) {
-    names = {
-      event: `${prefix}-event`,
-      eventId: `${prefix}-eventid`,
-      signature: `${prefix}-signature`,
-      retry: `${prefix}-retry`,
-    };
-    if (namesByPrefix.size < 16) namesByPrefix.set(prefix, names);
-  }
-  return names;
+  return {
+    event: `${prefix}-event`,
+    eventId: `${prefix}-eventid`,
+    signature: `${prefix}-signature`,
+    retry: `${prefix}-retry`,
+  };
 }
 
 /** Present and not empty. */
@@ -167,16 +160,8 @@ export function parseStateHeaderEvent(event: string): { webhookId: number; bodyE
 /** `NetServer-Webhook/10.3.5` → `10.3.5`; undefined when the agent does not end in `-Webhook/<version>`. */
 export function userAgentVersion(userAgent: string | undefined): string | undefined {
   if (userAgent === undefined) return undefined;
-  // A sender sends the same agent on every delivery: remember the last answer.
-  if (userAgent !== lastAgent) {
-    lastAgent = userAgent;
-    lastVersion = /-Webhook\/([0-9A-Za-z.+-]{1,64})\s*$/i.exec(userAgent)?.[1];
-  }
-  return lastVersion;
+  return /-Webhook\/([0-9A-Za-z.+-]{1,64})\s*$/i.exec(userAgent)?.[1];
 }
-
-let lastAgent: string | undefined;
-let lastVersion: string | undefined;
 
 /**
  * True for `application/json` and `application/*+json`, with no charset or a UTF-8 one: the body
