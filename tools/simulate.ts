@@ -54,6 +54,8 @@ export interface SimulationReport extends Omit<SenderStats, 'latencies'> {
   drained: boolean;
   /** Messages that reached a worker queue's DLQ during the run (should be 0). */
   deadLettered: number;
+  /** Deliveries parked during the run (answered 200, on the parked queue, not in a row). */
+  parked: number;
   /** Accepted events per second, from the first POST until the queues were drained (rows written). */
   eventsPerSecond: number;
   /** Accepted deliveries per second while sending. */
@@ -100,6 +102,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   );
 
   const deadLetteredBefore = await deadLettered(options.adminUrl);
+  const parkedBefore = await parkedCount(options.adminUrl);
   const accepted = new Set<string>();
   const started = performance.now();
   let next = 0;
@@ -121,6 +124,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const drained = await waitForDrain(options.adminUrl, admin, options.drainTimeoutMs ?? 120_000);
     const done = performance.now();
     const deadLetteredDuring = (await deadLettered(options.adminUrl)) - deadLetteredBefore;
+    const parkedDuring = (await parkedCount(options.adminUrl)) - parkedBefore;
 
     // The rows as applying every accepted event in timestamp order makes them.
     const expected = new Map<string, Row>();
@@ -182,6 +186,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       mismatchDetails,
       drained,
       deadLettered: deadLetteredDuring,
+      parked: parkedDuring,
       eventsPerSecond: round(accepted.size / seconds(done - started)),
       postsPerSecond: round(sender.stats.accepted / seconds(sent - started)),
       p50Ms: round(percentile(latencies, 0.5)),
@@ -193,6 +198,13 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   } finally {
     admin.destroy();
   }
+}
+
+/** Messages on the parked queue (visible or being looked at). */
+async function parkedCount(adminUrl: string): Promise<number> {
+  const queues = await getJson<QueueView[]>(`${adminUrl}/queues`);
+  const parked = queues.find((queue) => queue.key === 'parked');
+  return parked === undefined ? 0 : parked.visible + parked.inFlight + parked.delayed;
 }
 
 /** Messages in the worker queues' DLQs right now. */
@@ -244,6 +256,7 @@ export function formatReport(report: SimulationReport): string {
     `rows checked    ${report.rowsChecked}${report.drained ? '' : ' (queues did NOT drain in time)'}`,
     `mismatches      ${report.mismatches}`,
     ...(report.deadLettered > 0 ? [`dead-lettered   ${report.deadLettered} (see GET /queues)`] : []),
+    ...(report.parked > 0 ? [`parked          ${report.parked} (see GET /parked)`] : []),
     `events/s        ${report.eventsPerSecond} (POST to row written; ${report.postsPerSecond} POSTs/s while sending)`,
     `POST latency    p50 ${report.p50Ms} ms, p99 ${report.p99Ms} ms`,
     `time            ${(report.sendMs / 1000).toFixed(1)} s sending + ${(report.drainMs / 1000).toFixed(1)} s draining`,

@@ -72,6 +72,7 @@ export async function runLoad(
       ...(report.accepted < report.deliveries ? [`${report.deliveries - report.accepted} not accepted`] : []),
       ...(report.drained ? [] : ['the queues did not drain']),
       ...(report.deadLettered > 0 ? [`${report.deadLettered} dead-lettered`] : []),
+      ...(report.parked > 0 ? [`${report.parked} parked`] : []),
     ];
     return {
       report,
