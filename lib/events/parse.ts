@@ -13,12 +13,21 @@ export type ParseOutcome =
  * The schemas have no transforms: a valid event is the body itself.
  */
 export function parseDeliveryEvent(body: unknown): ParseOutcome {
-  const name = typeof body === 'object' && body !== null ? (body as { Event?: unknown }).Event : undefined;
-  const family = typeof name === 'string' ? familyOf(name) : undefined;
-  if (family !== undefined) {
+  const named = typeof body === 'object' && body !== null ? (body as { Event?: unknown }).Event : undefined;
+  const name = typeof named === 'string' ? named : undefined;
+  const family = name === undefined ? undefined : familyOf(name);
+  if (name !== undefined && family !== undefined) {
     const result = z.safeParse(family.schema, body);
-    if (result.success) return { ok: true, event: body as DeliveryEvent };
-    return { ok: false, reason: 'invalid-event', detail: describeIssues(result.error) };
+    if (!result.success) return { ok: false, reason: 'invalid-event', detail: describeIssues(result.error) };
+    // The catalogue's families share one schema: their Entity is the family's own.
+    if (family.entity !== 'webhook' && (body as { Entity?: unknown }).Entity !== family.entity) {
+      return {
+        ok: false,
+        reason: 'invalid-event',
+        detail: `Entity: must be "${clipped(family.entity)}" for ${clipped(name)}`,
+      };
+    }
+    return { ok: true, event: body as DeliveryEvent };
   }
   const envelope = z.safeParse(EnvelopeSchema, body);
   if (!envelope.success)

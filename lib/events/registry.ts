@@ -9,7 +9,7 @@ import {
   ContactSoftDeletedSchema,
 } from './contact.js';
 import type { EventEffect } from './effects.js';
-import { type EntityEvent, entityEventSchema } from './entity.js';
+import { type EntityEvent, EntityEventSchema } from './entity.js';
 import { WebhookErrorsSchema, WebhookStartedSchema, WebhookStoppedSchema } from './webhook.js';
 
 export type { EventEffect } from './effects.js';
@@ -86,10 +86,7 @@ export type RowEvent = Extract<SpecEvent, { Entity: SpecRowEntity }> | EntityEve
 /** The catalogue's families with fixed names beyond the spec: `<entity>.<verb>` on the entities queue. */
 export const CATALOGUE_FAMILIES: ReadonlyMap<string, EventFamily> = new Map(
   Object.entries(FIXED_CATALOGUE).flatMap(([entity, verbs]) =>
-    verbs.map((verb): [string, EventFamily] => [
-      `${entity}.${verb}`,
-      entityFamily(`${entity}.${verb}`, entity, verb),
-    ]),
+    verbs.map((verb): [string, EventFamily] => [`${entity}.${verb}`, entityFamily(entity, verb)]),
   ),
 );
 
@@ -111,10 +108,6 @@ export function isKnownEntity(entity: string): boolean {
   return FIXED_ENTITIES.includes(entity) || isDynamicEntity(entity);
 }
 
-/** Lists and custom tables seen lately; their families are built on first use. */
-const dynamicFamilies = new Map<string, EventFamily>();
-const MAX_DYNAMIC_FAMILIES = 1000;
-
 /**
  * The family of a body `Event`: one of the spec's ten, a fixed catalogue name, or a name of the
  * grammar for lists and custom tables (see lib/events/catalogue.ts). Undefined for anything else.
@@ -125,13 +118,8 @@ export function familyOf(event: string): EventFamily | undefined {
   if (Object.hasOwn(EVENT_FAMILIES, event)) return EVENT_FAMILIES[event as EventName];
   const fixed = CATALOGUE_FAMILIES.get(event);
   if (fixed !== undefined) return fixed;
-  const known = dynamicFamilies.get(event);
-  if (known !== undefined) return known;
   const dynamic = dynamicEvent(event);
-  if (dynamic === undefined) return undefined;
-  const built = entityFamily(event, dynamic.entity, dynamic.verb);
-  if (dynamicFamilies.size < MAX_DYNAMIC_FAMILIES) dynamicFamilies.set(event, built);
-  return built;
+  return dynamic === undefined ? undefined : entityFamily(dynamic.entity, dynamic.verb);
 }
 
 /** The family of a validated event (which always has one). */
@@ -160,9 +148,10 @@ export function isSpecEvent(event: DeliveryEvent): event is SpecEvent {
   return Object.hasOwn(EVENT_FAMILIES, event.Event);
 }
 
-function entityFamily(event: string, entity: string, verb: string): EventFamily {
+/** A catalogue family: the one envelope-level schema (the entity is checked beside it, see parse.ts). */
+function entityFamily(entity: string, verb: string): EventFamily {
   return {
-    schema: entityEventSchema(event, entity),
+    schema: EntityEventSchema,
     entity,
     queue: 'entities',
     effect: effectOfVerb(verb),

@@ -90,6 +90,22 @@ describe('parseDeliveryEvent', () => {
   });
 });
 
+describe('the catalogue families', () => {
+  it.each(['person.created', 'sale.sold', 'list.category.created', 'y_equipment.created'])(
+    '%s is valid with its own Entity and refused with another one, naming the one accepted',
+    (name) => {
+      const body = buildSampleBody(name);
+      const entity = String(body.Entity);
+      expect(parseDeliveryEvent(body)).toMatchObject({ ok: true });
+      expect(parseDeliveryEvent({ ...body, Entity: 'contact' })).toEqual({
+        ok: false,
+        reason: 'invalid-event',
+        detail: `Entity: must be "${entity}" for ${name}`,
+      });
+    },
+  );
+});
+
 describe('the secrets JSON (WEBHOOK_SECRETS and the SSM parameter)', () => {
   it('takes an object of contexts to non-empty secrets, own keys only', () => {
     expect(parseSecretsJson('{"Cust1":["a","b"],"*":["c"]}', 'WEBHOOK_SECRETS')).toEqual({
