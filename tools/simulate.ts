@@ -40,6 +40,8 @@ export interface Mismatch {
   fields: string[];
   expected: unknown;
   actual: unknown;
+  /** Accepted events of the row that its history does not hold (what to look for in the queues' journal). */
+  notInHistory?: string[];
 }
 
 /** The sender's counters (without its per-POST latencies), then what the run checked and measured. */
@@ -128,7 +130,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
 
     // The rows as applying every accepted event in timestamp order makes them.
     const expected = new Map<string, Row>();
+    const byRow = new Map<string, string[]>();
     for (const delivery of stream.inOrder) {
+      byRow.set(delivery.rowKey, [...(byRow.get(delivery.rowKey) ?? []), delivery.eventId]);
       if (!accepted.has(delivery.eventId)) continue;
       const event = validEvent(JSON.parse(delivery.body));
       if (event === undefined || !isRowEvent(event))
@@ -161,7 +165,26 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
                   (field) => !isDeepStrictEqual(got[field as keyof RowView], want[field as keyof RowView]),
                 )
               : ['missing'];
-            mismatchDetails.push({ row: key, fields, expected: want, actual: got ?? answer.status });
+            const history = await httpRequest(
+              'GET',
+              `${options.adminUrl}/rows/${encodeURIComponent(want.context)}/${encodeURIComponent(want.entity)}/${want.primaryKey}/events`,
+              {},
+              undefined,
+              { agent: admin },
+            );
+            const recorded = new Set(
+              history.status === 200
+                ? (JSON.parse(history.body) as Array<{ eventId: string }>).map((r) => r.eventId)
+                : [],
+            );
+            const notInHistory = (byRow.get(key) ?? []).filter((id) => accepted.has(id) && !recorded.has(id));
+            mismatchDetails.push({
+              row: key,
+              fields,
+              expected: want,
+              actual: got ?? answer.status,
+              notInHistory,
+            });
           }
         }
       }),
@@ -270,6 +293,8 @@ export function formatReport(report: SimulationReport): string {
       return `${field} expected ${pick(mismatch.expected)?.slice(0, 200)}, got ${pick(mismatch.actual)?.slice(0, 200)}`;
     });
     lines.push(`  mismatch ${mismatch.row}: ${values.join('; ')}`);
+    if (mismatch.notInHistory?.length)
+      lines.push(`    accepted, not in its history: ${mismatch.notInHistory.join(', ')}`);
   }
   return lines.join('\n');
 }

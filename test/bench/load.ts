@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
@@ -74,6 +74,20 @@ export async function runLoad(
       ...(report.deadLettered > 0 ? [`${report.deadLettered} dead-lettered`] : []),
       ...(report.parked > 0 ? [`${report.parked} parked`] : []),
     ];
+    // An accepted event missing from its row's history: what the queues' journal says of it.
+    const journal = join(dataDir, 'sqs-journal.ndjson');
+    const missing = report.mismatchDetails.flatMap((mismatch) => mismatch.notInHistory ?? []);
+    if (missing.length > 0 && existsSync(journal)) {
+      const lines = readFileSync(journal, 'utf8').split('\n');
+      for (const eventId of missing) {
+        // Its put (the body names the EventId), then its receives and delete (by MessageId).
+        const puts = lines.filter((line) => line.includes(eventId));
+        const ids = puts.flatMap((line) => /"MessageId":"([^"]+)"/.exec(line)?.[1] ?? []);
+        const later = lines.filter((line) => !line.includes(eventId) && ids.some((id) => line.includes(id)));
+        const shown = [...puts, ...later].map((line) => line.slice(0, 240));
+        options.log?.(`journal lines for ${eventId}: ${shown.length === 0 ? 'none' : shown.join(' | ')}`);
+      }
+    }
     return {
       report,
       readyMs: runtime.readyMs,
