@@ -4,7 +4,7 @@
  *
  * ```ts
  * const { queues, tables } = loadDefinitions({ stage: 'local' });
- * // queues: contact, activity, webhookState, parked (in that order)
+ * // queues: contact, activity, webhookState, entities, parked (QUEUE_KEYS, in that order)
  * //   { key, name: 'crm-webhook-receiver-local-contact.fifo', envVar: 'CONTACT_QUEUE_URL', fifo: true,
  * //     visibilityTimeout: 180, messageRetentionPeriod: 1209600,
  * //     attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'false', ... },  // CreateQueue Attributes
@@ -12,13 +12,16 @@
  * // tables: rows, events, webhooks (in that order)
  * //   { key, name: 'crm-webhook-receiver-local-rows', envVar: 'ROWS_TABLE',
  * //     createTableInput: { TableName, AttributeDefinitions, KeySchema, BillingMode, GlobalSecondaryIndexes? },
-//     ttlAttribute?: 'expiresAt' }
+ * //     ttlAttribute?: 'expiresAt' }
  * ```
  *
  * The redrive wiring needs ARNs that exist only once both queues do, so it is not in `attributes`:
  * create the DLQ, then the queue with `RedrivePolicy: redrivePolicy(dlqArn, dlq.maxReceiveCount)`, then set
  * `RedriveAllowPolicy: redriveAllowPolicy(queueArn)` on the DLQ.
  * Point-in-time recovery and deletion protection are cloud-only and are not part of `createTableInput`.
+ *
+ * The queues are those of QUEUE_ENV_VARS (lib/queue/port.ts), each `<Key>Queue` in infra/resources.yml
+ * ({@link queueLogicalId}); serverless.yml gives the ingest their URLs from {@link queueEnvironment}.
  */
 import { readFileSync } from 'node:fs';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
@@ -170,7 +173,7 @@ export function loadDefinitions(options: LoadDefinitionsOptions): Definitions {
   const resolve = (name: string): string => resolveName(name, { service, stage });
 
   const queues = QUEUE_KEYS.map((key): QueueDefinition => {
-    const logicalId = `${pascal(key)}Queue`;
+    const logicalId = queueLogicalId(key);
     const queue = QueuePropertiesSchema.parse(properties(logicalId));
     const dlqLogicalId = `${pascal(key)}DeadLetterQueue`;
     const dlq = QueuePropertiesSchema.parse(properties(dlqLogicalId));
@@ -218,6 +221,19 @@ export function loadDefinitions(options: LoadDefinitionsOptions): Definitions {
   if (!events?.GlobalSecondaryIndexes?.some((index) => index.IndexName === EVENT_ID_INDEX))
     throw new Error(`infra/resources.yml: EventsTable has no index ${EVENT_ID_INDEX}`);
   return { queues, tables };
+}
+
+/** The logical id of a queue in infra/resources.yml: `ContactQueue` for `contact`. */
+export function queueLogicalId(key: QueueKey): string {
+  return `${pascal(key)}Queue`;
+}
+
+/**
+ * The queue variables of the ingest's environment as serverless.yml deploys them (through
+ * infra/ingest-environment.cjs): one per key of QUEUE_ENV_VARS, `{ CONTACT_QUEUE_URL: { Ref: 'ContactQueue' }, ... }`.
+ */
+export function queueEnvironment(): Record<string, { Ref: string }> {
+  return Object.fromEntries(QUEUE_KEYS.map((key) => [QUEUE_ENV_VARS[key], { Ref: queueLogicalId(key) }]));
 }
 
 /** The RedrivePolicy attribute of a source queue, as SQS CreateQueue/SetQueueAttributes expects it. */
