@@ -10,6 +10,7 @@ import {
 } from '../../infra/definitions.js';
 import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../tools/samples.js';
 import { IMPORT_ENV } from '../bench/bundles.js';
+import { outputs } from '../support/stack-outputs.js';
 import {
   bundleCode,
   bundlePath,
@@ -106,7 +107,8 @@ describe('functions', () => {
 
   it('ingest gets its queues, the name of its secrets parameter, and never a secret', () => {
     const env = (fn('ingest').Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-    // Every queue of lib/queue/port.ts, under the variable the ingest reads (QUEUE_ENV_VARS).
+    // Every queue of lib/queue/port.ts, under the variable the ingest reads (QUEUE_ENV_VARS), which
+    // infra/ingest-environment.cjs adds to serverless.yml's custom.ingestEnvironment.
     for (const queue of loadDefinitions({ stage: STAGE }).queues) {
       expect(env[queue.envVar], queue.envVar).toEqual(ref(queue.logicalId));
     }
@@ -576,6 +578,15 @@ describe('outputs', () => {
       expect(template.Outputs[`${pascal(key)}TableName`]?.Value).toEqual(ref(`${pascal(key)}Table`));
     }
     expect(template.Outputs.AlertTopicArn?.Value).toEqual(ref('AlertTopic'));
+  });
+
+  it('the ingest’s decision settings, as the tests of `ops replay-parked` give them, and no secret', () => {
+    const value = template.Outputs.IngestSettings?.Value;
+    expect(value).toBe(outputs().find((output) => output.OutputKey === 'IngestSettings')?.OutputValue);
+    const settings = JSON.parse(value as string) as Record<string, string>;
+    expect(settings).not.toHaveProperty('STATE_EVENT_TOKEN');
+    const env = (fn('ingest').Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(env).toMatchObject(settings);
   });
 });
 

@@ -13,7 +13,7 @@ export function outputs(): Array<{ OutputKey: string; OutputValue: string }> {
     EventsTableName: 'crm-webhook-receiver-test-events',
     WebhooksTableName: 'crm-webhook-receiver-test-webhooks',
     EventBusName: 'crm-webhook-receiver-test',
-    // As serverless.yml writes it with the default parameters.
+    // As serverless.yml writes it with the default parameters (test/deploy/stack.test.ts checks it).
     IngestSettings:
       '{"ENTITIES":"","ALLOW_UNSIGNED":"false","MAX_EVENT_AGE_SECONDS":"","MAX_BODY_BYTES":"","HEADER_PREFIX":""}',
   };
