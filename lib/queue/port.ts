@@ -1,6 +1,8 @@
 /**
  * The FIFO queues the ingest writes to, each with the environment variable that carries its URL to
- * the functions: the one list of queues (infra/definitions.ts reads it too).
+ * the functions: the one list of queues. infra/definitions.ts maps each key to its `<Key>Queue` of
+ * infra/resources.yml, for the local runtime and for the ingest's environment in serverless.yml
+ * (infra/ingest-environment.cjs): a new key here needs its queue there, not an edit of serverless.yml.
  */
 export const QUEUE_ENV_VARS = {
   contact: 'CONTACT_QUEUE_URL',

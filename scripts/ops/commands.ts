@@ -207,10 +207,10 @@ export function stageStore(clients: OpsClients, outputs: StackOutputs): Store {
 
 /**
  * Replays the parked queue of a stage (see lib/ingest/replay-parked.ts) with the deployed ingest's
- * settings (the `IngestSettings` output: ENTITIES, ALLOW_UNSIGNED, MAX_EVENT_AGE_SECONDS, ...). The
- * secrets live in SSM, which this command does not read: every context counts as having one, so an
- * unsigned parked delivery (ALLOW_UNSIGNED) stays parked (`signature-missing`); signed ones and
- * state events with the token replay.
+ * settings (the `IngestSettings` output, serverless.yml's custom.ingestEnvironment.published: ENTITIES,
+ * ALLOW_UNSIGNED, MAX_EVENT_AGE_SECONDS, ...). The secrets live in SSM, which this command does not
+ * read: every context counts as having one, so an unsigned parked delivery (ALLOW_UNSIGNED) stays
+ * parked (`signature-missing`); signed ones and state events with the token replay.
  */
 export async function replayParkedOnStage(
   clients: OpsClients,
