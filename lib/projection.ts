@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
 import {
   type EventEffect,
   familyOf,
@@ -216,9 +215,14 @@ function compareTimestamps(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** `next` when it differs from `row` in anything stored, else `row` itself (so callers can skip the write). */
+/**
+ * `next` when it differs from `row` in anything stored, else `row` itself (so callers can skip the
+ * write). A row is JSON data and `merge` writes `next`'s keys in `row`'s order, so their JSON texts
+ * are equal exactly when the stored rows are. (Not `util.isDeepStrictEqual`: importing `node:util`
+ * into an ES module costs a worker's cold start about 4.7 M instructions, 2 % of its import.)
+ */
 function sameRow(row: Row, next: Row): Row {
   // FieldValues and Values compared by their text: a parsed value may be nested too deep to walk.
-  const comparable = ({ fieldValues: _f, values: _v, ...rest }: Row) => rest;
-  return isDeepStrictEqual(comparable(row), comparable(next)) ? row : next;
+  const comparable = ({ fieldValues: _f, values: _v, ...rest }: Row) => JSON.stringify(rest);
+  return comparable(row) === comparable(next) ? row : next;
 }
