@@ -137,6 +137,20 @@ describe('apply: late and duplicate events', () => {
     const lateNew = rowEvent('contact.changed', { primaryKey: 7, timestamp: at(2) });
     expect(apply(row, lateNew, { seenBefore: false }).eventCount).toBe(row.eventCount + 1);
   });
+
+  it('a re-merge that changes nothing returns the row read back, whatever its key order; one that does, a new row', () => {
+    const newer = Array.from({ length: RECENT_WINDOW + 2 }, (_, i) =>
+      rowEvent('contact.changed', { primaryKey: 7, timestamp: at(10 + i) }),
+    );
+    // As a store might hand it back: the same row with its keys in another order.
+    const folded = fold([created, ...newer]);
+    const readBack = Object.fromEntries(Object.entries(folded).reverse()) as Row;
+    expect(apply(readBack, created, { seenBefore: true })).toBe(readBack);
+    expect(apply(readBack, created, { eventCount: readBack.eventCount })).toBe(readBack);
+    const recounted = apply(readBack, created, { eventCount: readBack.eventCount + 1 });
+    expect(recounted).not.toBe(readBack);
+    expect(recounted.eventCount).toBe(readBack.eventCount + 1);
+  });
 });
 
 describe('apply: activity', () => {
