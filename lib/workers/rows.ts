@@ -133,17 +133,18 @@ export async function processRowEvent(
     return { row: loaded.item, outcome: 'resend', echo, seq, unpublished: false };
   }
 
-  let eventCount: number | undefined;
-  if (found.kind === 'retry') eventCount = countEvents(history ?? (await store.listRowEvents(...key)));
+  // A retry counts the history as it is at each row write: never a listing from before the history
+  // write (which may lack this very event) nor one older than the row it is merged into.
+  const recount =
+    found.kind === 'retry' ? async () => countEvents(await store.listRowEvents(...key)) : undefined;
   const applyOptions: ApplyOptions = {
     contentHash: hash,
-    ...(eventCount !== undefined && { eventCount }),
     ...(meta.rawBody !== undefined && { json: jsonMembers(meta.rawBody, ['FieldValues', 'Values']) }),
   };
   const { row, outcome } =
     found.kind === 'duplicate'
       ? { row: loaded.item!, outcome: 'duplicate' as const }
-      : await mergeRow(deps, event, seq, applyOptions, loaded, meta.messageId);
+      : await mergeRow(deps, event, seq, applyOptions, loaded, meta.messageId, recount);
   metrics.addMetric(OUTCOME_METRIC[outcome], MetricUnit.Count, 1);
   if (echo) metrics.addMetric('EchoEvents', MetricUnit.Count, 1);
   logger.debug('row event processed', { eventId: event.EventId, event: event.Event, outcome, echo });
@@ -197,6 +198,8 @@ async function mergeRow(
   options: ApplyOptions,
   first: Versioned<Row>,
   messageId: string,
+  /** The row's eventCount from the history, read after the row (a retry); else the row's plus one. */
+  recount?: () => Promise<number>,
 ): Promise<{ row: Row; outcome: Outcome }> {
   const attempts = deps.maxAttempts ?? 5;
   let loaded = first;
@@ -204,7 +207,7 @@ async function mergeRow(
     if (attempt > 1)
       loaded = await deps.store.loadRow(event.ContextIdentifier, event.Entity, event.PrimaryKey);
     const { item, version } = loaded;
-    const next = apply(item, event, options);
+    const next = apply(item, event, recount ? { ...options, eventCount: await recount() } : options);
     if (item !== undefined && next === item) return { row: item, outcome: 'duplicate' };
     try {
       await deps.store.saveRow(next, version);

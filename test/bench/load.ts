@@ -88,6 +88,15 @@ export async function runLoad(
         options.log?.(`journal lines for ${eventId}: ${shown.length === 0 ? 'none' : shown.join(' | ')}`);
       }
     }
+    // What the runtime itself said about a failed run: its warnings and errors (a retried merge, a
+    // failed record, a resend or conflict), the last of what it printed.
+    if (failures.length > 0) {
+      const said = runtime
+        .output()
+        .split('\n')
+        .filter((line) => /"level":"(WARN|ERROR|CRITICAL)"|Error|error/.test(line));
+      for (const line of said.slice(-200)) options.log?.(`runtime: ${line.slice(0, 600)}`);
+    }
     return {
       report,
       readyMs: runtime.readyMs,

@@ -87,6 +87,56 @@ describe('eventCount equals the distinct events of the history after any failure
   });
 });
 
+describe('eventCount when the history write finds its own record (a retry inside one delivery)', () => {
+  it('an event older than the window whose history write landed but whose answer was lost', async () => {
+    const k = key();
+    for (const event of newer(k, 2, 9)) await processRowEvent(deps(store), event, meta);
+    const old = rowEvent('contact.changed', { ...k, timestamp: at(1) });
+    // The SDK's retry of a conditional put whose first attempt landed: the condition fails.
+    const lostAnswer: Store = {
+      ...store,
+      async recordEvent(record) {
+        await store.recordEvent(record);
+        return false;
+      },
+    };
+
+    await processRowEvent(deps(lostAnswer), old, meta);
+
+    expect(await store.listRowEvents(k.context, 'contact', k.primaryKey)).toHaveLength(10);
+    expect((await store.getRow(k.context, 'contact', k.primaryKey))!.eventCount).toBe(10);
+  });
+
+  it('a retry whose row write meets a version conflict recounts after the event merged in between', async () => {
+    const k = key();
+    for (const event of newer(k, 1, 3)) await processRowEvent(deps(store), event, meta);
+    const stuck = rowEvent('contact.changed', { ...k, timestamp: at(10) });
+    await expect(processRowEvent(deps(faultyStore(new Set([stuck.EventId]))), stuck, meta)).rejects.toThrow(
+      'throttled',
+    );
+    const between = rowEvent('contact.changed', { ...k, timestamp: at(11) });
+    let first = true;
+    const contended: Store = {
+      ...store,
+      async saveRow(row, version) {
+        if (first) {
+          first = false;
+          await processRowEvent(deps(store), between, meta);
+        }
+        return store.saveRow(row, version);
+      },
+    };
+
+    await processRowEvent(deps(contended), stuck, meta); // the retry
+
+    expect(await store.listRowEvents(k.context, 'contact', k.primaryKey)).toHaveLength(5);
+    expect(await store.getRow(k.context, 'contact', k.primaryKey)).toMatchObject({
+      eventCount: 5,
+      lastEventId: between.EventId,
+    });
+  });
+});
+
 describe('duplicates the sender really produces', () => {
   it('same EventId, later Timestamp, other body: recorded as a conflict; the row follows the first', async () => {
     const k = key();
