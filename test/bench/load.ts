@@ -85,7 +85,11 @@ export async function runLoad(
         const ids = puts.flatMap((line) => /"MessageId":"([^"]+)"/.exec(line)?.[1] ?? []);
         const later = lines.filter((line) => !line.includes(eventId) && ids.some((id) => line.includes(id)));
         const shown = [...puts, ...later].map((line) => line.slice(0, 240));
-        options.log?.(`journal lines for ${eventId}: ${shown.length === 0 ? 'none' : shown.join(' | ')}`);
+        // The journal is compacted to the live messages once it passes 64 MB (about one full run), so a
+        // message deleted before that leaves no line: "none" then says nothing about it.
+        options.log?.(
+          `journal lines for ${eventId}: ${shown.length === 0 ? 'none (or deleted before the journal was last compacted)' : shown.join(' | ')}`,
+        );
       }
     }
     // What the runtime itself said about a failed run: its warnings and errors (a retried merge, a
