@@ -104,7 +104,11 @@ export function contentHash(body: string, eventId: string): string {
   return createHash('sha256').update(body.split(eventId).join('')).digest('base64url').slice(0, 16);
 }
 
-function olderThanWindow(row: Row, seq: string): boolean {
+/**
+ * True when `seq` is older than every event of the row's full recent window: the row alone can then
+ * no longer tell whether that event was merged (the history can). Within the window it can.
+ */
+export function olderThanWindow(row: Row, seq: string): boolean {
   const oldest = row.recentSeqs[0];
   return row.recentSeqs.length >= RECENT_WINDOW && oldest !== undefined && seq < oldest;
 }

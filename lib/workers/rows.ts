@@ -4,7 +4,14 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { RowEvent } from '../events/index.js';
 import { type Hooks, type Outcome, runHook } from '../hooks.js';
 import { jsonMembers } from '../json-text.js';
-import { type ApplyOptions, apply, contentHash, type Recognition, recognise } from '../projection.js';
+import {
+  type ApplyOptions,
+  apply,
+  contentHash,
+  olderThanWindow,
+  type Recognition,
+  recognise,
+} from '../projection.js';
 import { VersionConflictError } from '../store/errors.js';
 import { eventSeq } from '../store/keys.js';
 import type { EventRecord, Row, Store, Versioned } from '../store/types.js';
@@ -133,7 +140,8 @@ export async function processRowEvent(
     return { row: loaded.item, outcome: 'resend', echo, seq, unpublished: false };
   }
 
-  // A retry counts the history as it is at each row write: never a listing from before the history
+  // A retry cannot know whether its first attempt raised the count. Where the row's window cannot tell
+  // either, it counts the history as it is at each row write: never a listing from before the history
   // write (which may lack this very event) nor one older than the row it is merged into.
   const recount =
     found.kind === 'retry' ? async () => countEvents(await store.listRowEvents(...key)) : undefined;
@@ -198,7 +206,11 @@ async function mergeRow(
   options: ApplyOptions,
   first: Versioned<Row>,
   messageId: string,
-  /** The row's eventCount from the history, read after the row (a retry); else the row's plus one. */
+  /**
+   * For a retry: the row's eventCount from the history, read after the row, used when the event is
+   * older than the row's recent window (within it the window tells whether it was merged); else the
+   * row's count plus one.
+   */
   recount?: () => Promise<number>,
 ): Promise<{ row: Row; outcome: Outcome }> {
   const attempts = deps.maxAttempts ?? 5;
@@ -207,7 +219,8 @@ async function mergeRow(
     if (attempt > 1)
       loaded = await deps.store.loadRow(event.ContextIdentifier, event.Entity, event.PrimaryKey);
     const { item, version } = loaded;
-    const next = apply(item, event, recount ? { ...options, eventCount: await recount() } : options);
+    const counted = recount !== undefined && item !== undefined && olderThanWindow(item, seq);
+    const next = apply(item, event, counted ? { ...options, eventCount: await recount() } : options);
     if (item !== undefined && next === item) return { row: item, outcome: 'duplicate' };
     try {
       await deps.store.saveRow(next, version);

@@ -137,6 +137,34 @@ describe('eventCount when the history write finds its own record (a retry inside
   });
 });
 
+describe("eventCount when the row's window can tell", () => {
+  it('a retry of an event within the window counts one more, without reading the history', async () => {
+    const k = key();
+    for (const event of newer(k, 1, 3)) await processRowEvent(deps(store), event, meta);
+    const stuck = rowEvent('contact.changed', { ...k, timestamp: at(10) });
+    await expect(processRowEvent(deps(faultyStore(new Set([stuck.EventId]))), stuck, meta)).rejects.toThrow(
+      'throttled',
+    );
+    // The history's two oldest records have expired (EVENT_RETENTION_DAYS): a recount would say 2.
+    const listed = vi.fn();
+    const expired: Store = {
+      ...store,
+      async listRowEvents(...args) {
+        listed();
+        return (await store.listRowEvents(...args)).slice(2);
+      },
+    };
+
+    await processRowEvent(deps(expired), stuck, meta); // the retry
+
+    expect(await store.getRow(k.context, 'contact', k.primaryKey)).toMatchObject({
+      eventCount: 4,
+      lastEventId: stuck.EventId,
+    });
+    expect(listed).not.toHaveBeenCalled();
+  });
+});
+
 describe('duplicates the sender really produces', () => {
   it('same EventId, later Timestamp, other body: recorded as a conflict; the row follows the first', async () => {
     const k = key();
