@@ -247,7 +247,8 @@ export function decideAuthenticated(
 
 /**
  * An unsigned delivery goes on only when it is a state event (the token, if any, was checked before),
- * or when its context has no secret and ALLOW_UNSIGNED is on.
+ * or when its context has no secret and ALLOW_UNSIGNED is on. A body without a ContextIdentifier string
+ * has no context to show that, so it needs a signature (as the registration check does then too).
  */
 export function unsignedBinding(
   checked: Checked,
@@ -256,7 +257,15 @@ export function unsignedBinding(
   view: EnvelopeView,
 ): Decision | undefined {
   if (stateEvent) return undefined;
-  if (view.context !== undefined && policy.verifier.hasSecretFor(view.context)) {
+  if (view.context === undefined) {
+    return reject(
+      checked.log,
+      401,
+      'signature-missing',
+      'a valid signature header is required: the body has no ContextIdentifier string',
+    );
+  }
+  if (policy.verifier.hasSecretFor(view.context)) {
     return reject(checked.log, 401, 'signature-missing', 'a valid signature header is required');
   }
   if (!policy.allowUnsigned) {

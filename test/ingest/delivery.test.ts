@@ -548,6 +548,30 @@ describe('the CRM registration check (event "test")', () => {
     expect(queue.sent).toEqual([]);
   });
 
+  it('needs a signature when the body names no context: ALLOW_UNSIGNED admits only contexts it can see (found by the fuzz)', async () => {
+    const queue = new RecordingQueue();
+    const open = policy({ allowUnsigned: true, secrets: { fallback: [], byContext: { Cust1: [SECRET] } } });
+    const { ContextIdentifier: _, ...withoutContext } = check();
+
+    const answers = [
+      await handleDelivery(request({ ...check(), ContextIdentifier: [] }, { secret: null }), open, queue),
+      await handleDelivery(
+        request({ ...check(), ContextIdentifier: ['Cust1'] }, { secret: null }),
+        open,
+        queue,
+      ),
+      await handleDelivery(request(withoutContext, { secret: null }), open, queue),
+    ];
+
+    expect(answers.map((answer) => [answer.status, answer.decision.kind])).toEqual([
+      [401, 'reject'],
+      [401, 'reject'],
+      [401, 'reject'],
+    ]);
+    expect(JSON.parse(answers[0]!.body).detail).toContain('no ContextIdentifier string');
+    expect(queue.sent).toEqual([]);
+  });
+
   it('needs "test" in both the header and the body; otherwise an authentic body is parked', async () => {
     const queue = new RecordingQueue();
     const bodyOnly = request(check(), { headers: { 'X-SuperOffice-Event': 'contact.changed' } });
