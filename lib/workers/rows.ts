@@ -140,11 +140,6 @@ export async function processRowEvent(
     return { row: loaded.item, outcome: 'resend', echo, seq, unpublished: false };
   }
 
-  // A retry cannot know whether its first attempt raised the count. Where the row's window cannot tell
-  // either, it counts the history as it is at each row write: never a listing from before the history
-  // write (which may lack this very event) nor one older than the row it is merged into.
-  const recount =
-    found.kind === 'retry' ? async () => countEvents(await store.listRowEvents(...key)) : undefined;
   const applyOptions: ApplyOptions = {
     contentHash: hash,
     ...(meta.rawBody !== undefined && { json: jsonMembers(meta.rawBody, ['FieldValues', 'Values']) }),
@@ -152,7 +147,7 @@ export async function processRowEvent(
   const { row, outcome } =
     found.kind === 'duplicate'
       ? { row: loaded.item!, outcome: 'duplicate' as const }
-      : await mergeRow(deps, event, seq, applyOptions, loaded, meta.messageId, recount);
+      : await mergeRow(deps, event, seq, applyOptions, loaded, meta.messageId, found.kind === 'retry');
   metrics.addMetric(OUTCOME_METRIC[outcome], MetricUnit.Count, 1);
   if (echo) metrics.addMetric('EchoEvents', MetricUnit.Count, 1);
   logger.debug('row event processed', { eventId: event.EventId, event: event.Event, outcome, echo });
@@ -193,6 +188,17 @@ function countEvents(history: EventRecord[]): number {
   return history.filter((record) => record.conflictOf === undefined && record.resendOf === undefined).length;
 }
 
+/**
+ * A row's eventCount from its history, for merging an event older than the row's full recent window:
+ * the events merged at or after the window's oldest are the window itself; those before it are what the
+ * history records there (the event being merged among them). A recorded event newer than that which the
+ * row has not merged yet (its row write failed; it waits for its retry) is left for that retry to add.
+ */
+function countWithHistory(row: Row, history: EventRecord[]): number {
+  const oldest = row.recentSeqs[0] ?? '';
+  return countEvents(history.filter((record) => record.seq < oldest)) + row.recentSeqs.length;
+}
+
 const OUTCOME_METRIC: Record<Outcome, string> = {
   applied: 'EventsApplied',
   late: 'EventsLate',
@@ -206,21 +212,26 @@ async function mergeRow(
   options: ApplyOptions,
   first: Versioned<Row>,
   messageId: string,
-  /**
-   * For a retry: the row's eventCount from the history, read after the row, used when the event is
-   * older than the row's recent window (within it the window tells whether it was merged); else the
-   * row's count plus one.
-   */
-  recount?: () => Promise<number>,
+  /** The history put found this event's record already there: an earlier attempt may have merged it. */
+  retry: boolean,
 ): Promise<{ row: Row; outcome: Outcome }> {
   const attempts = deps.maxAttempts ?? 5;
+  const key = [event.ContextIdentifier, event.Entity, event.PrimaryKey] as const;
   let loaded = first;
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    if (attempt > 1)
-      loaded = await deps.store.loadRow(event.ContextIdentifier, event.Entity, event.PrimaryKey);
+    if (attempt > 1) loaded = await deps.store.loadRow(...key);
     const { item, version } = loaded;
-    const counted = recount !== undefined && item !== undefined && olderThanWindow(item, seq);
-    const next = apply(item, event, counted ? { ...options, eventCount: await recount() } : options);
+    // Whether the event is merged already, the row's window tells, unless the event is older than the
+    // full window and an earlier attempt (a retry) or another handler of the same message (the row
+    // changed under this one) may have merged it: then the history, read after the row, counts.
+    const counted = item !== undefined && olderThanWindow(item, seq) && (retry || attempt > 1);
+    const next = apply(
+      item,
+      event,
+      counted
+        ? { ...options, eventCount: countWithHistory(item, await deps.store.listRowEvents(...key)) }
+        : options,
+    );
     if (item !== undefined && next === item) return { row: item, outcome: 'duplicate' };
     try {
       await deps.store.saveRow(next, version);

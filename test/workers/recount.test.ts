@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RowEvent } from '../../lib/events/index.js';
+import { RECENT_WINDOW } from '../../lib/projection.js';
 import { eventSeq } from '../../lib/store/keys.js';
 import type { Store } from '../../lib/store/types.js';
 import { createRowWorker, processRowEvent, type RowWorkerDeps } from '../../lib/workers/index.js';
@@ -162,6 +163,59 @@ describe("eventCount when the row's window can tell", () => {
       lastEventId: stuck.EventId,
     });
     expect(listed).not.toHaveBeenCalled();
+  });
+});
+
+describe('eventCount with events recorded but not merged yet (found by review)', () => {
+  /** The real store, with every row write failing: an outage of the rows table. */
+  const outage = (): Store => ({
+    ...store,
+    async saveRow() {
+      throw new Error('throttled');
+    },
+  });
+
+  it('a DLQ redrive of an old event, then of a newer one, counts each once', async () => {
+    const k = key();
+    for (const event of newer(k, 2, RECENT_WINDOW)) await processRowEvent(deps(store), event, meta);
+    const late = rowEvent('contact.changed', { ...k, timestamp: at(1) });
+    const pending = rowEvent('contact.changed', { ...k, timestamp: at(20) });
+    // Both recorded during the outage, neither merged: both dead-lettered, in group order.
+    for (const event of [late, pending]) {
+      await expect(processRowEvent(deps(outage()), event, meta)).rejects.toThrow('throttled');
+    }
+
+    for (const event of [late, pending]) await processRowEvent(deps(store), event, meta); // the redrive
+
+    const history = await store.listRowEvents(k.context, 'contact', k.primaryKey);
+    expect(history).toHaveLength(RECENT_WINDOW + 2);
+    expect(await store.getRow(k.context, 'contact', k.primaryKey)).toMatchObject({
+      eventCount: RECENT_WINDOW + 2,
+      lastEventId: pending.EventId,
+    });
+  });
+
+  it('an old event handled twice at once (its visibility timeout ran out) counts once', async () => {
+    const k = key();
+    for (const event of newer(k, 2, RECENT_WINDOW)) await processRowEvent(deps(store), event, meta);
+    const late = rowEvent('contact.changed', { ...k, timestamp: at(1) });
+    let first = true;
+    // The first handler's row write comes after a second handler of the same message did it all.
+    const overtaken: Store = {
+      ...store,
+      async saveRow(row, version) {
+        if (first) {
+          first = false;
+          await processRowEvent(deps(store), late, meta);
+        }
+        return store.saveRow(row, version);
+      },
+    };
+
+    await processRowEvent(deps(overtaken), late, meta);
+
+    expect(await store.listRowEvents(k.context, 'contact', k.primaryKey)).toHaveLength(RECENT_WINDOW + 1);
+    expect((await store.getRow(k.context, 'contact', k.primaryKey))!.eventCount).toBe(RECENT_WINDOW + 1);
   });
 });
 
