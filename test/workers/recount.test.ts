@@ -31,6 +31,21 @@ function faultyStore(failing: Set<string>): Store {
   };
 }
 
+/** The real store, except that before its first row write another handler processes `other` in full. */
+function overtakenBy(other: RowEvent): Store {
+  let first = true;
+  return {
+    ...store,
+    async saveRow(row, version) {
+      if (first) {
+        first = false;
+        await processRowEvent(deps(store), other, meta);
+      }
+      return store.saveRow(row, version);
+    },
+  };
+}
+
 const deps = (s: Store, hooks = {}): RowWorkerDeps => ({
   store: s,
   hooks,
@@ -116,19 +131,7 @@ describe('eventCount when the history write finds its own record (a retry inside
       'throttled',
     );
     const between = rowEvent('contact.changed', { ...k, timestamp: at(11) });
-    let first = true;
-    const contended: Store = {
-      ...store,
-      async saveRow(row, version) {
-        if (first) {
-          first = false;
-          await processRowEvent(deps(store), between, meta);
-        }
-        return store.saveRow(row, version);
-      },
-    };
-
-    await processRowEvent(deps(contended), stuck, meta); // the retry
+    await processRowEvent(deps(overtakenBy(between)), stuck, meta); // the retry
 
     expect(await store.listRowEvents(k.context, 'contact', k.primaryKey)).toHaveLength(5);
     expect(await store.getRow(k.context, 'contact', k.primaryKey)).toMatchObject({
@@ -199,20 +202,8 @@ describe('eventCount with events recorded but not merged yet (found by review)',
     const k = key();
     for (const event of newer(k, 2, RECENT_WINDOW)) await processRowEvent(deps(store), event, meta);
     const late = rowEvent('contact.changed', { ...k, timestamp: at(1) });
-    let first = true;
     // The first handler's row write comes after a second handler of the same message did it all.
-    const overtaken: Store = {
-      ...store,
-      async saveRow(row, version) {
-        if (first) {
-          first = false;
-          await processRowEvent(deps(store), late, meta);
-        }
-        return store.saveRow(row, version);
-      },
-    };
-
-    await processRowEvent(deps(overtaken), late, meta);
+    await processRowEvent(deps(overtakenBy(late)), late, meta);
 
     expect(await store.listRowEvents(k.context, 'contact', k.primaryKey)).toHaveLength(RECENT_WINDOW + 1);
     expect((await store.getRow(k.context, 'contact', k.primaryKey))!.eventCount).toBe(RECENT_WINDOW + 1);
