@@ -1,16 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { createRowWorker } from '../../lib/workers/index.js';
-import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
 import { at, lambdaContext, quietObservability, rowEvent, sqsEvent, sqsRecord } from '../support/workers.js';
 
 let dynamo: LocalDynamo;
 let store: Store;
 
 beforeAll(async () => {
-  dynamo = await startDynalite();
-  store = createDynamoStore({ client: dynamo.doc, tables: await dynamo.createTables(), retentionDays: 30 });
+  ({ dynamo, store } = await startDynamoStore());
 });
 afterAll(() => dynamo.close());
 

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleDelivery } from '../../lib/ingest/index.js';
-import { createDynamoStore } from '../../lib/store/index.js';
 import type { RowStatus, Store } from '../../lib/store/types.js';
 import { createEntitiesWorker, createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
 import { ALL_SAMPLE_EVENTS, buildSampleBody } from '../../tools/samples.js';
 import { policy, RecordingQueue, request } from '../support/delivery.js';
-import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
 import { at, lambdaContext, quietObservability, sqsEvent, sqsRecord } from '../support/workers.js';
 
 /**
@@ -17,8 +16,7 @@ let store: Store;
 const workers = new Map<string, SqsBatchHandler>();
 
 beforeAll(async () => {
-  dynamo = await startDynalite();
-  store = createDynamoStore({ client: dynamo.doc, tables: await dynamo.createTables(), retentionDays: 30 });
+  ({ dynamo, store } = await startDynamoStore());
   const deps = { store, hooks: {}, ignoreAssociateIds: new Set<number>(), ...quietObservability() };
   workers.set('contact', createRowWorker({ ...deps, entity: 'contact' }));
   workers.set('activity', createRowWorker({ ...deps, entity: 'activity' }));

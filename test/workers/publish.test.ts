@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bookkeepingFilter, DEFAULT_BOOKKEEPING_FIELDS } from '../../lib/bus/entry.js';
-import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { createRowWorker, createStateWorker, type Publication } from '../../lib/workers/index.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { FakePublisher } from '../support/bus.js';
-import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
 import {
   at,
   lambdaContext,
@@ -21,8 +20,7 @@ let dynamo: LocalDynamo;
 let store: Store;
 
 beforeAll(async () => {
-  dynamo = await startDynalite();
-  store = createDynamoStore({ client: dynamo.doc, tables: await dynamo.createTables(), retentionDays: 30 });
+  ({ dynamo, store } = await startDynamoStore());
 });
 afterAll(() => dynamo.close());
 

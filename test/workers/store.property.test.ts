@@ -2,20 +2,18 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RowEvent, WebhookStateEvent } from '../../lib/events/index.js';
 import { apply, contentHash } from '../../lib/projection.js';
-import { createDynamoStore } from '../../lib/store/index.js';
 import type { Row, Store, Webhook } from '../../lib/store/types.js';
 import { applyStateEvent } from '../../lib/webhook-state.js';
 import { processRowEvent, processStateEvent } from '../../lib/workers/index.js';
 import { arrivalsArb, contactEventsArb, inOrder, stateEventsArb } from '../support/arbitraries.js';
-import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
 import { quietObservability } from '../support/workers.js';
 
 let dynamo: LocalDynamo;
 let store: Store;
 
 beforeAll(async () => {
-  dynamo = await startDynalite();
-  store = createDynamoStore({ client: dynamo.doc, tables: await dynamo.createTables(), retentionDays: 30 });
+  ({ dynamo, store } = await startDynamoStore());
 });
 afterAll(() => dynamo.close());
 

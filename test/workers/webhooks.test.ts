@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { type AlertPublisher, processStateEvent, type StateWorkerDeps } from '../../lib/workers/index.js';
-import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
 import {
   at,
   contactWorker,
@@ -20,8 +19,7 @@ let deps: StateWorkerDeps;
 let alerts: AlertPublisher & { webhookTooManyErrors: ReturnType<typeof vi.fn> };
 
 beforeAll(async () => {
-  dynamo = await startDynalite();
-  store = createDynamoStore({ client: dynamo.doc, tables: await dynamo.createTables(), retentionDays: 30 });
+  ({ dynamo, store } = await startDynamoStore());
 });
 afterAll(() => dynamo.close());
 
