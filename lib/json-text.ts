@@ -41,24 +41,41 @@ export function stringifyExact(value: unknown, space?: number): string {
 }
 
 /**
- * The exact text of some members of a JSON object, found without parsing it (so without recursion:
- * any depth works). The last occurrence of a name wins, as in `JSON.parse`. `text` must be valid JSON.
+ * The top-level members of a JSON object text, each value as its exact text, found without parsing it
+ * (so without recursion: any depth works). A key that appears twice keeps its last value, as in
+ * `JSON.parse`. `text` must be valid JSON; undefined when it is not an object.
  *
- * @example jsonMembers('{"a":1,"b":{"c":2}}', ['b']) // { b: '{"c":2}' }
+ * @example objectMemberTexts('{"A": 12345678901234567890, "B": [1]}') // Map { 'A' => '12345678901234567890', 'B' => '[1]' }
  */
-export function jsonMembers<N extends string>(text: string, names: readonly N[]): Partial<Record<N, string>> {
-  const found: Partial<Record<N, string>> = {};
+export function objectMemberTexts(text: string): Map<string, string> | undefined {
   let i = skipSpace(text, 0);
-  if (text[i] !== '{') return found;
+  if (text[i] !== '{') return undefined;
+  const members = new Map<string, string>();
   i = skipSpace(text, i + 1);
   while (i < text.length && text[i] !== '}') {
     const keyEnd = endOfString(text, i);
     const key = JSON.parse(text.slice(i, keyEnd)) as string;
     const start = skipSpace(text, skipSpace(text, keyEnd) + 1);
     const end = endOfValue(text, start);
-    if ((names as readonly string[]).includes(key)) found[key as N] = text.slice(start, end);
+    members.delete(key);
+    members.set(key, text.slice(start, end));
     i = skipSpace(text, end);
     if (text[i] === ',') i = skipSpace(text, i + 1);
+  }
+  return members;
+}
+
+/**
+ * The exact text of some members of a JSON object ({@link objectMemberTexts}, picked by name).
+ *
+ * @example jsonMembers('{"a":1,"b":{"c":2}}', ['b']) // { b: '{"c":2}' }
+ */
+export function jsonMembers<N extends string>(text: string, names: readonly N[]): Partial<Record<N, string>> {
+  const found: Partial<Record<N, string>> = {};
+  const members = objectMemberTexts(text);
+  for (const name of names) {
+    const member = members?.get(name);
+    if (member !== undefined) found[name] = member;
   }
   return found;
 }
