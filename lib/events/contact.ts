@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { EnvelopeSchema } from './envelope.js';
-import { absent, DateStringSchema, EmptyChangesSchema, IntSchema } from './primitives.js';
+import { AnyPayloadSchema, absent, DateStringSchema, EmptyChangesSchema, IntSchema } from './primitives.js';
 
 export const ContactFieldValuesSchema = z.looseObject({
   activeInterests: IntSchema,
@@ -44,8 +44,8 @@ export const ContactChangedSchema = z.extend(ContactBaseSchema, {
  */
 export const ContactSoftDeletedSchema = z.extend(ContactBaseSchema, {
   Event: z.literal('contact.softdeleted'),
-  FieldValues: z.optional(z.record(z.string(), z.unknown())),
-  Values: z.optional(z.record(z.string(), z.unknown())),
+  FieldValues: AnyPayloadSchema,
+  Values: AnyPayloadSchema,
 });
 
 export const ContactDeletedSchema = z.extend(ContactBaseSchema, {

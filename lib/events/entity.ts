@@ -1,8 +1,6 @@
 import * as z from 'zod/mini';
 import { EnvelopeSchema } from './envelope.js';
-
-/** FieldValues or Values of a catalogue event: any JSON object, kept exactly as delivered. */
-const PayloadSchema = z.optional(z.record(z.string(), z.unknown()));
+import { AnyPayloadSchema } from './primitives.js';
 
 /**
  * Every event of the catalogue beyond the spec's ten, validated at envelope level: the envelope's
@@ -12,8 +10,8 @@ const PayloadSchema = z.optional(z.record(z.string(), z.unknown()));
  */
 export const EntityEventSchema = z.extend(EnvelopeSchema, {
   Entity: z.string().check(z.minLength(1)),
-  FieldValues: PayloadSchema,
-  Values: PayloadSchema,
+  FieldValues: AnyPayloadSchema,
+  Values: AnyPayloadSchema,
 });
 
 export type EntityEvent = z.infer<typeof EntityEventSchema>;

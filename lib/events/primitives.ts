@@ -44,5 +44,8 @@ export const EmptyChangesSchema = z
   .array(z.string())
   .check(z.length(0, 'must be an empty array for this event'));
 
+/** FieldValues or Values whose keys the spec does not show: any object, kept as delivered, or absent. */
+export const AnyPayloadSchema = z.optional(z.record(z.string(), z.unknown()));
+
 /** A key that must not be present at all (`{ Entity: undefined }` cannot come out of JSON). */
 export const absent = (message: string) => z.optional(z.never(message));
