@@ -42,6 +42,8 @@ export interface Mismatch {
   actual: unknown;
   /** Accepted events of the row that its history does not hold (what to look for in the queues' journal). */
   notInHistory?: string[];
+  /** The row's history as recorded: order key, and a resend's or conflict's origin (to tell what was not counted). */
+  history?: string[];
 }
 
 /** The sender's counters (without its per-POST latencies), then what the run checked and measured. */
@@ -172,11 +174,16 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
               undefined,
               { agent: admin },
             );
-            const recorded = new Set(
+            const records =
               history.status === 200
-                ? (JSON.parse(history.body) as Array<{ eventId: string }>).map((r) => r.eventId)
-                : [],
-            );
+                ? (JSON.parse(history.body) as Array<{
+                    eventId: string;
+                    seq?: string;
+                    resendOf?: string;
+                    conflictOf?: string;
+                  }>)
+                : [];
+            const recorded = new Set(records.map((r) => r.eventId));
             const notInHistory = (byRow.get(key) ?? []).filter((id) => accepted.has(id) && !recorded.has(id));
             mismatchDetails.push({
               row: key,
@@ -184,6 +191,10 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
               expected: want,
               actual: got ?? answer.status,
               notInHistory,
+              history: records.map(
+                (r) =>
+                  `${r.seq ?? r.eventId}${r.resendOf ? ` resendOf ${r.resendOf}` : ''}${r.conflictOf ? ` conflictOf ${r.conflictOf}` : ''}`,
+              ),
             });
           }
         }
@@ -295,6 +306,7 @@ export function formatReport(report: SimulationReport): string {
     lines.push(`  mismatch ${mismatch.row}: ${values.join('; ')}`);
     if (mismatch.notInHistory?.length)
       lines.push(`    accepted, not in its history: ${mismatch.notInHistory.join(', ')}`);
+    if (mismatch.history?.length) lines.push(`    its history: ${mismatch.history.join(' | ')}`);
   }
   return lines.join('\n');
 }
