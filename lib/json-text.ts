@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
-
 /**
  * A piece of JSON kept as the exact text the sender wrote (a .NET long keeps its digits, 1e-200 stays
- * 1e-200, any depth survives). `JSON.stringify` sees its parsed value; {@link stringifyExact} splices
- * the text itself.
+ * 1e-200, any depth survives). {@link stringifyExact} writes the text itself; plain `JSON.stringify`
+ * sees its parsed value. (Node 20 has no `JSON.rawJSON`, hence this small class.) The text must be
+ * valid JSON.
  */
 export class JsonText {
   constructor(readonly text: string) {}
@@ -14,30 +13,51 @@ export class JsonText {
 }
 
 /**
- * `JSON.stringify(value, null, space)`, except that every {@link JsonText} inside is written as its
- * exact text (not re-indented) instead of a re-serialised parse.
+ * `JSON.stringify(value, null, space)`, except that every {@link JsonText} inside, at any depth, is
+ * written as its exact text (not re-indented) instead of a re-serialised parse. Undefined members are
+ * left out, undefined array items written as null and a cycle refused with a TypeError, as
+ * JSON.stringify does (which writes nothing at all for a lone undefined; this writes null).
  *
- * @example stringifyExact({ a: new JsonText('9223372036854775807') }) === '{"a":9223372036854775807}'
+ * @example stringifyExact({ a: new JsonText('9223372036854775807'), b: [1] }) === '{"a":9223372036854775807,"b":[1]}'
  */
-export function stringifyExact(value: unknown, space?: number): string {
-  const texts: string[] = [];
-  const mark = `\u0000${randomUUID()}:`;
-  const out = JSON.stringify(
-    value,
-    function (this: Record<string, unknown>, key: string, current: unknown) {
-      const original = this[key];
-      if (!(original instanceof JsonText)) return current;
-      texts.push(original.text);
-      return `${mark}${texts.length - 1}`;
-    },
-    space,
-  );
-  if (texts.length === 0) return out;
-  const quotedMark = JSON.stringify(mark).slice(0, -1);
-  return out.replace(
-    new RegExp(`${escapeRegExp(quotedMark)}(\\d+)"`, 'g'),
-    (_, i: string) => texts[Number(i)]!,
-  );
+export function stringifyExact(value: unknown, space = 0): string {
+  const gap = ' '.repeat(space);
+  const ancestors = new Set<object>();
+  const write = (item: unknown, indent: string): string | undefined => {
+    if (item instanceof JsonText) return item.text;
+    if (typeof item !== 'object' || item === null) return JSON.stringify(item);
+    if (typeof (item as { toJSON?: unknown }).toJSON === 'function') {
+      return write((item as { toJSON(): unknown }).toJSON(), indent);
+    }
+    if (ancestors.has(item)) throw new TypeError('Converting circular structure to JSON');
+    ancestors.add(item);
+    try {
+      return container(item, indent);
+    } finally {
+      ancestors.delete(item);
+    }
+  };
+  const container = (item: object, indent: string): string => {
+    const inner = indent + gap;
+    const wrap = (open: string, parts: string[], close: string) =>
+      parts.length === 0
+        ? open + close
+        : gap === ''
+          ? `${open}${parts.join(',')}${close}`
+          : `${open}\n${inner}${parts.join(`,\n${inner}`)}\n${indent}${close}`;
+    if (Array.isArray(item))
+      return wrap(
+        '[',
+        item.map((v) => write(v, inner) ?? 'null'),
+        ']',
+      );
+    const members = Object.entries(item).flatMap(([key, v]) => {
+      const text = write(v, inner);
+      return text === undefined ? [] : [`${JSON.stringify(key)}:${gap === '' ? '' : ' '}${text}`];
+    });
+    return wrap('{', members, '}');
+  };
+  return write(value, '') ?? 'null';
 }
 
 /**
@@ -62,6 +82,19 @@ export function objectMemberTexts(text: string): Map<string, string> | undefined
     i = skipSpace(text, end);
     if (text[i] === ',') i = skipSpace(text, i + 1);
   }
+  return members;
+}
+
+/**
+ * {@link objectMemberTexts} of a text that must be a JSON object: validated first (the scan relies
+ * on well-formed JSON); throws a SyntaxError otherwise.
+ *
+ * @example objectMembers('{"A": 12345678901234567890, "B": [1]}') // Map { 'A' => '12345678901234567890', 'B' => '[1]' }
+ */
+export function objectMembers(text: string): Map<string, string> {
+  JSON.parse(text);
+  const members = objectMemberTexts(text);
+  if (members === undefined) throw new SyntaxError('expected a JSON object');
   return members;
 }
 
@@ -113,8 +146,4 @@ function endOfValue(text: string, i: number): number {
     else j++;
   }
   return j;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

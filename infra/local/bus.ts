@@ -16,8 +16,8 @@ import { CreateQueueCommand, SendMessageCommand, type SQSClient } from '@aws-sdk
 import type { BusEntry } from '../../lib/bus/entry.js';
 import { BusError } from '../../lib/bus/errors.js';
 import type { EventPublisher, PublishResult } from '../../lib/bus/publisher.js';
-import { rawJson, stringify } from '../../lib/bus/raw-json.js';
 import type { Subscription } from '../../lib/bus/subscriptions.js';
+import { JsonText, stringifyExact } from '../../lib/json-text.js';
 import { SERVICE } from '../definitions.js';
 
 export interface LocalBusOptions {
@@ -195,7 +195,7 @@ export async function startLocalBus(options: LocalBusOptions): Promise<LocalBus>
 /** The JSON EventBridge sends to a target, with the entry's Detail text kept verbatim. */
 function wrap(entry: BusEntry, account: string, region: string): Published {
   const id = randomUUID();
-  const text = stringify({
+  const text = stringifyExact({
     version: '0',
     id,
     'detail-type': entry.DetailType,
@@ -204,7 +204,7 @@ function wrap(entry: BusEntry, account: string, region: string): Published {
     time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
     region,
     resources: [],
-    detail: rawJson(entry.Detail),
+    detail: new JsonText(entry.Detail),
   });
   return { id, text, event: JSON.parse(text) };
 }

@@ -3,9 +3,10 @@
  * *text*, so the envelope's fields reach the bus byte for byte (a FieldValues long above 2^53 keeps
  * its digits), plus what the receiver knows after the write.
  */
+
+import { JsonText, objectMembers, stringifyExact } from '../json-text.js';
 import type { Row, RowStatus, Webhook } from '../store/types.js';
 import { EntryTooLargeError } from './errors.js';
-import { objectMembers, type RawJson, rawJson, stringify } from './raw-json.js';
 
 /** `source` of every published event. */
 export const SOURCE = 'crm-webhook-receiver';
@@ -41,10 +42,10 @@ export interface BusEntry {
   Detail: string;
 }
 
-/** The row as now stored. `fieldValues` may be JSON text ({@link rawJson}) to keep exact digits. */
+/** The row as now stored. `fieldValues` may be JSON text ({@link JsonText}) to keep exact digits. */
 export interface RowSnapshot {
   status: RowStatus;
-  fieldValues?: Record<string, unknown> | RawJson | undefined;
+  fieldValues?: Record<string, unknown> | JsonText | undefined;
   changedFields: readonly string[];
   lastEventId: string;
   lastTimestamp: string;
@@ -117,7 +118,10 @@ export function buildEntry(event: AppliedEvent, isBookkeeping: FieldFilter): Bus
   const entry = (fields: Iterable<[string, string]>, extra: object): BusEntry => ({
     Source: SOURCE,
     DetailType: String(eventName),
-    Detail: stringify({ ...Object.fromEntries([...fields].map(([k, v]) => [k, rawJson(v)])), ...extra }),
+    Detail: stringifyExact({
+      ...Object.fromEntries([...fields].map(([k, v]) => [k, new JsonText(v)])),
+      ...extra,
+    }),
   });
 
   const full = entry(delivered, added);

@@ -9,8 +9,8 @@ import {
   webhookSnapshot,
 } from '../bus/entry.js';
 import type { EventPublisher } from '../bus/publisher.js';
-import { rawJson } from '../bus/raw-json.js';
 import type { Outcome } from '../hooks.js';
+import { JsonText } from '../json-text.js';
 import type { Row, Webhook } from '../store/types.js';
 import { gapsOf } from '../webhook-state.js';
 import { WorkerError } from './errors.js';
@@ -108,7 +108,7 @@ export async function publishEntries(
 
 /** The row's FieldValues as the exact text stored, so digits reach the bus as the sender wrote them. */
 function exactFieldValues(row: Row) {
-  return row.fieldValuesJson === undefined ? undefined : rawJson(row.fieldValuesJson);
+  return row.fieldValuesJson === undefined ? undefined : new JsonText(row.fieldValuesJson);
 }
 
 function openGap(webhook: Webhook) {

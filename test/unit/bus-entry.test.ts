@@ -10,9 +10,9 @@ import {
   SOURCE,
 } from '../../lib/bus/entry.js';
 import { EntryTooLargeError } from '../../lib/bus/errors.js';
-import { objectMembers, rawJson, stringify } from '../../lib/bus/raw-json.js';
 import { readBusConfig } from '../../lib/config/bus.js';
 import { ConfigError } from '../../lib/config/env.js';
+import { JsonText, objectMembers, stringifyExact } from '../../lib/json-text.js';
 import { buildSampleBody } from '../../tools/samples.js';
 
 const BIG = '9223372036854775807'; // a .NET long: JSON.parse would round it
@@ -59,9 +59,9 @@ describe('raw JSON', () => {
   });
 
   it('writes raw values verbatim at any depth and leaves out undefined properties', () => {
-    expect(stringify({ a: rawJson(BIG), b: [rawJson('1.50'), null], c: undefined, d: 'x' })).toBe(
-      `{"a":${BIG},"b":[1.50,null],"d":"x"}`,
-    );
+    expect(
+      stringifyExact({ a: new JsonText(BIG), b: [new JsonText('1.50'), null], c: undefined, d: 'x' }),
+    ).toBe(`{"a":${BIG},"b":[1.50,null],"d":"x"}`);
   });
 });
 
@@ -85,7 +85,7 @@ describe('buildEntry', () => {
   it('keeps the digits of numbers JSON.parse cannot hold, in the body and in a raw row', () => {
     const body = changedBody(['x'], `"FieldValues":{"big":${BIG},"price":1.50},"Custom":${BIG}`);
     const entry = buildEntry(
-      applied(body, { row: { ...row, fieldValues: rawJson(`{"big":${BIG}}`) } }),
+      applied(body, { row: { ...row, fieldValues: new JsonText(`{"big":${BIG}}`) } }),
       defaults,
     );
     expect(entry.Detail).toContain(`"FieldValues":{"big":${BIG},"price":1.50}`);

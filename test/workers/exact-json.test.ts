@@ -73,4 +73,25 @@ describe('JSON text helpers', () => {
     expect(stringifyExact(value)).toBe('{"a":9223372036854775807,"b":["\\u0000x"],"c":1}');
     expect(JSON.stringify(value)).toBe('{"a":9223372036854776000,"b":["\\u0000x"],"c":1}');
   });
+
+  it('stringifyExact writes what JSON.stringify writes, indented or not, when there is no JsonText', () => {
+    const values: unknown[] = [
+      { a: 1, b: [], c: {}, d: [1, { e: null, f: undefined }, undefined], g: 'x"\n', h: new Date(0) },
+      [[[]], {}, -0, 1e21, true],
+      'plain',
+      null,
+    ];
+    for (const value of values) {
+      for (const space of [undefined, 2, 4]) {
+        expect(stringifyExact(value, space)).toBe(JSON.stringify(value, null, space));
+      }
+    }
+  });
+
+  it('stringifyExact indents around a JsonText without re-indenting its text', () => {
+    const value = { row: { fieldValues: new JsonText('{"n":1e-200,"m":[1,2]}') }, list: [new JsonText('7')] };
+    expect(stringifyExact(value, 2)).toBe(
+      '{\n  "row": {\n    "fieldValues": {"n":1e-200,"m":[1,2]}\n  },\n  "list": [\n    7\n  ]\n}',
+    );
+  });
 });
