@@ -1,4 +1,4 @@
-import type { Decision, RejectReason } from './pipeline.js';
+import type { Decision, RejectReason } from './decision.js';
 
 /** What the ingest answers: status, headers and body, as any HTTP transport sends them. */
 export interface Answer {

@@ -1,6 +1,7 @@
 import { MessageTooLargeError, type QueueSender } from '../queue/port.js';
 import { type Answer, okAnswer, problemAnswer, unavailableAnswer } from './answers.js';
-import { type Decision, decide } from './pipeline.js';
+import type { Decision } from './decision.js';
+import { decide } from './pipeline.js';
 import type { DeliveryPolicy, DeliveryRequest } from './request.js';
 
 export interface DeliveryResponse extends Answer {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { parseStateHeaderEvent } from '../headers.js';
 import type { OutboundMessage } from '../queue/port.js';
-import { type Authentication, type Checked, decideAuthenticated, unsignedBinding } from './pipeline.js';
+import type { Authentication, Checked } from './decision.js';
+import { decideAuthenticated, unsignedBinding } from './pipeline.js';
 import type { DeliveryPolicy } from './request.js';
 
 /** A message of the parked queue: the body as received (bytes or text), its attributes and group. */
