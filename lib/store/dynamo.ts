@@ -1,26 +1,17 @@
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
-  DynamoDBDocumentClient,
+  type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   paginateQuery,
-  paginateScan,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { gapsOf } from '../webhook-state.js';
 import { compressBody, decompressBody } from './body-codec.js';
-import { VersionConflictError } from './errors.js';
-import {
-  AcceptedItemSchema,
-  EventBodySchema,
-  EventItemSchema,
-  parseItem,
-  RowEntitySchema,
-  WebhookItemSchema,
-} from './items.js';
-import { acceptedSk, rowKey, WEBHOOK_SK_PREFIX, webhookSk } from './keys.js';
+import { collect, conditional, defaultClient, type Item, versionedPut } from './dynamo-calls.js';
+import { createWebhookStore } from './dynamo-webhooks.js';
+import { EventBodySchema, EventItemSchema, parseItem, RowEntitySchema } from './items.js';
+import { rowKey } from './keys.js';
 import { fromRowItem, toRowItem } from './row-item.js';
-import type { EventRecord, Store, Webhook } from './types.js';
+import type { EventRecord, Store } from './types.js';
 
 export interface DynamoStoreConfig {
   /** Defaults to a client built from the SDK's environment (AWS_ENDPOINT_URL_DYNAMODB included). */
@@ -30,19 +21,6 @@ export interface DynamoStoreConfig {
   retentionDays: number;
   now?: () => Date;
 }
-
-export interface WebhookStoreConfig {
-  client?: DynamoDBDocumentClient;
-  table: string;
-}
-
-/** The part of the store that lives in the webhooks table (all the webhook-state worker needs). */
-export type WebhookTableStore = Pick<
-  Store,
-  'listWebhooks' | 'listGaps' | 'markAccepted' | 'getLastAccepted' | 'loadWebhook' | 'saveWebhook'
->;
-
-type Item = Record<string, unknown>;
 
 /**
  * The DynamoDB adapter: rows (`rowKey`), events (`rowKey` + `seq`, TTL `expiresAt`) and webhooks
@@ -155,165 +133,6 @@ export function createDynamoStore(config: DynamoStoreConfig): Store {
       return items.map((item) => toEventRecord(item, events));
     },
   };
-}
-
-/** The webhooks-table half of {@link createDynamoStore}, on its own for the webhook-state worker. */
-export function createWebhookStore(config: WebhookStoreConfig): WebhookTableStore {
-  const doc = config.client ?? defaultClient();
-  const table = config.table;
-
-  const listWebhooks = async (): Promise<Webhook[]> => {
-    const items = await collect(
-      paginateScan(
-        { client: doc },
-        {
-          TableName: table,
-          FilterExpression: 'begins_with(sk, :p)',
-          ExpressionAttributeValues: { ':p': WEBHOOK_SK_PREFIX },
-          ConsistentRead: true,
-        },
-      ),
-    );
-    return items
-      .map((item) => toWebhook(item, table))
-      .sort((a, b) => (a.context < b.context ? -1 : a.context > b.context ? 1 : a.webhookId - b.webhookId));
-  };
-
-  const webhooksOf = async (context: string): Promise<Webhook[]> => {
-    const items = await collect(
-      paginateQuery(
-        { client: doc },
-        {
-          TableName: table,
-          KeyConditionExpression: '#c = :c AND begins_with(sk, :p)',
-          ExpressionAttributeNames: { '#c': 'context' },
-          ExpressionAttributeValues: { ':c': context, ':p': WEBHOOK_SK_PREFIX },
-          ConsistentRead: true,
-        },
-      ),
-    );
-    return items.map((item) => toWebhook(item, table)).sort((a, b) => a.webhookId - b.webhookId);
-  };
-
-  return {
-    listWebhooks,
-
-    async listGaps(context) {
-      const list = context === undefined ? await listWebhooks() : await webhooksOf(context);
-      return list.flatMap(gapsOf);
-    },
-
-    async markAccepted(context, webhookName, accepted) {
-      await conditional(() =>
-        doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: { context, sk: acceptedSk(webhookName) },
-            UpdateExpression: 'SET seq = :s, #t = :t, eventId = :e',
-            ConditionExpression: 'attribute_not_exists(seq) OR seq < :s',
-            ExpressionAttributeNames: { '#t': 'timestamp' },
-            ExpressionAttributeValues: {
-              ':s': accepted.seq,
-              ':t': accepted.timestamp,
-              ':e': accepted.eventId,
-            },
-          }),
-        ),
-      );
-    },
-
-    async getLastAccepted(context, webhookName) {
-      const { Item } = await doc.send(
-        new GetCommand({
-          TableName: table,
-          Key: { context, sk: acceptedSk(webhookName) },
-          ConsistentRead: true,
-        }),
-      );
-      if (Item === undefined) return undefined;
-      const { seq, timestamp, eventId } = parseItem(AcceptedItemSchema, Item, table, `${context}/accepted`);
-      return { seq, timestamp, eventId };
-    },
-
-    async loadWebhook(context, webhookId) {
-      const { Item } = await doc.send(
-        new GetCommand({
-          TableName: table,
-          Key: { context, sk: webhookSk(webhookId) },
-          ConsistentRead: true,
-        }),
-      );
-      if (Item === undefined) return { item: undefined, version: 0 };
-      return { item: toWebhook(Item, table), version: Number(Item.version) };
-    },
-
-    async saveWebhook(webhook, expectedVersion) {
-      const sk = webhookSk(webhook.webhookId);
-      const item = { ...defined(webhook), sk, version: expectedVersion + 1 };
-      await versionedPut(doc, table, item, 'sk', `${webhook.context}/${sk}`, expectedVersion);
-    },
-  };
-}
-
-function defaultClient(): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(new DynamoDBClient({}), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-}
-
-/** Put that succeeds only on the version it was computed from (or on no item, for version 0). */
-async function versionedPut(
-  doc: DynamoDBDocumentClient,
-  table: string,
-  item: Item,
-  keyAttribute: string,
-  key: string,
-  expectedVersion: number,
-): Promise<void> {
-  const condition =
-    expectedVersion === 0
-      ? { ConditionExpression: `attribute_not_exists(${keyAttribute})` }
-      : {
-          ConditionExpression: '#v = :v',
-          ExpressionAttributeNames: { '#v': 'version' },
-          ExpressionAttributeValues: { ':v': expectedVersion },
-        };
-  const written = await conditional(() =>
-    doc.send(new PutCommand({ TableName: table, Item: item, ...condition })),
-  );
-  if (!written) throw new VersionConflictError(table, key);
-}
-
-/** Runs a conditional write: `true` when written, `false` when its condition failed. */
-async function conditional(write: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await write();
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    if (error instanceof Error && error.name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
-}
-
-async function collect(pages: AsyncIterable<{ Items?: Item[] }>): Promise<Item[]> {
-  const items: Item[] = [];
-  for await (const page of pages) items.push(...(page.Items ?? []));
-  return items;
-}
-
-/** Top-level `undefined` values dropped (a caller's client may not be set to remove them). */
-function defined(value: object): Item {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined));
-}
-
-function toWebhook(stored: Item, table: string): Webhook {
-  const {
-    sk: _sk,
-    version: _version,
-    ...webhook
-  } = parseItem(WebhookItemSchema, stored, table, `${String(stored.context)}/${String(stored.sk)}`);
-  return webhook;
 }
 
 /** A history record from its item: the body holds the event's own fields, the item the rest. */
