@@ -10,7 +10,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadDefinitions } from '../../infra/definitions.js';
 import { ensureQueues, type LocalQueue } from '../../infra/local/resources.js';
-import { DEDUPLICATION_MS, type SqsEmulator } from '../../infra/local/sqs-emulator.js';
+import type { SqsEmulator } from '../../infra/local/sqs-emulator.js';
+import { DEDUPLICATION_MS } from '../../infra/local/sqs-queue-patch.js';
 import { startLocalQueues } from '../support/local-queues.js';
 
 let emulator: SqsEmulator;
