@@ -13,7 +13,7 @@ import { createLocalSource } from './dashboard/local-source.js';
 import { createDashboard } from './dashboard/server.js';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
 import { type DynamoEmulator, startDynamoEmulator } from './dynamo-emulator.js';
-import { startLocalEventBus } from './event-bus.js';
+import { type LocalEventBus, startLocalEventBus } from './event-bus.js';
 import { importHandlers, setFunctionEnvironment, startMappings } from './function-wiring.js';
 import { loadFunctions } from './functions.js';
 import { createIngestServer } from './ingest-server.js';
@@ -141,48 +141,164 @@ interface Started {
   lock: DataDirLock;
 }
 
+/** What compose has started so far, undone newest first when a later step fails. */
+type Undo = () => unknown;
+
+/**
+ * The runtime on top of the emulators, step by step: the event bus, the queues and tables, the
+ * functions, the two HTTP servers, their ports, the event source mappings. A step that fails undoes
+ * what the earlier ones started.
+ */
 async function compose(options: LocalRuntimeOptions, startedWith: Started): Promise<LocalRuntime> {
   const { env, log, dataDir, region, started, sqsEmulator, dynamoEmulator, lock } = startedWith;
+  const undo: Undo[] = [];
+  try {
+    const clients = localClients(sqsEmulator, dynamoEmulator, region);
+    undo.push(clients.destroy);
+    // The event bus first: an unusable subscriptions.yml stops the start before any log line.
+    const eventBus = await startLocalEventBus({
+      sqs: clients.sqs,
+      env,
+      stage: options.stage ?? 'local',
+      region,
+      port: options.eventbridgePort ?? 0,
+      ...(options.busBackoffMs !== undefined && { backoffMs: options.busBackoffMs }),
+      log,
+    }).catch((error: unknown) => {
+      throw portError('EVENTBRIDGE_PORT', options.eventbridgePort ?? 0, error);
+    });
+    undo.push(eventBus.close);
+    const resources = await createResources(options, startedWith, clients);
+    const app = await createServers(options, startedWith, clients, resources, eventBus);
+    undo.push(app.untapMetrics);
+    // The ports before any worker polls: a busy one stops the start.
+    const [ingestPort, adminPort] = await listenBoth(app, options, undo);
+    lock.update({ ingest: ingestPort, admin: adminPort });
+    const mappings = startMappings({ ...app, ...resources, sqs: clients.sqs, region, log });
+
+    const ports = {
+      ingest: ingestPort,
+      admin: adminPort,
+      sqs: sqsEmulator.port,
+      dynamodb: dynamoEmulator.port,
+      eventbridge: eventBus.port,
+    };
+    const host = options.host ?? LOOPBACK;
+    const urlHost = host === '0.0.0.0' || host === '::' ? LOOPBACK : host;
+    const urls = {
+      webhook: `http://${urlHost}:${ingestPort}/webhook`,
+      ingest: `http://${urlHost}:${ingestPort}`,
+      admin: `http://${LOOPBACK}:${adminPort}`,
+      dashboard: `http://${LOOPBACK}:${adminPort}/`,
+      sqs: sqsEmulator.endpoint,
+      dynamodb: dynamoEmulator.endpoint,
+      eventbridge: eventBus.endpoint,
+    };
+    app.state.info = { urls, ports };
+    app.state.ready = true;
+
+    let stopping: Promise<void> | undefined;
+    const stop = () => {
+      stopping ??= (async () => {
+        app.state.ready = false;
+        await app.ingest.close();
+        await Promise.all(mappings.map((mapping) => mapping.stop()));
+        await eventBus.close();
+        const left = describeQueued(resources.queues, (name) => sqsEmulator.peek(name).length);
+        if (left) log(`${left} (${join(dataDir, SQS_JOURNAL)})`);
+        app.admin.closeAllConnections();
+        await new Promise<void>((done) => app.admin.close(() => done()));
+        app.untapMetrics();
+        clients.destroy();
+        await sqsEmulator.close();
+        await dynamoEmulator.close();
+        lock.release();
+      })();
+      return stopping;
+    };
+
+    return {
+      ports,
+      urls,
+      dataDir,
+      queues: resources.queues,
+      tables: resources.tables,
+      secret: resources.secret,
+      subscriptions: eventBus.subscriptions,
+      startupMs: Math.round(performance.now() - started),
+      stop,
+    };
+  } catch (error) {
+    for (const step of undo.reverse())
+      await Promise.resolve()
+        .then(step)
+        .catch(() => undefined);
+    throw error;
+  }
+}
+
+interface Clients {
+  sqs: SQSClient;
+  dynamodb: DynamoDBClient;
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  destroy(): void;
+}
+
+/** The runtime's own SDK clients, pointed at the emulators. */
+function localClients(sqsEmulator: SqsEmulator, dynamoEmulator: DynamoEmulator, region: string): Clients {
   const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
   const sqs = new SQSClient({ endpoint: sqsEmulator.endpoint, region, credentials });
   const dynamodb = new DynamoDBClient({ endpoint: dynamoEmulator.endpoint, region, credentials });
-
-  // The event bus (issue 14), first: an unusable subscriptions.yml stops the start before any log line.
-  // The local bus, its PutEvents endpoint, and the functions' environment pointed at them.
-  const eventBus = await startLocalEventBus({
+  return {
     sqs,
-    env,
-    stage: options.stage ?? 'local',
-    region,
-    port: options.eventbridgePort ?? 0,
-    ...(options.busBackoffMs !== undefined && { backoffMs: options.busBackoffMs }),
-    log,
-  }).catch((error: unknown) => {
-    throw portError('EVENTBRIDGE_PORT', options.eventbridgePort ?? 0, error);
-  });
+    dynamodb,
+    credentials,
+    destroy() {
+      sqs.destroy();
+      dynamodb.destroy();
+    },
+  };
+}
 
+/**
+ * The queues and tables of infra/resources.yml, the journaled messages put back, and the functions'
+ * environment pointed at all of it (the webhook secret included).
+ */
+async function createResources(options: LocalRuntimeOptions, startedWith: Started, clients: Clients) {
+  const { env, log, dataDir, region, sqsEmulator, dynamoEmulator } = startedWith;
   const definitions = loadDefinitions({ stage: options.stage ?? 'local' });
   const [queues] = await Promise.all([
-    ensureQueues(sqs, definitions.queues, { visibilityTimeout: options.visibilityTimeout }),
-    ensureTables(dynamodb, definitions.tables),
+    ensureQueues(clients.sqs, definitions.queues, { visibilityTimeout: options.visibilityTimeout }),
+    ensureTables(clients.dynamodb, definitions.tables),
   ]);
   const recovered = sqsEmulator.recover();
   if (recovered.restored > 0)
     log(`restored ${recovered.restored} queued messages from ${join(dataDir, SQS_JOURNAL)}`);
   if (recovered.kept > 0)
     log(`kept ${recovered.kept} journaled messages of queues this stage does not define`);
-
   const tables = setFunctionEnvironment(env, {
     queues,
     tables: definitions.tables,
     region,
-    credentials,
+    credentials: clients.credentials,
     sqsEmulator,
     dynamoEmulator,
     log,
   });
-  const secret = ensureSecret(env, dataDir);
+  return { definitions, queues, tables, secret: ensureSecret(env, dataDir) };
+}
 
+/**
+ * The functions imported with their environment set, and the two HTTP servers in front of them: the
+ * API Gateway emulation (the ingest) and the admin API with the dashboard. Not listening yet.
+ */
+async function createServers(
+  options: LocalRuntimeOptions,
+  { env, log, region, dataDir, sqsEmulator }: Started,
+  clients: Clients,
+  { queues, tables }: Awaited<ReturnType<typeof createResources>>,
+  eventBus: LocalEventBus,
+) {
   const functions = loadFunctions();
   // The dashboard's taps: outcomes per minute from the functions' metrics, the ingest's answers.
   const outcomes = createOutcomeCounter();
@@ -191,14 +307,12 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
   const handlers = await importHandlers(functions, deliveries);
 
   const { createDynamoStore } = await import('../../lib/store/index.js');
-  const doc = DynamoDBDocumentClient.from(dynamodb);
+  const doc = DynamoDBDocumentClient.from(clients.dynamodb);
   const store = createDynamoStore({
     client: doc,
     tables: { rows: tables.rows!, events: tables.events!, webhooks: tables.webhooks! },
     retentionDays: 30,
   });
-
-  let ready = false;
   const ingest = createIngestServer({
     functions,
     handlers,
@@ -208,10 +322,14 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     maxConnections: options.maxConnections ?? 256,
   });
   const peek = (name: string, limit?: number) => sqsEmulator.peek(name, limit);
+  /** Whether the runtime is ready, and its URLs and ports once listening (for GET /health and /info). */
+  const state: { ready: boolean; info?: { urls: LocalRuntime['urls']; ports: LocalRuntime['ports'] } } = {
+    ready: false,
+  };
   const admin = createAdminServer({
     source: createLocalSource({
       store,
-      sqs,
+      sqs: clients.sqs,
       doc,
       eventsTable: tables.events!,
       queues,
@@ -223,84 +341,30 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     }),
     queues,
     peek,
-    isReady: () => ready,
+    isReady: () => state.ready,
     log,
-    info: () => ({ urls, ports, dataDir, queues, tables }),
+    info: () => ({ ...state.info, dataDir, queues, tables }),
     dashboard: createDashboard(),
   });
-  const host = options.host ?? LOOPBACK;
-  // The ports first: a busy one stops the start before any worker polls.
+  return { functions, handlers, ingest, admin, untapMetrics, state };
+}
+
+/** Both servers listening (the ingest on `host`, the admin API on loopback); their ports. */
+async function listenBoth(
+  { ingest, admin }: Awaited<ReturnType<typeof createServers>>,
+  options: LocalRuntimeOptions,
+  undo: Undo[],
+): Promise<[number, number]> {
   const listening = await Promise.allSettled([
-    listen(ingest.server, options.port ?? 3000, host, 'PORT'),
+    listen(ingest.server, options.port ?? 3000, options.host ?? LOOPBACK, 'PORT'),
     listen(admin, options.adminPort ?? 3001, LOOPBACK, 'ADMIN_PORT'),
   ]);
+  if (ingest.server.listening) undo.push(() => ingest.close());
+  if (admin.listening) undo.push(() => new Promise<void>((done) => admin.close(() => done())));
   const [ingestListening, adminListening] = listening;
-  if (ingestListening.status === 'rejected' || adminListening.status === 'rejected') {
-    if (ingest.server.listening) await ingest.close();
-    if (admin.listening) await new Promise<void>((done) => admin.close(() => done()));
-    untapMetrics();
-    await eventBus.close();
-    sqs.destroy();
-    dynamodb.destroy();
-    throw listening.find((result) => result.status === 'rejected')!.reason;
-  }
-  const ingestPort = ingestListening.value;
-  const adminPort = adminListening.value;
-  lock.update({ ingest: ingestPort, admin: adminPort });
-
-  const mappings = startMappings({ functions, handlers, definitions, queues, sqs, region, log });
-
-  const ports = {
-    ingest: ingestPort,
-    admin: adminPort,
-    sqs: sqsEmulator.port,
-    dynamodb: dynamoEmulator.port,
-    eventbridge: eventBus.port,
-  };
-  const urlHost = host === '0.0.0.0' || host === '::' ? LOOPBACK : host;
-  const urls = {
-    webhook: `http://${urlHost}:${ingestPort}/webhook`,
-    ingest: `http://${urlHost}:${ingestPort}`,
-    admin: `http://${LOOPBACK}:${adminPort}`,
-    dashboard: `http://${LOOPBACK}:${adminPort}/`,
-    sqs: sqsEmulator.endpoint,
-    dynamodb: dynamoEmulator.endpoint,
-    eventbridge: eventBus.endpoint,
-  };
-  ready = true;
-
-  let stopping: Promise<void> | undefined;
-  const stop = () => {
-    stopping ??= (async () => {
-      ready = false;
-      await ingest.close();
-      await Promise.all(mappings.map((mapping) => mapping.stop()));
-      await eventBus.close();
-      const left = describeQueued(queues, (name) => sqsEmulator.peek(name).length);
-      if (left) log(`${left} (${join(dataDir, SQS_JOURNAL)})`);
-      admin.closeAllConnections();
-      await new Promise<void>((done) => admin.close(() => done()));
-      untapMetrics();
-      sqs.destroy();
-      dynamodb.destroy();
-      await sqsEmulator.close();
-      await dynamoEmulator.close();
-      lock.release();
-    })();
-    return stopping;
-  };
-
-  return {
-    ports,
-    urls,
-    dataDir,
-    queues,
-    tables,
-    secret,
-    subscriptions: eventBus.subscriptions,
-    startupMs: Math.round(performance.now() - started),
-    stop,
-  };
+  if (ingestListening.status === 'rejected') throw ingestListening.reason;
+  if (adminListening.status === 'rejected') throw adminListening.reason;
+  return [ingestListening.value, adminListening.value];
 }
 
 function listen(server: Server, port: number, host: string, variable: string): Promise<number> {
