@@ -151,4 +151,64 @@ describe('startEventSourceMapping', () => {
     await mapping.stop();
     expect(mapping.stats).toMatchObject({ batches: 2, failed: 1, succeeded: 1 });
   });
+  it('with invocations in flight at once, never hands two of them messages of one group, and keeps each group in order', async () => {
+    const queue = queues.find((q) => q.key === 'entities')!;
+    const GROUPS = 40;
+    const PER_GROUP = 15;
+    const holder = new Map<string, number>();
+    const applied = new Map<string, number[]>();
+    const overlaps: string[] = [];
+    let invocations = 0;
+    const mapping = startEventSourceMapping({
+      client,
+      functionName: 'entitiesWorker',
+      queueUrl: queue.url,
+      queueArn: queue.arn,
+      region: 'us-east-1',
+      waitTimeSeconds: 1,
+      concurrency: 5,
+      handler: async (event): Promise<SQSBatchResponse> => {
+        const invocation = ++invocations;
+        const failed = new Set<string>();
+        const failures: string[] = [];
+        for (const record of event.Records) {
+          const group = record.attributes.MessageGroupId!;
+          const other = holder.get(group);
+          if (other !== undefined && other !== invocation)
+            overlaps.push(`${group}: ${other} and ${invocation}`);
+          holder.set(group, invocation);
+          // A row write takes a moment, during which the other invocations run.
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 2));
+          const index = Number(record.body.split('/')[1]);
+          // Every seventh message fails on its first delivery, and the rest of its group in the batch
+          // with it (as the workers do), so redeliveries race with the other invocations too.
+          if (failed.has(group) || (index % 7 === 3 && record.attributes.ApproximateReceiveCount === '1')) {
+            failed.add(group);
+            failures.push(record.messageId);
+            continue;
+          }
+          applied.set(group, [...(applied.get(group) ?? []), index]);
+        }
+        for (const record of event.Records) {
+          if (holder.get(record.attributes.MessageGroupId!) === invocation)
+            holder.delete(record.attributes.MessageGroupId!);
+        }
+        return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+      },
+    });
+    // Sent while the mapping polls, the groups interleaved, each group in order.
+    await sendAll(
+      queue,
+      Array.from({ length: GROUPS * PER_GROUP }, (_, i) => ({
+        body: `g${i % GROUPS}/${Math.floor(i / GROUPS)}`,
+        group: `g${i % GROUPS}`,
+      })),
+    );
+    await expect.poll(() => mapping.stats.succeeded, { timeout: 15_000 }).toBe(GROUPS * PER_GROUP);
+    await mapping.stop();
+    expect(overlaps).toEqual([]);
+    const inOrder = Array.from({ length: PER_GROUP }, (_, i) => i);
+    for (let g = 0; g < GROUPS; g++) expect(applied.get(`g${g}`), `group g${g}`).toEqual(inOrder);
+    expect(mapping.stats.failed).toBeGreaterThan(0);
+  });
 });
