@@ -3,7 +3,8 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 /**
- * dynalite, persisted under a directory (LevelDB) so tables survive a restart, on its own thread.
+ * dynalite, persisted under a directory (LevelDB) so tables survive a restart, on its own thread
+ * (dynamo-worker.cjs, which also says why its tables are served from memory).
  *
  * The functions, the ingest and the SQS emulator share the main thread, which is what bounds the local
  * rate; dynalite's request parsing, validation and LevelDB callbacks run on a worker thread instead,
@@ -25,28 +26,10 @@ export interface DynamoEmulatorOptions {
 
 type WorkerMessage = { type: 'listening'; port: number } | { type: 'error' | 'closed'; message?: string };
 
-/* CommonJS run by the worker thread: dynalite is plain JavaScript, no loader needed. */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const dynalite = require(workerData.dynalite);
-const server = dynalite({ path: workerData.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-server.keepAliveTimeout = 65000;
-server.once('error', (error) => parentPort.postMessage({ type: 'error', message: String(error && error.message) }));
-server.listen(workerData.port, workerData.host, () =>
-  parentPort.postMessage({ type: 'listening', port: server.address().port }));
-parentPort.on('message', (message) => {
-  if (message !== 'close') return;
-  server.closeIdleConnections();
-  // dynalite closes its LevelDB store when the server closes, which flushes it.
-  server.close((error) => parentPort.postMessage({ type: 'closed', message: error ? error.message : undefined }));
-});
-`;
-
 export async function startDynamoEmulator(options: DynamoEmulatorOptions): Promise<DynamoEmulator> {
   const host = options.host ?? '127.0.0.1';
   mkdirSync(options.path, { recursive: true });
-  const worker = new Worker(WORKER_SOURCE, {
-    eval: true,
+  const worker = new Worker(new URL('./dynamo-worker.cjs', import.meta.url), {
     workerData: {
       dynalite: createRequire(import.meta.url).resolve('dynalite'),
       path: options.path,

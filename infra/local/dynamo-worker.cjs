@@ -1,0 +1,103 @@
+// The thread dynamo-emulator.ts starts: dynalite on a loopback port, its tables in memory with a
+// LevelDB directory as their durable copy. CommonJS and plain JavaScript, as dynalite is: the thread
+// needs no loader.
+//
+// Why not dynalite's own LevelDB store: classic-level (every release up to 3.0.0) bundles LevelDB 1.20,
+// which has google/leveldb#320 (fixed in 1.21 by google/leveldb#339): when a compaction runs while a
+// snapshot is open, it can split two versions of one key across two files of a level, and a later
+// read returns the older version. classic-level takes a snapshot for every read, so under load a
+// GetItem, and the conditional check of a PutItem, now and then saw an item as it was one write
+// earlier (about once in 40 runs of `npm run test:load`: a lost update). Here LevelDB is only written
+// to, and read once, whole, when the thread starts: with no snapshot open while it compacts, a
+// compaction keeps one version per key and the bug cannot occur. Every read is served from memory.
+'use strict';
+
+const { createRequire } = require('node:module');
+const { parentPort, workerData } = require('node:worker_threads');
+
+// The very modules dynalite loads (its dependencies, resolved from where it is installed).
+const fromDynalite = createRequire(workerData.dynalite);
+const { MemoryLevel } = fromDynalite('memory-level');
+const { ClassicLevel } = fromDynalite('classic-level');
+const level = fromDynalite('level');
+
+/**
+ * A MemoryLevel whose writes are also written, in the same order and before they are acknowledged, to
+ * a LevelDB directory (append to its log with write(2), as dynalite's own store does), and which
+ * starts from that directory's contents. The bytes on disk are those dynalite's own store writes (UTF-8
+ * keys, JSON text values), so a directory written by either one opens in the other.
+ */
+class DurableMemoryLevel extends MemoryLevel {
+  #disk;
+  /** Writes go to disk one after another, so the disk and the memory apply them in the same order. */
+  #writes = Promise.resolve();
+
+  constructor(location, options) {
+    super({ ...options, storeEncoding: 'utf8' });
+    this.#disk = new ClassicLevel(location, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+  }
+
+  async _open(options) {
+    await this.#disk.open({ createIfMissing: true });
+    const entries = [];
+    for await (const [key, value] of this.#disk.iterator()) entries.push({ type: 'put', key, value });
+    await super._batch(entries, options);
+  }
+
+  #write(toDisk, toMemory) {
+    const done = this.#writes.then(async () => {
+      await toDisk();
+      await toMemory();
+    });
+    this.#writes = done.catch(() => undefined);
+    return done;
+  }
+
+  _put(key, value, options) {
+    return this.#write(
+      () => this.#disk.put(key, value),
+      () => super._put(key, value, options),
+    );
+  }
+
+  _del(key, options) {
+    return this.#write(
+      () => this.#disk.del(key),
+      () => super._del(key, options),
+    );
+  }
+
+  _batch(operations, options) {
+    return this.#write(
+      () =>
+        this.#disk.batch(
+          operations.map(({ type, key, value }) => (type === 'put' ? { type, key, value } : { type, key })),
+        ),
+      () => super._batch(operations, options),
+    );
+  }
+
+  async _close() {
+    await this.#writes;
+    await this.#disk.close();
+  }
+}
+
+// dynalite reads `require('level').Level` when it loads, so this must come first.
+level.Level = DurableMemoryLevel;
+const dynalite = require(workerData.dynalite);
+
+const server = dynalite({ path: workerData.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+server.keepAliveTimeout = 65000;
+server.once('error', (error) => parentPort.postMessage({ type: 'error', message: String(error?.message) }));
+server.listen(workerData.port, workerData.host, () =>
+  parentPort.postMessage({ type: 'listening', port: server.address().port }),
+);
+parentPort.on('message', (message) => {
+  if (message !== 'close') return;
+  server.closeIdleConnections();
+  // dynalite closes its store when the server closes, which waits for the writes and closes LevelDB.
+  server.close((error) =>
+    parentPort.postMessage({ type: 'closed', message: error ? error.message : undefined }),
+  );
+});
