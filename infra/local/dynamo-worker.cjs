@@ -18,8 +18,9 @@ const { parentPort, workerData } = require('node:worker_threads');
 // The very modules dynalite loads (its dependencies, resolved from where it is installed).
 const fromDynalite = createRequire(workerData.dynalite);
 const { MemoryLevel } = fromDynalite('memory-level');
-const { ClassicLevel } = fromDynalite('classic-level');
 const level = fromDynalite('level');
+/** The LevelDB store dynalite would open itself (`level`'s classic-level). */
+const DiskLevel = level.Level;
 
 /**
  * A MemoryLevel whose writes are also written, in the same order and before they are acknowledged, to
@@ -34,7 +35,7 @@ class DurableMemoryLevel extends MemoryLevel {
 
   constructor(location, options) {
     super({ ...options, storeEncoding: 'utf8' });
-    this.#disk = new ClassicLevel(location, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+    this.#disk = new DiskLevel(location, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
   }
 
   async _open(options) {
