@@ -1,8 +1,10 @@
 import {
   CreateTableCommand,
+  type CreateTableCommandInput,
   type DynamoDBClient,
   paginateListTables,
   ResourceInUseException,
+  waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import {
   CreateQueueCommand,
@@ -131,12 +133,27 @@ export async function ensureTables(
   const created: string[] = [];
   for (const definition of definitions) {
     if (existing.has(definition.name)) continue;
-    try {
-      await client.send(new CreateTableCommand(definition.createTableInput));
-      created.push(definition.name);
-    } catch (error) {
-      if (!(error instanceof ResourceInUseException)) throw error;
-    }
+    if (await createTable(client, definition.createTableInput)) created.push(definition.name);
   }
+  return created;
+}
+
+/**
+ * CreateTable, then waits until the table is ACTIVE: dynalite, like DynamoDB, answers CreateTable while
+ * the table is still CREATING, and refuses items until it is not. Returns false when the table
+ * existed already (another creator was first).
+ */
+export async function createTable(client: DynamoDBClient, input: CreateTableCommandInput): Promise<boolean> {
+  let created = true;
+  try {
+    await client.send(new CreateTableCommand(input));
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+    created = false;
+  }
+  await waitUntilTableExists(
+    { client, maxWaitTime: 30, minDelay: 0.02, maxDelay: 0.5 },
+    { TableName: input.TableName },
+  );
   return created;
 }

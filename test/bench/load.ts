@@ -1,8 +1,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateTableCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { createTable } from '../../infra/local/resources.js';
 import { runSimulation, type SimulationReport } from '../../tools/simulate.js';
 import { spawnLocalRuntime } from '../support/local-runtime.js';
 
@@ -157,14 +158,12 @@ export async function rawSqsSendRate(client: SQSClient, count: number): Promise<
 
 /** Conditional PutItem/s of dynalite on a scratch table, CONCURRENCY at a time. */
 export async function rawDynamoPutRate(client: DynamoDBClient, count: number): Promise<number> {
-  await client.send(
-    new CreateTableCommand({
-      TableName: 'bench-raw',
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
+  await createTable(client, {
+    TableName: 'bench-raw',
+    AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+    KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+    BillingMode: 'PAY_PER_REQUEST',
+  });
   const payload = 'x'.repeat(1024);
   return rate(count, (i) =>
     client.send(

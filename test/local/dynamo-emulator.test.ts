@@ -3,15 +3,10 @@ import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  CreateTableCommand,
-  DeleteItemCommand,
-  DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-} from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type DynamoEmulator, startDynamoEmulator } from '../../infra/local/dynamo-emulator.js';
+import { createTable } from '../../infra/local/resources.js';
 
 const dirs: string[] = [];
 const directory = () => {
@@ -30,16 +25,13 @@ const clientOf = (endpoint: string) =>
     credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
   });
 
-async function createTable(client: DynamoDBClient) {
-  await client.send(
-    new CreateTableCommand({
-      TableName: 'items',
-      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
-}
+const createItemsTable = (client: DynamoDBClient) =>
+  createTable(client, {
+    TableName: 'items',
+    AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+    KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+    BillingMode: 'PAY_PER_REQUEST',
+  });
 
 const put = (client: DynamoDBClient, id: string, version: number) =>
   client.send(
@@ -68,7 +60,7 @@ describe('startDynamoEmulator', () => {
   it('keeps tables and items, overwrites and deletes included, across a restart on the same directory', async () => {
     const path = directory();
     await withEmulator(path, async (client) => {
-      await createTable(client);
+      await createItemsTable(client);
       for (let version = 1; version <= 50; version++) await put(client, 'a', version);
       await put(client, 'b', 1);
       await put(client, 'c', 1);
@@ -100,7 +92,7 @@ describe('startDynamoEmulator', () => {
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('dynalite has no port');
     const client = clientOf(`http://127.0.0.1:${address.port}`);
-    await createTable(client);
+    await createItemsTable(client);
     await put(client, 'kept', 7);
     client.destroy();
     server.closeAllConnections();

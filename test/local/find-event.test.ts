@@ -1,6 +1,6 @@
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findEvent } from '../../infra/local/dashboard/find-event.js';
+import { createTable } from '../../infra/local/resources.js';
 import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
@@ -55,20 +55,18 @@ describe('find an event in the local tables', () => {
 
   it('by a scan when the events table was created before the index (dynalite cannot add one)', async () => {
     const old = `${eventsTable}-old`;
-    await dynamo.client.send(
-      new CreateTableCommand({
-        TableName: old,
-        AttributeDefinitions: [
-          { AttributeName: 'rowKey', AttributeType: 'S' },
-          { AttributeName: 'seq', AttributeType: 'S' },
-        ],
-        KeySchema: [
-          { AttributeName: 'rowKey', KeyType: 'HASH' },
-          { AttributeName: 'seq', KeyType: 'RANGE' },
-        ],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
+    await createTable(dynamo.client, {
+      TableName: old,
+      AttributeDefinitions: [
+        { AttributeName: 'rowKey', AttributeType: 'S' },
+        { AttributeName: 'seq', AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: 'rowKey', KeyType: 'HASH' },
+        { AttributeName: 'seq', KeyType: 'RANGE' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+    });
     const oldStore = createDynamoStore({
       client: dynamo.doc,
       tables: { rows: 'unused', events: old, webhooks: 'unused' },

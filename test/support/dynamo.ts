@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { CreateTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadDefinitions } from '../../infra/definitions.js';
+import { createTable } from '../../infra/local/resources.js';
 import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 
@@ -59,7 +60,7 @@ export async function startDynalite(): Promise<LocalDynamo> {
       const stage = `t${randomUUID().slice(0, 8)}`;
       const { tables } = loadDefinitions({ stage });
       for (const table of tables) {
-        await client.send(new CreateTableCommand(table.createTableInput));
+        await createTable(client, table.createTableInput);
         if (table.ttlAttribute !== undefined) {
           await client
             .send(
