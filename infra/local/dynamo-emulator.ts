@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { StartupError } from './startup-error.js';
 
 /**
  * dynalite, persisted under a directory (LevelDB) so tables survive a restart, on its own thread
@@ -24,7 +25,10 @@ export interface DynamoEmulatorOptions {
   port?: number;
 }
 
-type WorkerMessage = { type: 'listening'; port: number } | { type: 'error' | 'closed'; message?: string };
+type WorkerMessage =
+  | { type: 'listening'; port: number }
+  /** `code`: the server's (EADDRINUSE, ...), or STORE when the tables' directory cannot be opened. */
+  | { type: 'error' | 'closed'; code?: string; message?: string };
 
 export async function startDynamoEmulator(options: DynamoEmulatorOptions): Promise<DynamoEmulator> {
   const host = options.host ?? '127.0.0.1';
@@ -57,7 +61,15 @@ export async function startDynamoEmulator(options: DynamoEmulatorOptions): Promi
   });
   if (started.type !== 'listening') {
     await worker.terminate();
-    throw new Error(`dynalite did not start: ${started.message ?? started.type}`);
+    if (started.code === 'STORE') {
+      throw new StartupError(
+        `cannot open the DynamoDB tables under ${options.path} (${started.message}): if another process ` +
+          'holds them, stop it; if they are damaged, move the directory away to start with empty tables',
+      );
+    }
+    throw Object.assign(new Error(`dynalite did not start: ${started.message ?? started.type}`), {
+      code: started.code,
+    });
   }
   const { port } = started;
   return {

@@ -27,8 +27,9 @@ const DiskLevel = level.Level;
 /**
  * A MemoryLevel whose writes are also written, in the same order and before they are acknowledged, to
  * a LevelDB directory (append to its log with write(2), as dynalite's own store does), and which
- * starts from that directory's contents. The bytes on disk are those dynalite's own store writes (UTF-8
- * keys, JSON text values), so a directory written by either one opens in the other.
+ * starts from that directory's contents. Memory holds the very bytes LevelDB holds, in LevelDB's
+ * order (both as buffers), and they are those dynalite's own store writes (UTF-8 keys, JSON text
+ * values), so a directory written by either one opens in the other.
  */
 class DurableMemoryLevel extends MemoryLevel {
   #disk;
@@ -36,15 +37,21 @@ class DurableMemoryLevel extends MemoryLevel {
   #writes = Promise.resolve();
 
   constructor(location, options) {
-    super({ ...options, storeEncoding: 'utf8' });
-    this.#disk = new DiskLevel(location, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+    super({ ...options, storeEncoding: 'buffer' });
+    this.#disk = new DiskLevel(location, { keyEncoding: 'buffer', valueEncoding: 'buffer' });
+    opened = this;
   }
 
   async _open(options) {
     await this.#disk.open({ createIfMissing: true });
-    const entries = [];
-    for await (const [key, value] of this.#disk.iterator()) entries.push({ type: 'put', key, value });
-    await super._batch(entries, options);
+    try {
+      const entries = [];
+      for await (const [key, value] of this.#disk.iterator()) entries.push({ type: 'put', key, value });
+      await super._batch(entries, options);
+    } catch (error) {
+      await this.#disk.close().catch(() => undefined);
+      throw error;
+    }
   }
 
   #write(toDisk, toMemory) {
@@ -80,11 +87,21 @@ class DurableMemoryLevel extends MemoryLevel {
     );
   }
 
+  /** Not mirrored, so refused: dynalite never clears a range, and a clear that came back at the next start would be worse. */
+  async _clear() {
+    throw Object.assign(new Error('clear() is not supported by the local DynamoDB store'), {
+      code: 'LEVEL_NOT_SUPPORTED',
+    });
+  }
+
   async _close() {
     await this.#writes;
     await this.#disk.close();
   }
 }
+
+/** The store dynalite opened (it creates exactly one). */
+let opened;
 
 // dynalite reads `require('level').Level` when it loads, so this must come first.
 level.Level = DurableMemoryLevel;
@@ -92,9 +109,22 @@ const dynalite = require(workerData.dynalite);
 
 const server = dynalite({ path: workerData.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
 server.keepAliveTimeout = 65000;
-server.once('error', (error) => parentPort.postMessage({ type: 'error', message: String(error?.message) }));
-server.listen(workerData.port, workerData.host, () =>
-  parentPort.postMessage({ type: 'listening', port: server.address().port }),
+server.once('error', (error) =>
+  parentPort.postMessage({ type: 'error', code: error?.code, message: String(error?.message) }),
+);
+// Listen only once the tables are loaded: a directory that cannot be opened (locked, corrupted) is a
+// start error naming LevelDB's reason, not a crash at the first request.
+opened.open().then(
+  () =>
+    server.listen(workerData.port, workerData.host, () =>
+      parentPort.postMessage({ type: 'listening', port: server.address().port }),
+    ),
+  (error) => {
+    // abstract-level wraps LevelDB's reason ("IO error: lock …", "Corruption: …") in "failed to open"s.
+    let reason = error;
+    while (reason?.cause instanceof Error) reason = reason.cause;
+    parentPort.postMessage({ type: 'error', code: 'STORE', message: String(reason?.message) });
+  },
 );
 parentPort.on('message', (message) => {
   if (message !== 'close') return;

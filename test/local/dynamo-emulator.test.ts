@@ -7,6 +7,7 @@ import { DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand } fro
 import { afterEach, describe, expect, it } from 'vitest';
 import { type DynamoEmulator, startDynamoEmulator } from '../../infra/local/dynamo-emulator.js';
 import { createTable } from '../../infra/local/resources.js';
+import { StartupError } from '../../infra/local/startup-error.js';
 
 const dirs: string[] = [];
 const directory = () => {
@@ -103,5 +104,62 @@ describe('startDynamoEmulator', () => {
     await withEmulator(path, async (emulated) => {
       expect(await versionOf(emulated, 'kept')).toBe(7);
     });
+  });
+
+  it('gives binary and non-ASCII attributes back byte for byte after a restart', async () => {
+    const path = directory();
+    const bytes = Uint8Array.from([0, 255, 128, 10, 13, 195]);
+    const text = 'ключ 😀 \u2028 \u0000 end';
+    await withEmulator(path, async (client) => {
+      await createItemsTable(client);
+      await client.send(
+        new PutItemCommand({
+          TableName: 'items',
+          Item: { id: { S: text }, b: { B: bytes }, s: { S: text } },
+        }),
+      );
+    });
+    await withEmulator(path, async (client) => {
+      const { Item } = await client.send(
+        new GetItemCommand({ TableName: 'items', Key: { id: { S: text } }, ConsistentRead: true }),
+      );
+      expect(Item?.s?.S).toBe(text);
+      expect(Item?.b?.B).toEqual(bytes);
+    });
+  });
+
+  it('refuses to start, in one line naming the directory and the reason, when its tables cannot be opened', async () => {
+    const path = directory();
+    // Another holder of the LevelDB directory (its LOCK).
+    const fromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
+    const { Level } = fromDynalite('level') as {
+      Level: new (path: string) => { open(): Promise<void>; close(): Promise<void> };
+    };
+    const holder = new Level(path);
+    await holder.open();
+    try {
+      const error = await startDynamoEmulator({ path }).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(StartupError);
+      expect((error as Error).message).toContain(`cannot open the DynamoDB tables under ${path}`);
+      expect((error as Error).message).toMatch(/lock/i);
+      expect((error as Error).message).not.toContain('\n');
+    } finally {
+      await holder.close();
+    }
+  });
+
+  it('says a busy port with its code, so npm start can name the setting', async () => {
+    const path = directory();
+    const first = await startDynamoEmulator({ path, port: 0 });
+    try {
+      await expect(startDynamoEmulator({ path: directory(), port: first.port })).rejects.toMatchObject({
+        code: 'EADDRINUSE',
+      });
+    } finally {
+      await first.close();
+    }
   });
 });
