@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type DynamoEmulator, startDynamoEmulator } from '../../infra/local/dynamo-emulator.js';
 import { createTable } from '../../infra/local/resources.js';
 import { StartupError } from '../../infra/local/startup-error.js';
+import { startDynalite } from '../support/dynamo.js';
 
 const dirs: string[] = [];
 const directory = () => {
@@ -87,19 +87,10 @@ describe('startDynamoEmulator', () => {
 
   it("opens a directory written by dynalite's own LevelDB store (the format earlier versions left in DATA_DIR)", async () => {
     const path = directory();
-    const dynalite = createRequire(import.meta.url)('dynalite') as (options: object) => Server;
-    const server = dynalite({ path, createTableMs: 0 });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    if (address === null || typeof address === 'string') throw new Error('dynalite has no port');
-    const client = clientOf(`http://127.0.0.1:${address.port}`);
-    await createItemsTable(client);
-    await put(client, 'kept', 7);
-    client.destroy();
-    server.closeAllConnections();
-    await new Promise<void>((resolve, reject) =>
-      server.close((error) => (error ? reject(error) : resolve())),
-    );
+    const published = await startDynalite({ path });
+    await createItemsTable(published.client);
+    await put(published.client, 'kept', 7);
+    await published.close();
 
     await withEmulator(path, async (emulated) => {
       expect(await versionOf(emulated, 'kept')).toBe(7);

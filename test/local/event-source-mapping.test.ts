@@ -1,7 +1,10 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEventSourceMapping } from '../../infra/local/event-source-mapping.js';
+import {
+  type EventSourceMappingOptions,
+  startEventSourceMapping,
+} from '../../infra/local/event-source-mapping.js';
 import type { LocalQueue } from '../../infra/local/resources.js';
 import type { SqsEmulator } from '../../infra/local/sqs-emulator.js';
 import { startLocalQueues } from '../support/local-queues.js';
@@ -36,6 +39,20 @@ async function sendAll(queue: LocalQueue, messages: Array<{ body: string; group:
   }
 }
 
+/** The mapping of `queue` as the runtime starts it, polling with a 1 s long poll. */
+const startMapping = (
+  queue: LocalQueue,
+  options: Pick<EventSourceMappingOptions, 'functionName' | 'handler' | 'concurrency' | 'onError'>,
+) =>
+  startEventSourceMapping({
+    client,
+    queueUrl: queue.url,
+    queueArn: queue.arn,
+    region: 'us-east-1',
+    waitTimeSeconds: 1,
+    ...options,
+  });
+
 describe('startEventSourceMapping', () => {
   it('invokes the handler with Lambda-shaped SQS records in batches of up to 10 and deletes them', async () => {
     const queue = queues.find((q) => q.key === 'contact')!;
@@ -44,13 +61,8 @@ describe('startEventSourceMapping', () => {
       queue,
       Array.from({ length: 25 }, (_, i) => ({ body: `m${i}`, group: `g${i % 3}` })),
     );
-    const mapping = startEventSourceMapping({
-      client,
+    const mapping = startMapping(queue, {
       functionName: 'contactWorker',
-      queueUrl: queue.url,
-      queueArn: queue.arn,
-      region: 'us-east-1',
-      waitTimeSeconds: 1,
       handler: async (event) => {
         batches.push(event);
         return { batchItemFailures: [] };
@@ -104,13 +116,8 @@ describe('startEventSourceMapping', () => {
       { body: 'y1', group: 'Y' },
     ]);
     const seen: string[] = [];
-    const mapping = startEventSourceMapping({
-      client,
+    const mapping = startMapping(queue, {
       functionName: 'activityWorker',
-      queueUrl: queue.url,
-      queueArn: queue.arn,
-      region: 'us-east-1',
-      waitTimeSeconds: 1,
       handler: async (event): Promise<SQSBatchResponse> => {
         const failures: string[] = [];
         for (const record of event.Records) {
@@ -133,13 +140,8 @@ describe('startEventSourceMapping', () => {
     const queue = queues.find((q) => q.key === 'webhookState')!;
     await sendAll(queue, [{ body: 'w1', group: 'W' }]);
     let calls = 0;
-    const mapping = startEventSourceMapping({
-      client,
+    const mapping = startMapping(queue, {
       functionName: 'webhookStateWorker',
-      queueUrl: queue.url,
-      queueArn: queue.arn,
-      region: 'us-east-1',
-      waitTimeSeconds: 1,
       handler: async () => {
         calls++;
         if (calls === 1) throw new Error('boom');
@@ -159,13 +161,8 @@ describe('startEventSourceMapping', () => {
     const applied = new Map<string, number[]>();
     const overlaps: string[] = [];
     let invocations = 0;
-    const mapping = startEventSourceMapping({
-      client,
+    const mapping = startMapping(queue, {
       functionName: 'entitiesWorker',
-      queueUrl: queue.url,
-      queueArn: queue.arn,
-      region: 'us-east-1',
-      waitTimeSeconds: 1,
       concurrency: 5,
       handler: async (event): Promise<SQSBatchResponse> => {
         const invocation = ++invocations;

@@ -10,6 +10,7 @@ import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 
 type Dynalite = (options: {
+  path?: string;
   createTableMs?: number;
   deleteTableMs?: number;
   updateTableMs?: number;
@@ -37,9 +38,12 @@ export interface LocalDynamo {
   close(): Promise<void>;
 }
 
-/** An in-memory dynalite on an ephemeral loopback port, with SDK clients pointed at it. */
-export async function startDynalite(): Promise<LocalDynamo> {
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+/**
+ * dynalite as published on an ephemeral loopback port, with SDK clients pointed at it: in memory, or
+ * with `path` in its own LevelDB store there.
+ */
+export async function startDynalite(options: { path?: string } = {}): Promise<LocalDynamo> {
+  const server = dynalite({ ...options, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
