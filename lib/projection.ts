@@ -7,6 +7,7 @@ import {
   type RowEvent,
   STATUS_EFFECTS,
 } from './events/index.js';
+import { fieldRecord } from './field-record.js';
 import { eventSeq } from './store/keys.js';
 import type { Row } from './store/types.js';
 
@@ -120,7 +121,7 @@ function emptyRow(event: RowEvent, seq: string): Row {
     primaryKey: event.PrimaryKey,
     status: 'active',
     changedFields: [],
-    changedFieldSeqs: {},
+    changedFieldSeqs: fieldRecord(),
     lastEventId: event.EventId,
     lastEvent: event.Event,
     lastTimestamp: event.Timestamp,
@@ -148,7 +149,7 @@ function merge(row: Row, event: RowEvent, seq: string, options: ApplyOptions): R
     next.fieldValuesJson = options.json?.FieldValues ?? JSON.stringify(event.FieldValues);
     next.fieldValuesTimestamp = event.Timestamp;
     next.fieldValuesSeq = seq;
-    changedFieldSeqs = Object.fromEntries(Object.entries(changedFieldSeqs).filter(([, at]) => at > seq));
+    changedFieldSeqs = fieldRecord(Object.entries(changedFieldSeqs).filter(([, at]) => at > seq));
   }
   if (event.Values !== undefined && (row.valuesSeq === undefined || seq > row.valuesSeq)) {
     next.values = event.Values;
@@ -156,14 +157,15 @@ function merge(row: Row, event: RowEvent, seq: string, options: ApplyOptions): R
     next.valuesSeq = seq;
   }
   const effect = familyOfEvent(event).effect;
-  if (NAMES_STALE_FIELDS.has(effect)) {
-    const fresh = next.fieldValuesSeq;
+  const fresh = next.fieldValuesSeq;
+  if (NAMES_STALE_FIELDS.has(effect) && (fresh === undefined || seq > fresh)) {
+    // One copy into a map, one pass over Changes: linear in the fields, whatever a field is named.
+    const seqs = new Map(Object.entries(changedFieldSeqs));
     for (const field of event.Changes) {
-      const at = changedFieldSeqs[field];
-      if ((fresh === undefined || seq > fresh) && (at === undefined || seq > at)) {
-        changedFieldSeqs = { ...changedFieldSeqs, [field]: seq };
-      }
+      const at = seqs.get(field);
+      if (at === undefined || seq > at) seqs.set(field, seq);
     }
+    changedFieldSeqs = fieldRecord(seqs);
   }
   next.changedFieldSeqs = changedFieldSeqs;
   next.changedFields = Object.keys(changedFieldSeqs).sort();

@@ -1,5 +1,6 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import * as z from 'zod/mini';
+import { fieldRecord } from '../field-record.js';
 import { compressBody, decompressBody } from './body-codec.js';
 import { InvalidItemError } from './errors.js';
 import { parseItem, RowEntitySchema, RowItemSchema } from './items.js';
@@ -112,9 +113,7 @@ export function fromRowItem(stored: Item, table = 'rows'): Row {
     primaryKey: Number(primaryKey),
     lastSeq: eventSeq({ Timestamp: data.lastTimestamp, EventId: data.lastEventId }),
     recentSeqs: bookkeeping.r.map(seq),
-    changedFieldSeqs: Object.fromEntries(
-      data.changedFields.map((field, i) => [field, seq(bookkeeping.c[i]!)]),
-    ),
+    changedFieldSeqs: fieldRecord(data.changedFields.map((field, i) => [field, seq(bookkeeping.c[i]!)])),
     ...(bookkeeping.f !== undefined && { fieldValuesSeq: seq(bookkeeping.f) }),
     ...(bookkeeping.v !== undefined && { valuesSeq: seq(bookkeeping.v) }),
     ...(hashes !== undefined && {

@@ -30,7 +30,10 @@ export interface Row {
   valuesSeq?: string;
   /** Fields named by changed, softdeleted and action events newer than `fieldValues`: those values are stale. Sorted. */
   changedFields: string[];
-  /** For each field of `changedFields`, the order key of the newest event that named it. */
+  /**
+   * For each field of `changedFields`, the order key of the newest event that named it. Keyed by
+   * delivered names: a null-prototype record (`fieldRecord`), so `constructor` is a field like any other.
+   */
   changedFieldSeqs: Record<string, string>;
   lastEventId: string;
   lastEvent: RowEvent['Event'];

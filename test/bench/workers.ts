@@ -53,6 +53,20 @@ export async function benchWorkers(): Promise<Record<string, number | string>> {
       }
     });
 
+    // One change naming n fields merged into a row that already names n others: one pass, linear in n.
+    const wideMs = async (fields: number) => {
+      const names = (prefix: string) => Array.from({ length: fields }, (_, i) => `${prefix}_${i}`);
+      const change = (seconds: number, changes: string[]): RowEvent => ({
+        ...rowEvent('contact.changed', { context: 'CustWide', primaryKey: fields, timestamp: at(seconds) }),
+        Changes: changes,
+      });
+      const row = apply(undefined, change(1, names('old')));
+      return (await timed(async () => void apply(row, change(2, names('new'))))) * 1000;
+    };
+    await wideMs(20_000); // warm-up
+    const wide2k = await wideMs(2_000);
+    const wide20k = await wideMs(20_000);
+
     // Warm-up: connections, table creation paths, JIT.
     for (const event of streams('CustWarm')[0]!.slice(0, 40)) await processRowEvent(deps, event, meta);
 
@@ -96,6 +110,9 @@ export async function benchWorkers(): Promise<Record<string, number | string>> {
       'workers: apply + store events/s': Math.round(workerPerSecond),
       'workers: requests per event (3 writes, 1 read)': 4,
       'workers: events/s ÷ raw puts/s': (workerPerSecond / rawPerSecond).toFixed(2),
+      'workers: apply() of 2,000 Changes (ms)': wide2k.toFixed(1),
+      'workers: apply() of 20,000 Changes (ms)': wide20k.toFixed(1),
+      'workers: 20,000 ÷ 2,000 Changes (10: linear)': (wide20k / wide2k).toFixed(1),
     };
   } finally {
     await dynamo.close();

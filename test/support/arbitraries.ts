@@ -9,7 +9,20 @@ const CONTACT_EVENTS = [
   'contact.softdeleted',
   'contact.deleted',
 ] as const;
-const FIELDS = ['name', 'department', 'associate_id', 'updated', 'deleted', 'DeletedDate', 'number1'];
+/** Field names of the spec, and names that are also members of every JavaScript object. */
+const FIELDS = [
+  'name',
+  'department',
+  'associate_id',
+  'updated',
+  'deleted',
+  'DeletedDate',
+  'number1',
+  'constructor',
+  'toString',
+  '__proto__',
+  'hasOwnProperty',
+];
 
 /** A Timestamp from a small range (so ties happen), written with 1 to 7 fraction digits. */
 const timestampArb = fc

@@ -1,9 +1,26 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { RowEvent } from '../../lib/events/index.js';
 import { apply } from '../../lib/projection.js';
+import { eventSeq } from '../../lib/store/keys.js';
 import type { Row, Webhook } from '../../lib/store/types.js';
 import { applyStateEvent, gapsOf } from '../../lib/webhook-state.js';
 import { arrivalsArb, contactEventsArb, inOrder, stateEventsArb } from '../support/arbitraries.js';
+
+/**
+ * The model of `changedFields`: every field named by a changed or softdeleted event newer than the
+ * newest event that carried FieldValues, sorted.
+ */
+function staleFields(events: RowEvent[]): string[] {
+  const seqs = events.map((event) => ({ event, seq: eventSeq(event) }));
+  const fresh = seqs.filter(({ event }) => event.FieldValues !== undefined).map(({ seq }) => seq);
+  const newest = fresh.sort().at(-1) ?? '';
+  const stale = seqs.filter(
+    ({ event, seq }) =>
+      seq > newest && (event.Event === 'contact.changed' || event.Event === 'contact.softdeleted'),
+  );
+  return [...new Set(stale.flatMap(({ event }) => event.Changes))].sort();
+}
 
 describe('convergence (pure)', () => {
   it('any permutation of a row’s events, with duplicates, ends in the in-order row', () => {
@@ -25,6 +42,7 @@ describe('convergence (pure)', () => {
           expect(actual).toEqual(expected);
           expect(actual!.eventCount).toBe(events.length);
           expect(actual!.status === 'deleted').toBe(events.some((e) => e.Event === 'contact.deleted'));
+          expect(actual!.changedFields).toEqual(staleFields(events));
         },
       ),
       { numRuns: 500 },

@@ -107,6 +107,20 @@ describe('stored items', () => {
     expect(fromRowItem(structuredClone(item))).toEqual(row);
   });
 
+  it('a row read back keys its changed fields by name only: `constructor` is there when named, else absent', () => {
+    const change = {
+      ...rowEvent('contact.changed', { primaryKey: 9, timestamp: at(1) }),
+      Changes: ['__proto__'],
+    };
+    const row = fromRowItem(structuredClone(toRowItem(apply(undefined, change), 1)));
+
+    expect(row.changedFields).toEqual(['__proto__']);
+    expect(Object.keys(row.changedFieldSeqs)).toEqual(['__proto__']);
+    for (const name of ['constructor', 'toString', 'valueOf', 'hasOwnProperty']) {
+      expect(row.changedFieldSeqs[name]).toBeUndefined();
+    }
+  });
+
   it('an item in a format the store never wrote is refused by name, not read through a cast', async () => {
     const row = apply(undefined, rowEvent('contact.created', { primaryKey: 7, timestamp: at(0) }));
     const { merge: _merge, ...unpacked } = toRowItem(row, 1);
