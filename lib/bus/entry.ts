@@ -4,14 +4,16 @@
  * its digits), plus what the receiver knows after the write.
  */
 
+import { EnvelopeSchema } from '../events/envelope.js';
 import { JsonText, objectMembers, stringifyExact } from '../json-text.js';
 import type { Row, RowStatus, Webhook } from '../store/types.js';
 import { EntryTooLargeError } from './errors.js';
+import { MAX_ENTRY_BYTES } from './limits.js';
+
+export { MAX_CHANGES_BYTES, MAX_ENTRY_BYTES } from './limits.js';
 
 /** `source` of every published event. */
 export const SOURCE = 'crm-webhook-receiver';
-/** EventBridge's limit on one PutEvents entry (and on one PutEvents call). */
-export const MAX_ENTRY_BYTES = 256 * 1024;
 /** Changes that say nothing about the data (BOOKKEEPING_FIELDS replaces the list; `x*` is a prefix). */
 export const DEFAULT_BOOKKEEPING_FIELDS: readonly string[] = [
   'updated',
@@ -21,18 +23,29 @@ export const DEFAULT_BOOKKEEPING_FIELDS: readonly string[] = [
   'registered_associate_id',
   'dbi_*',
 ];
-/** The envelope fields an oversized entry keeps (FieldValues, Values and custom properties go). */
-const KEPT_WHEN_TRUNCATED = new Set([
-  'EventId',
-  'Event',
-  'Entity',
-  'PrimaryKey',
-  'ContextIdentifier',
-  'ChangedByAssociateId',
+
+/**
+ * What an entry over {@link MAX_ENTRY_BYTES} leaves out, one part after the other until it fits; its
+ * `dropped` lists those it left out, in this order. The row's own lists go first (the row can be
+ * read again), then what the delivery carried beside the envelope (`customProperties`: every
+ * top-level field the envelope does not name), then the WebhookName; Changes and significantChanges
+ * go last, and never for a delivery the ingest accepts ({@link MAX_CHANGES_BYTES}).
+ */
+export const DROPPED_WHEN_TRUNCATED = [
+  'row.changedFields',
+  'row.fieldValues',
+  'FieldValues',
+  'Values',
+  'customProperties',
   'WebhookName',
-  'Timestamp',
+  'significantChanges',
   'Changes',
-]);
+] as const;
+
+export type DroppedPart = (typeof DROPPED_WHEN_TRUNCATED)[number];
+
+/** The envelope's fields: strings and safe integers, written by value in a truncated entry. */
+const ENVELOPE_FIELDS: ReadonlySet<string> = new Set([...Object.keys(EnvelopeSchema.shape), 'Entity']);
 
 /** A PutEvents entry without the bus name (the publisher adds it). */
 export interface BusEntry {
@@ -95,18 +108,20 @@ export function webhookSnapshot(
 /**
  * The bus entry of an applied event: detail-type = the body's Event; detail = the body's top-level
  * fields as delivered, then significantChanges, seq, outcome, echo and row (or webhook). Over
- * {@link MAX_ENTRY_BYTES}, the entry is rebuilt without FieldValues, Values, custom properties and
- * row.fieldValues, with `truncated: true`; still over, it throws {@link EntryTooLargeError}.
- * A delivered top-level field named like one of the added ones (`seq`, `row`, …) is replaced by it.
+ * {@link MAX_ENTRY_BYTES}, the parts of {@link DROPPED_WHEN_TRUNCATED} are left out in that order until
+ * it fits, with `truncated: true` and `dropped` naming them; the envelope's fields it keeps are then
+ * written by value (the same strings and integers, without whatever padding the sender's text had).
+ * Still over without all of them, it throws {@link EntryTooLargeError}. A delivered top-level field
+ * named like one of the added ones (`seq`, `row`, `dropped`, …) is replaced by it.
  *
  * @example
  * buildEntry({ body, seq, outcome: 'applied', echo: false, row: rowSnapshot(row) }, bookkeepingFilter(DEFAULT_BOOKKEEPING_FIELDS))
  */
 export function buildEntry(event: AppliedEvent, isBookkeeping: FieldFilter): BusEntry {
   const delivered = objectMembers(event.body);
-  const eventName = parseMember(delivered, 'Event');
+  const detailType = String(parseMember(delivered, 'Event'));
   const changes = parseMember(delivered, 'Changes');
-  const added = {
+  const added: Added = {
     significantChanges: (Array.isArray(changes) ? changes : []).filter(
       (field) => typeof field === 'string' && !isBookkeeping(field),
     ),
@@ -115,23 +130,69 @@ export function buildEntry(event: AppliedEvent, isBookkeeping: FieldFilter): Bus
     echo: event.echo,
     ...('row' in event ? { row: event.row } : { webhook: event.webhook }),
   };
-  const entry = (fields: Iterable<[string, string]>, extra: object): BusEntry => ({
-    Source: SOURCE,
-    DetailType: String(eventName),
-    Detail: stringifyExact({
-      ...Object.fromEntries([...fields].map(([k, v]) => [k, new JsonText(v)])),
-      ...extra,
-    }),
-  });
-
-  const full = entry(delivered, added);
+  const full = entryOf(detailType, delivered, added);
   if (entrySize(full) <= MAX_ENTRY_BYTES) return full;
-  const kept = [...delivered].filter(([key]) => KEPT_WHEN_TRUNCATED.has(key));
-  const row = 'row' in added ? { row: { ...added.row, fieldValues: undefined } } : {};
-  const truncated = entry(kept, { ...added, ...row, truncated: true });
-  const bytes = entrySize(truncated);
-  if (bytes > MAX_ENTRY_BYTES) throw new EntryTooLargeError(String(parseMember(delivered, 'EventId')), bytes);
-  return truncated;
+
+  const members = new Map(
+    [...delivered].map(([key, text]) => [key, ENVELOPE_FIELDS.has(key) ? byValue(text) : text]),
+  );
+  const dropped: DroppedPart[] = [];
+  let bytes = entrySize(full);
+  for (const part of DROPPED_WHEN_TRUNCATED) {
+    if (!leaveOut(part, members, added)) continue;
+    dropped.push(part);
+    const truncated = entryOf(detailType, members, { ...added, truncated: true, dropped });
+    bytes = entrySize(truncated);
+    if (bytes <= MAX_ENTRY_BYTES) return truncated;
+  }
+  throw new EntryTooLargeError(String(parseMember(delivered, 'EventId')), bytes);
+}
+
+/** What the receiver adds to the delivered fields. */
+interface Added {
+  significantChanges?: unknown[];
+  seq: string;
+  outcome: AppliedEvent['outcome'];
+  echo: boolean;
+  /** Partial once truncated: its lists are left out first. */
+  row?: Partial<RowSnapshot>;
+  webhook?: WebhookSnapshot;
+}
+
+function entryOf(detailType: string, members: ReadonlyMap<string, string>, added: object): BusEntry {
+  const detail = { ...Object.fromEntries([...members].map(([k, v]) => [k, new JsonText(v)])), ...added };
+  return { Source: SOURCE, DetailType: detailType, Detail: stringifyExact(detail) };
+}
+
+/** Leaves `part` out of the entry; false when the entry does not have it (nothing to leave out). */
+function leaveOut(part: DroppedPart, members: Map<string, string>, added: Added): boolean {
+  const { row } = added;
+  switch (part) {
+    case 'row.changedFields':
+      if (row?.changedFields === undefined || row.changedFields.length === 0) return false;
+      added.row = { ...row, changedFields: undefined };
+      return true;
+    case 'row.fieldValues':
+      if (row?.fieldValues === undefined) return false;
+      added.row = { ...row, fieldValues: undefined };
+      return true;
+    case 'significantChanges':
+      return delete added.significantChanges;
+    case 'customProperties': {
+      const custom = [...members.keys()].filter(
+        (key) => !ENVELOPE_FIELDS.has(key) && key !== 'FieldValues' && key !== 'Values',
+      );
+      for (const key of custom) members.delete(key);
+      return custom.length > 0;
+    }
+    default:
+      return members.delete(part);
+  }
+}
+
+/** A JSON text written again from its value: `1.0e1` is `10`, `"\u0061"` is `"a"`. */
+function byValue(text: string): string {
+  return JSON.stringify(JSON.parse(text));
 }
 
 /**

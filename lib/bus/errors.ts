@@ -18,13 +18,15 @@ export class SubscriptionsError extends BusError {
   }
 }
 
-/** An entry over EventBridge's 256 KB even without FieldValues, Values and custom properties. */
+/** An entry over EventBridge's 256 KB even with every part it may leave out left out (see buildEntry). */
 export class EntryTooLargeError extends BusError {
   constructor(
     readonly eventId: string,
     readonly bytes: number,
   ) {
-    super(`event ${eventId}: the bus entry is ${bytes} bytes without FieldValues and Values, over 262144`);
+    super(
+      `event ${eventId}: the bus entry is ${bytes} bytes with all it may leave out left out, over 262144`,
+    );
     this.name = 'EntryTooLargeError';
   }
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { MAX_CHANGES_BYTES } from '../../lib/bus/limits.js';
 import { handleDelivery } from '../../lib/ingest/index.js';
 import { QueueUnavailableError } from '../../lib/queue/port.js';
 import { MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from '../../lib/store/keys.js';
@@ -815,5 +816,36 @@ describe('what the store can never hold is parked at the ingest (200), never rou
     expect(JSON.parse(parked.body)).toMatchObject({ status: 'parked', reason: 'too-large-for-store' });
     expect(JSON.parse(routed.body)).toMatchObject({ status: 'accepted', queue: 'contact' });
     expect(queue.sent.map((message) => message.queue)).toEqual(['parked', 'contact']);
+  });
+
+  it('parks Changes over MAX_CHANGES_BYTES as JSON (too-many-changes), routes them at the limit, refuses them unsigned', async () => {
+    const fields = (bytes: number) => {
+      const names = Array.from(
+        { length: Math.floor(bytes / 16) - 1 },
+        (_, i) => `f${String(i).padStart(12, '0')}`,
+      );
+      names.push('x'.repeat(bytes - Buffer.byteLength(JSON.stringify(names)) - 3));
+      return names;
+    };
+    const atLimit = { ...sample('contact.changed'), Changes: fields(MAX_CHANGES_BYTES) };
+    const over = { ...sample('contact.changed'), Changes: fields(MAX_CHANGES_BYTES + 1) };
+    expect(JSON.stringify(over.Changes).length).toBe(MAX_CHANGES_BYTES + 1);
+    const queue = new RecordingQueue();
+
+    const parked = await handleDelivery(request(over), policy(), queue);
+    const routed = await handleDelivery(request(atLimit), policy(), queue);
+    const open = policy({ allowUnsigned: true, secrets: { fallback: [], byContext: {} } });
+    const unsigned = await handleDelivery(request(over, { secret: null }), open, queue);
+
+    expect([parked.status, routed.status, unsigned.status]).toEqual([200, 200, 400]);
+    expect(JSON.parse(parked.body)).toMatchObject({ status: 'parked', reason: 'too-many-changes' });
+    expect(JSON.parse(unsigned.body).type).toBe('urn:crm-webhook-receiver:problem:too-many-changes');
+    expect(queue.sent.map((message) => [message.queue, message.attributes.reason])).toEqual([
+      ['parked', 'too-many-changes'],
+      ['contact', undefined],
+    ]);
+    expect(queue.sent[0]?.attributes.detail).toBe(
+      `Changes is over ${MAX_CHANGES_BYTES} bytes as JSON, more than the workers publish with one event`,
+    );
   });
 });

@@ -4,7 +4,9 @@ import {
   bookkeepingFilter,
   buildEntry,
   DEFAULT_BOOKKEEPING_FIELDS,
+  DROPPED_WHEN_TRUNCATED,
   entrySize,
+  MAX_CHANGES_BYTES,
   MAX_ENTRY_BYTES,
   type RowSnapshot,
   SOURCE,
@@ -12,7 +14,10 @@ import {
 import { EntryTooLargeError } from '../../lib/bus/errors.js';
 import { readBusConfig } from '../../lib/config/bus.js';
 import { ConfigError } from '../../lib/config/env.js';
+import { validEvent } from '../../lib/events/index.js';
+import { storeMisfit } from '../../lib/ingest/store-fit.js';
 import { JsonText, objectMembers, stringifyExact } from '../../lib/json-text.js';
+import { MAX_PARTITION_KEY_BYTES } from '../../lib/store/keys.js';
 import { buildSampleBody } from '../../tools/samples.js';
 
 const BIG = '9223372036854775807'; // a .NET long: JSON.parse would round it
@@ -114,32 +119,135 @@ describe('buildEntry', () => {
     expect(detail.significantChanges).toEqual(['updated', 'department']);
   });
 
-  it('drops FieldValues, Values, custom properties and row.fieldValues from an entry over 256 KB', () => {
+  it('leaves parts out in order until the entry fits 256 KB, and names them (truncated, dropped)', () => {
     const values = JSON.stringify({ text: 'é'.repeat(70_000) }); // 140 KB of UTF-8 in 70,000 characters
     const body = changedBody(['department'], `"FieldValues":${values},"Values":${values},"Custom":1`);
-    const full = buildEntry(applied(body), defaults);
-    expect(full.Detail.length).toBeLessThan(MAX_ENTRY_BYTES); // it is the UTF-8 size that is over
-    const detail = JSON.parse(full.Detail);
-    expect(detail.truncated).toBe(true);
+    const entry = buildEntry(applied(body), defaults);
+    expect(entry.Detail.length).toBeLessThan(MAX_ENTRY_BYTES); // it is the UTF-8 size that is over
+    const detail = JSON.parse(entry.Detail);
+    expect(detail).toMatchObject({ truncated: true, PrimaryKey: 42, significantChanges: ['department'] });
+    // Left out in DROPPED_WHEN_TRUNCATED's order until it fits: Values and Custom could stay.
+    expect(detail.dropped).toEqual(['row.changedFields', 'row.fieldValues', 'FieldValues']);
+    expect(DROPPED_WHEN_TRUNCATED.slice(0, 3)).toEqual(detail.dropped);
     expect(detail).not.toHaveProperty('FieldValues');
-    expect(detail).not.toHaveProperty('Values');
-    expect(detail).not.toHaveProperty('Custom');
-    expect(detail.row).toEqual({ ...row, fieldValues: undefined });
-    expect(detail.PrimaryKey).toBe(42);
-    expect(detail.significantChanges).toEqual(['department']);
-    expect(entrySize(full)).toBeLessThanOrEqual(MAX_ENTRY_BYTES);
+    expect(detail.Values).toEqual(JSON.parse(values));
+    expect(detail.Custom).toBe(1);
+    expect(detail.row).toEqual({ status: 'active', lastEventId: 'e1', lastTimestamp: row.lastTimestamp });
+    expect(entrySize(entry)).toBeLessThanOrEqual(MAX_ENTRY_BYTES);
   });
 
-  it('publishes an entry of exactly 256 KB whole, and refuses one still too large once truncated', () => {
+  it('publishes an entry of exactly 256 KB whole', () => {
     const small = buildEntry(applied(changedBody(['a'], '"Pad":""')), defaults);
     const pad = 'x'.repeat(MAX_ENTRY_BYTES - entrySize(small));
     const exact = buildEntry(applied(changedBody(['a'], `"Pad":"${pad}"`)), defaults);
     expect(entrySize(exact)).toBe(MAX_ENTRY_BYTES);
     expect(JSON.parse(exact.Detail)).not.toHaveProperty('truncated');
+  });
 
-    const huge = changedBody(Array.from({ length: 30_000 }, (_, i) => `field_${i}`));
+  it('publishes a change naming 6,000 fields (114 KB) without the row’s list of them, Changes kept', () => {
+    const fields = Array.from({ length: 6000 }, (_, i) => `custom_field_${String(i).padStart(4, '0')}`);
+    const body = changedBody(fields);
+    expect(Buffer.byteLength(body)).toBeGreaterThan(114_000);
+
+    const entry = buildEntry(applied(body, { row: { ...row, changedFields: [...fields].sort() } }), defaults);
+
+    const detail = JSON.parse(entry.Detail);
+    expect(entrySize(entry)).toBeLessThanOrEqual(MAX_ENTRY_BYTES);
+    expect(detail).toMatchObject({ truncated: true, dropped: ['row.changedFields'] });
+    expect(detail.Changes).toEqual(fields);
+    expect(detail.significantChanges).toEqual(fields);
+    expect(detail.row).toEqual({ ...row, changedFields: undefined });
+  });
+
+  it('keeps Changes and significantChanges for the largest delivery the ingest accepts', () => {
+    // Changes of exactly MAX_CHANGES_BYTES, none of them bookkeeping; a ContextIdentifier at the key
+    // limit in control characters (6 bytes each in JSON); everything droppable present and large.
+    const name = (i: number) => `f${String(i).padStart(12, '0')}`; // 16 bytes with quotes and comma
+    const fields = Array.from({ length: Math.floor(MAX_CHANGES_BYTES / 16) - 1 }, (_, i) => name(i));
+    const rest = MAX_CHANGES_BYTES - Buffer.byteLength(JSON.stringify(fields));
+    fields.push('x'.repeat(rest - 3));
+    expect(Buffer.byteLength(JSON.stringify(fields))).toBe(MAX_CHANGES_BYTES);
+    const context = '\u0001'.repeat(MAX_PARTITION_KEY_BYTES - 'contact#42#'.length);
+    const sample = JSON.parse(changedBody([]));
+    const body = JSON.stringify({
+      ...sample,
+      ContextIdentifier: context,
+      Changes: fields,
+      WebhookName: 'w'.repeat(10_000),
+      Custom: 'c'.repeat(10_000),
+    });
+    const delivery = validEvent(JSON.parse(body));
+    expect(delivery && storeMisfit(delivery, body)).toBeUndefined(); // the ingest routes it
+    const event = applied(body, {
+      row: { ...row, changedFields: fields, fieldValues: { big: 'v'.repeat(50_000) } },
+    });
+
+    const entry = buildEntry(event, defaults);
+
+    const detail = JSON.parse(entry.Detail);
+    expect(entrySize(entry)).toBeLessThanOrEqual(MAX_ENTRY_BYTES);
+    expect(detail.dropped).toEqual([
+      'row.changedFields',
+      'row.fieldValues',
+      'customProperties',
+      'WebhookName',
+    ]);
+    expect(detail.Changes).toEqual(fields);
+    expect(detail.significantChanges).toEqual(fields);
+    expect(detail.ContextIdentifier).toBe(context);
+  });
+
+  it('leaves out significantChanges, then Changes, only for a delivery over MAX_CHANGES_BYTES (queued before the limit)', () => {
+    const fields = Array.from({ length: 20_000 }, (_, i) => `field_${i}`);
+
+    const detail = JSON.parse(buildEntry(applied(changedBody(fields)), defaults).Detail);
+
+    expect(detail.dropped).toEqual([
+      'row.changedFields',
+      'row.fieldValues',
+      'WebhookName',
+      'significantChanges',
+      'Changes',
+    ]);
+    expect(detail).not.toHaveProperty('Changes');
+    expect(detail).toMatchObject({ truncated: true, PrimaryKey: 42, Event: 'contact.changed' });
+  });
+
+  it('writes the envelope by value once truncated, so padding in its text does not count', () => {
+    const padded = changedBody(['a']).replace('"PrimaryKey":42', `"PrimaryKey":42.${'0'.repeat(300_000)}`);
+
+    const detail = JSON.parse(buildEntry(applied(padded), defaults).Detail);
+
+    expect(detail).toMatchObject({ PrimaryKey: 42, Changes: ['a'], truncated: true });
+  });
+
+  it('refuses an entry whose envelope alone is over 256 KB (the ingest never accepts one)', () => {
+    const huge = JSON.stringify({
+      ...JSON.parse(changedBody(['a'])),
+      ContextIdentifier: 'C'.repeat(300_000),
+    });
     expect(() => buildEntry(applied(huge), defaults)).toThrow(EntryTooLargeError);
   });
+
+  it.each(['constructor', 'toString', 'valueOf', '__proto__', 'hasOwnProperty', '__defineGetter__'])(
+    'carries "%s" as a field name like any other: in Changes, significantChanges and as a custom property',
+    (name) => {
+      const custom = `${JSON.stringify(name)}:{"kept":1}`;
+      const full = JSON.parse(buildEntry(applied(changedBody([name, 'updated']), {}), defaults).Detail);
+      const withCustom = buildEntry(applied(changedBody([name], custom)), defaults).Detail;
+      const big = `${JSON.stringify(name)}:"${'x'.repeat(MAX_ENTRY_BYTES)}","Other":1`;
+      const truncated = JSON.parse(buildEntry(applied(changedBody([name], big)), defaults).Detail);
+
+      expect(full).toMatchObject({ Changes: [name, 'updated'], significantChanges: [name] });
+      expect(withCustom).toContain(`${JSON.stringify(name)}:{"kept":1}`);
+      expect(Object.keys(truncated)).not.toContain(name);
+      expect(truncated).not.toHaveProperty('Other');
+      expect(truncated).toMatchObject({
+        dropped: ['row.changedFields', 'row.fieldValues', 'customProperties'],
+      });
+      expect(truncated.Changes).toEqual([name]);
+    },
+  );
 
   it('counts an entry as EventBridge does: UTF-8 bytes of Source, DetailType, Detail, Resources, 14 for Time', () => {
     expect(entrySize({ Source: 'ab', DetailType: 'é', Detail: '{}' })).toBe(2 + 2 + 2);
