@@ -47,7 +47,9 @@ export function toApiGatewayEvent(
   options: ApiGatewayEventOptions,
 ): APIGatewayProxyEventV2 {
   const now = options.now ?? new Date();
-  const headers: Record<string, string> = {};
+  // Names come from the request: joined in a Map, so `constructor` or `__proto__` is a name like any
+  // other, then an object with own keys only, as the JSON event API Gateway sends.
+  const joined = new Map<string, string>();
   const cookies: string[] = [];
   for (let i = 0; i + 1 < request.rawHeaders.length; i += 2) {
     const name = request.rawHeaders[i]!.toLowerCase();
@@ -61,8 +63,9 @@ export function toApiGatewayEvent(
       );
       continue;
     }
-    headers[name] = headers[name] === undefined ? value : `${headers[name]},${value}`;
+    joinValue(joined, name, value);
   }
+  const headers: Record<string, string> = Object.fromEntries(joined);
 
   const queryStart = request.url.indexOf('?');
   const rawPath = queryStart === -1 ? request.url : request.url.slice(0, queryStart);
@@ -189,11 +192,15 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 
 
 function parseQuery(raw: string): Record<string, string> | undefined {
   if (raw === '') return undefined;
-  const parameters: Record<string, string> = {};
-  for (const [name, value] of new URLSearchParams(raw)) {
-    parameters[name] = parameters[name] === undefined ? value : `${parameters[name]},${value}`;
-  }
-  return Object.keys(parameters).length > 0 ? parameters : undefined;
+  const parameters = new Map<string, string>();
+  for (const [name, value] of new URLSearchParams(raw)) joinValue(parameters, name, value);
+  return parameters.size > 0 ? Object.fromEntries(parameters) : undefined;
+}
+
+/** Adds a value under `name`, after the earlier ones with a comma, as API Gateway joins repeats. */
+function joinValue(values: Map<string, string>, name: string, value: string): void {
+  const earlier = values.get(name);
+  values.set(name, earlier === undefined ? value : `${earlier},${value}`);
 }
 
 function isText(contentType: string | undefined): boolean {

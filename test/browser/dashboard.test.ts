@@ -73,9 +73,13 @@ describe('the dashboard in Chromium', () => {
     const created = await deliver(
       buildSampleBody('contact.created', { context: 'CustRow', primaryKey: 42, timestamp: at(0) }),
     );
-    const changed = await deliver(
-      buildSampleBody('contact.changed', { context: 'CustRow', primaryKey: 42, timestamp: at(2) }),
-    );
+    const sample = buildSampleBody('contact.changed', {
+      context: 'CustRow',
+      primaryKey: 42,
+      timestamp: at(2),
+    });
+    // A field named like a member of every object is a field like any other (issue 21, item 9).
+    const changed = await deliver({ ...sample, Changes: [...(sample.Changes as string[]), 'constructor'] });
     await until('/rows/CustRow/contact/42', rowHas(2));
     // Older than the changed event, sent after it: merged late.
     const late = await deliver({
@@ -100,6 +104,8 @@ describe('the dashboard in Chromium', () => {
       expect(await page.locator('tr[data-field="category_idx"]').textContent()).not.toContain(
         'changed since',
       );
+      const protoNamed = page.locator('tr[data-field="constructor"]');
+      expect(await protoNamed.textContent()).toBe('constructor(not delivered)✎ changed since');
 
       const history = page.locator('ol.history > li');
       expect(await history.count()).toBe(3);

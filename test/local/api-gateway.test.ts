@@ -49,6 +49,24 @@ describe('toApiGatewayEvent (HTTP API payload format 2.0)', () => {
     expect(event.headers).toEqual({ 'x-superoffice-event': 'contact.created', 'x-dup': 'a,b' });
   });
 
+  it('keeps header and query names such as `constructor` and `__proto__` as own keys, as AWS does', () => {
+    const event = toApiGatewayEvent(
+      {
+        ...base,
+        url: '/webhook?constructor=1&__proto__=2&toString=3',
+        rawHeaders: ['Constructor', 'a', '__proto__', 'b', 'valueOf', 'c', 'valueOf', 'd'],
+      },
+      options,
+    );
+    const expected = JSON.parse('{"constructor":"a","__proto__":"b","valueof":"c,d"}');
+    expect(Object.entries(event.headers)).toEqual(Object.entries(expected));
+    expect(Object.entries(event.queryStringParameters!)).toEqual([
+      ['constructor', '1'],
+      ['__proto__', '2'],
+      ['toString', '3'],
+    ]);
+  });
+
   it('moves cookies to `cookies` and parses the query string, duplicates joined', () => {
     const event = toApiGatewayEvent(
       { ...base, url: '/webhook?token=abc&x=1&x=2', rawHeaders: ['Cookie', 'a=1; b=2', 'Cookie', 'c=3'] },

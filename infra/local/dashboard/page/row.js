@@ -118,7 +118,11 @@ function fieldTable(row) {
                 'tr',
                 { class: changed.has(name) ? 'changed' : undefined, 'data-field': name },
                 h('th', { scope: 'row', class: 'mono' }, name),
-                h('td', { class: 'mono' }, name in values ? json(values[name]) : '(not delivered)'),
+                h(
+                  'td',
+                  { class: 'mono' },
+                  Object.hasOwn(values, name) ? json(values[name]) : '(not delivered)',
+                ),
                 h('td', {}, changed.has(name) ? '✎ changed since' : ''),
               ),
             ),
