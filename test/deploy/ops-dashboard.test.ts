@@ -434,7 +434,10 @@ describe('npm run ops -- dashboard', () => {
               MessageId: 'm-person',
               ReceiptHandle: 'handle-person',
               Body: JSON.stringify(person),
-              Attributes: { MessageGroupId: 'CustOps:person:31' },
+              Attributes: {
+                MessageGroupId: 'CustOps:person:31',
+                MessageDeduplicationId: 'sha256-of-the-body',
+              },
               MessageAttributes: Object.fromEntries(
                 Object.entries({
                   event: 'person.created',
