@@ -18,6 +18,8 @@ export interface LocalSourceDeps extends FindEventDeps {
   subscriptions?: () => SubscriptionView[];
   /** The functions' environment: the settings a replay decides with (ENTITIES, secrets, queue URLs). */
   env: NodeJS.ProcessEnv;
+  /** The webhooks table, where a replay holds its lock. */
+  webhooksTable: string;
   /** How long a redrive waits for its move task to finish. */
   redriveTimeoutMs?: number;
 }
@@ -62,7 +64,7 @@ export function createLocalSource(deps: LocalSourceDeps): DashboardSource {
         deps.redriveTimeoutMs ?? 15_000,
       );
     },
-    replayParked: (request) => replayLocalParked(deps.sqs, deps.queues, deps.env, request),
+    replayParked: (request) => replayLocalParked(deps, request),
   };
 }
 
