@@ -114,16 +114,18 @@ export interface ParkedDelivery {
 }
 
 /**
- * A look at up to `max` parked deliveries with their reason (the admin API's `GET /parked`). SQS has no
- * peek: each look is a receive (the messages reappear after 30 s), and after 5 looks a parked message
- * moves to the parked DLQ, where it is kept just as long and can be redriven.
+ * A look at up to `max` parked deliveries with their reason (the admin API's `GET /parked`), in the
+ * parked queue or (`dlq`) its DLQ. SQS has no peek: each look is a receive (the messages reappear
+ * after 30 s), and after 5 looks a parked message moves to the parked DLQ, where it is kept just as
+ * long and can be redriven; the DLQ has no redrive policy, so looking there moves nothing.
  */
 export async function parked(
   clients: OpsClients,
   outputs: StackOutputs,
   max = 10,
+  where: 'parked' | 'dlq' = 'parked',
 ): Promise<ParkedDelivery[]> {
-  const url = output(outputs, 'ParkedQueueUrl');
+  const url = output(outputs, where === 'dlq' ? 'ParkedDeadLetterQueueUrl' : 'ParkedQueueUrl');
   const found: ParkedDelivery[] = [];
   while (found.length < max) {
     const { Messages = [] } = await clients.sqs.send(

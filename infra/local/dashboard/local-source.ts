@@ -3,7 +3,7 @@ import type { SubscriptionView } from '../bus.js';
 import { replayLocalParked } from '../replay.js';
 import type { LocalQueue } from '../resources.js';
 import { HttpError } from '../route-server.js';
-import { toMessageView } from '../views.js';
+import { toMessageView, toParkedView } from '../views.js';
 import { type DeliveryFeed, OUTCOMES, type OutcomeCounter } from './activity.js';
 import { type FindEventDeps, findEvent } from './find-event.js';
 import { moveBack } from './move-task.js';
@@ -26,7 +26,7 @@ export interface LocalSourceDeps extends FindEventDeps {
 
 /**
  * The dashboard's data in the local runtime: the emulators through the SDK, parked and dead-lettered
- * messages peeked (nothing received), the outcome counts and the live feed tapped in-process.
+ * messages (the parked DLQ's with the parked ones) peeked (nothing received), the outcome counts and the live feed tapped in-process.
  */
 export function createLocalSource(deps: LocalSourceDeps): DashboardSource {
   return {
@@ -46,11 +46,13 @@ export function createLocalSource(deps: LocalSourceDeps): DashboardSource {
     outcomes: async () => ({ outcomes: OUTCOMES, perMinute: deps.outcomes.perMinute() }),
     deliveries: async (after) => deps.deliveries.after(after),
     findEvent: (eventId) => findEvent(deps, eventId),
-    parked: async (limit) =>
-      deps.peek(queueByName(deps.queues, 'parked').name, limit).map((message) => ({
-        ...toMessageView(message),
-        reason: message.messageAttributes.reason?.StringValue,
-      })),
+    parked: async (limit) => {
+      const parked = queueByName(deps.queues, 'parked');
+      return [
+        ...deps.peek(parked.name, limit).map((message) => toParkedView(toMessageView(message), 'parked')),
+        ...deps.peek(parked.dlq.name, limit).map((message) => toParkedView(toMessageView(message), 'dlq')),
+      ];
+    },
     subscriptions: async () =>
       (deps.subscriptions?.() ?? []).map((view) => {
         const failed = view.dlq.length + view.dlqDropped;
