@@ -20,6 +20,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { PatternError } from '../lib/bus/pattern/errors.js';
+import { ReplayBusyError, replayEventMatcher } from '../lib/ingest/index.js';
 import { createAwsSource } from './ops/aws-source.js';
 import {
   gaps,
@@ -77,7 +79,18 @@ export async function main(argv: string[], clients?: DashboardClients): Promise<
       const max = values.max === undefined ? undefined : Number(values.max);
       if (max !== undefined && (!Number.isSafeInteger(max) || max <= 0))
         throw new OpsError('--max must be a positive integer');
-      return replayParkedOnStage(ops, outputs, { eventPattern: values.event, max });
+      try {
+        replayEventMatcher(values.event);
+      } catch (error) {
+        if (error instanceof PatternError) throw new OpsError(`--event ${values.event}: ${error.message}`);
+        throw error;
+      }
+      return replayParkedOnStage(ops, outputs, { eventPattern: values.event, max }).catch(
+        (error: unknown) => {
+          if (error instanceof ReplayBusyError) throw new OpsError(error.message);
+          throw error;
+        },
+      );
     }
     case 'redrive': {
       if (rest[0] === undefined)

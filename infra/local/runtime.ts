@@ -332,6 +332,7 @@ async function createServers(
       sqs: clients.sqs,
       doc,
       eventsTable: tables.events!,
+      webhooksTable: tables.webhooks!,
       queues,
       peek,
       outcomes,

@@ -6,7 +6,7 @@ import type { Journal, JournalRecord } from './sqs-journal.js';
  * What makes a queue of local-aws-sqs behave like SQS where the receiver depends on it
  * (sqs-emulator.ts applies it to every queue the emulator creates).
  *
- * The emulator as published differs from SQS in four ways that matter here, so each queue it creates
+ * The emulator as published differs from SQS in five ways that matter here, so each queue it creates
  * gets this patch (verified by test/local/sqs-emulator.test.ts, which fails loudly if an upgrade
  * changes the internals it relies on):
  *
@@ -21,6 +21,9 @@ import type { Journal, JournalRecord } from './sqs-journal.js';
  *    it. The emulator only compares with the messages still in the queue. The memory is not journaled:
  *    after a restart the emulator forgets the ids of messages already deleted (the workers' conditional
  *    history write still applies such a repeat once).
+ * 5. ChangeMessageVisibility: SQS counts receives only; the emulator counts a visibility change as one
+ *    more receive, so a message received once and made visible again had spent two of its
+ *    maxReceiveCount.
  *
  * It also keeps an ordered index of each queue's messages (for the emulator's peek) and journals
  * every change to them once the emulator has a journal.
@@ -168,6 +171,17 @@ export function patchQueue(
     queue.getAttributes = wrapGetAttributes(queue.getAttributes.bind(queue), index);
   }
 
+  // Patch 5: a receive (take, below) counts; a visibility change afterwards does not.
+  const changeVisibility = queue.changeVisibility.bind(queue);
+  queue.changeVisibility = (receiptHandle, seconds) => {
+    const id = messageIdOf(receiptHandle);
+    const attributes = id === undefined ? undefined : index.get(id)?.record.attributes;
+    const count = attributes?.ApproximateReceiveCount;
+    const changed = changeVisibility(receiptHandle, seconds);
+    if (attributes !== undefined && count !== undefined) attributes.ApproximateReceiveCount = count;
+    return changed;
+  };
+
   queue.receive = async ({ VisibilityTimeout, WaitTimeSeconds, MaxNumberOfMessages }) => {
     const max = Number(MaxNumberOfMessages ?? 1);
     const waitMs = Number(WaitTimeSeconds ?? queue.ReceiveMessageWaitTimeSeconds) * 1000;
@@ -179,7 +193,7 @@ export function patchQueue(
     for (;;) {
       const picked = pick(index, max, queue.FifoQueue);
       if (picked.length > 0 || Date.now() >= deadline) {
-        const taken = picked.map((entry) => take(queue, entry, visibility));
+        const taken = picked.map((entry) => take(changeVisibility, queue.QueueName, entry, visibility));
         if (taken.length > 0 && durable.journal) {
           const counts: Record<string, number> = {};
           for (const record of taken)
@@ -285,15 +299,20 @@ function pick(index: Map<string, EmulatorEntry>, max: number, fifo: boolean): Em
  * time, and the timer that makes it visible again or moves it to the DLQ), and returns a copy of its
  * record as the emulator's receive does.
  */
-function take(queue: EmulatorQueue, entry: EmulatorEntry, visibilityTimeout: number): EmulatorRecord {
+function take(
+  changeVisibility: EmulatorQueue['changeVisibility'],
+  queueName: string,
+  entry: EmulatorEntry,
+  visibilityTimeout: number,
+): EmulatorRecord {
   const receiptHandle = Buffer.from(
     randomUUID() +
-      JSON.stringify({ date: Date.now(), MessageId: entry.record.MessageId, QueueName: queue.QueueName }),
+      JSON.stringify({ date: Date.now(), MessageId: entry.record.MessageId, QueueName: queueName }),
     'utf-8',
   ).toString('base64');
   entry.visible = false;
   entry.record.ReceiptHandle = receiptHandle;
-  queue.changeVisibility(receiptHandle, visibilityTimeout);
+  changeVisibility(receiptHandle, visibilityTimeout);
   return { ...entry.record, attributes: { ...entry.record.attributes } };
 }
 

@@ -85,7 +85,40 @@ export interface MessageView {
 
 /** A parked delivery: why it was parked and the exact body received. */
 export interface ParkedView extends MessageView {
+  /** The parked queue, or its DLQ (where a message goes after maxReceiveCount receives: looks on AWS). */
+  where: 'parked' | 'dlq';
   reason: string | undefined;
+  /** The body's Event and EventId where the body is a JSON object that has them, else as the headers named them. */
+  event: string | undefined;
+  eventId: string | undefined;
+}
+
+/**
+ * A parked message for the Parked view (`GET /parked`). Its body is whatever was delivered (`null`,
+ * an array, bytes that are not JSON), so the event and its id are read from it here, where a body that
+ * does not have them falls back to the headers' (`event`, `eventId` attributes), never in the page.
+ */
+export function toParkedView(message: MessageView, where: ParkedView['where']): ParkedView {
+  const envelope = jsonObject(message.body);
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return {
+    ...message,
+    where,
+    reason: message.attributes.reason,
+    event: text(envelope?.Event) ?? message.attributes.event,
+    eventId: text(envelope?.EventId) ?? message.attributes.eventId,
+  };
+}
+
+function jsonObject(body: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(body);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function toMessageView(message: StoredMessage): MessageView {

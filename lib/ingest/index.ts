@@ -6,5 +6,6 @@ export * from './handle.js';
 export * from './pipeline.js';
 export * from './policy.js';
 export * from './replay.js';
+export * from './replay-lock.js';
 export * from './replay-parked.js';
 export * from './request.js';

@@ -1,10 +1,13 @@
+import { compileWildcard } from '../bus/pattern/wildcard.js';
 import type { QueueSender } from '../queue/port.js';
-import { type ParkedMessage, replayDecision } from './replay.js';
+import { type ParkedMessage, parkedCopy, replayDecision } from './replay.js';
+import type { ReplayLock } from './replay-lock.js';
 import type { DeliveryPolicy } from './request.js';
 
-/** A parked message as received: what {@link replayDecision} reads, and the handle to delete it. */
+/** A parked message as received: what {@link replayDecision} reads, and what names a copy. */
 export interface ReceivedParked extends ParkedMessage {
-  messageId: string;
+  /** Its FIFO deduplication id: a replay knows its own copies by it. */
+  deduplicationId: string;
 }
 
 /** The parked queue, as the replay uses it (lib/queue/sqs-parked.ts for SQS). */
@@ -18,7 +21,10 @@ export interface ParkedSource {
 
 /** Which parked deliveries a replay decides (`POST /parked/replay?event=&max=`, `ops replay-parked`). */
 export interface ReplayFilter {
-  /** Only messages whose event (as the headers named it) matches; `*` matches any run of characters. */
+  /**
+   * Only messages whose event (as the headers named it) matches: an EventBridge wildcard, `*` any run
+   * of characters (`person.*`), `\*` and `\\` a literal `*` and `\`.
+   */
   eventPattern?: string | undefined;
   /** At most this many messages decided. */
   max?: number | undefined;
@@ -28,6 +34,8 @@ export interface ReplayOptions extends ReplayFilter {
   source: ParkedSource;
   sender: QueueSender;
   policy: DeliveryPolicy;
+  /** One replay of this parked queue at a time; none: nothing keeps another run out. */
+  lock?: ReplayLock;
   now?: () => Date;
 }
 
@@ -43,57 +51,80 @@ export interface ReplayReport {
 /**
  * Replays the parked queue: each message is decided again ({@link replayDecision}); one that now
  * routes is sent to its queue (deduplicated by its EventId), one that does not is parked again with
- * its reason brought up to date (so its group is not blocked and its receive count starts over). A
- * message is removed only after the queue it went to acknowledged the new one: a crash in between
- * leaves a duplicate, which FIFO deduplication and the history's idempotency absorb. Messages of
- * another event, over `max`, or parked again by this very run are released at the end.
+ * its reason brought up to date, and one the filter leaves out (another event, over `max`) is put
+ * back exactly as it was ({@link parkedCopy}), so that being received spends none of its receives.
+ *
+ * A message is removed only after the queue it went to acknowledged its successor, and a copy in the
+ * parked queue is deduplicated by the id of the message it replaces ({@link copyId}): a send that FIFO
+ * deduplicates means a copy of that very message is already queued, whoever sent it. So whatever runs
+ * beside it (another replay, a crash half-way), no message is removed without its successor queued;
+ * the worst is a duplicate, which the EventId and the history absorb. The run's own copies are held
+ * until it ends, then made visible again. The filter is checked before anything is received.
  */
 export async function replayParked(options: ReplayOptions): Promise<ReplayReport> {
-  const { source, sender, policy } = options;
+  const { source, sender, policy, lock } = options;
   const max = options.max ?? Number.POSITIVE_INFINITY;
-  const matches = eventMatcher(options.eventPattern);
+  const matches = replayEventMatcher(options.eventPattern);
   const replayedAt = (options.now ?? (() => new Date()))();
-  const stamp = replayedAt.toISOString();
   const report: ReplayReport = { replayed: 0, kept: 0, keptBy: {} };
-  const held: ReceivedParked[] = [];
-  const seen = new Set<string>();
+  const decided = () => report.replayed + report.kept;
+  /** Deduplication ids of the copies this run parked; the messages whose successor it queued. */
+  const copies = new Set<string>();
+  const replaced = new Set<string>();
+  /** This run's own copies, received again: hidden until it ends. */
+  const held = new Map<string, ReceivedParked>();
+  /** Received and not yet handled: made visible again if the run fails. */
+  let inHand: ReceivedParked[] = [];
+
+  const replace = async (message: ReceivedParked) => {
+    const outcome =
+      decided() < max && matches(message.attributes.event ?? '')
+        ? replayDecision(message, policy, replayedAt)
+        : undefined;
+    const successor = outcome?.message ?? parkedCopy(message);
+    if (successor.queue === 'parked') copies.add(successor.deduplicationId);
+    await sender.send(successor);
+    replaced.add(message.messageId);
+    if (outcome?.kind === 'replay') report.replayed++;
+    else if (outcome?.kind === 'keep') {
+      report.kept++;
+      report.keptBy[outcome.reason] = (report.keptBy[outcome.reason] ?? 0) + 1;
+    }
+  };
+
+  await lock?.acquire();
   try {
-    for (;;) {
-      if (report.replayed + report.kept >= max) break;
-      const batch = await source.receive(10);
-      if (batch.length === 0) break;
-      for (const message of batch) {
-        const decided = report.replayed + report.kept;
-        const ours = message.attributes.replayedAt === stamp || seen.has(message.messageId);
-        if (ours || decided >= max || !matches(message.attributes.event ?? '')) {
-          held.push(message);
-          continue;
-        }
-        seen.add(message.messageId);
-        const outcome = replayDecision(message, policy, replayedAt);
-        await sender.send(outcome.message);
-        await source.remove(message);
-        if (outcome.kind === 'replay') report.replayed++;
+    while (decided() < max) {
+      await lock?.renew();
+      inHand = await source.receive(Math.min(10, max - decided()));
+      if (inHand.length === 0) break;
+      while (inHand.length > 0) {
+        const message = inHand[0]!;
+        if (copies.has(message.deduplicationId)) held.set(message.messageId, message);
         else {
-          report.kept++;
-          report.keptBy[outcome.reason] = (report.keptBy[outcome.reason] ?? 0) + 1;
+          // One received again after its successor was queued (its removal had not taken effect) is only removed.
+          if (!replaced.has(message.messageId)) await replace(message);
+          await source.remove(message);
         }
+        inHand.shift();
       }
     }
   } finally {
-    await Promise.all(held.map((message) => source.release(message)));
+    // Best effort: one not released reappears when its visibility timeout ends.
+    await Promise.allSettled([...held.values(), ...inHand].map((message) => source.release(message)));
+    await lock?.release();
   }
   return report;
 }
 
-/** `person.*` → matches `person.created`; no pattern matches everything. */
-function eventMatcher(pattern: string | undefined): (event: string) => boolean {
+/**
+ * The replay's event filter, compiled by the subscriptions' wildcard matcher (linear: no regular
+ * expression, so no pattern makes it backtrack); no pattern matches everything. Throws PatternError
+ * (lib/bus/pattern/errors.ts) for a pattern the matcher refuses (`**`, a stray backslash).
+ *
+ * @example replayEventMatcher('person.*')('person.created') === true
+ */
+export function replayEventMatcher(pattern: string | undefined): (event: string) => boolean {
   if (pattern === undefined || pattern === '') return () => true;
-  const regex = new RegExp(
-    `^${pattern
-      .split('*')
-      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-      .join('.*')}$`,
-  );
-  return (event) => regex.test(event);
+  return compileWildcard(pattern, 'event');
 }

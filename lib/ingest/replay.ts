@@ -1,12 +1,13 @@
-import { createHash } from 'node:crypto';
 import { parseStateHeaderEvent } from '../headers.js';
 import type { OutboundMessage } from '../queue/port.js';
 import type { Authentication, Checked } from './decision.js';
 import { decideAuthenticated, unsignedBinding } from './pipeline.js';
 import type { DeliveryPolicy } from './request.js';
 
-/** A message of the parked queue: the body as received (bytes or text), its attributes and group. */
+/** A message of the parked queue: its id, the body as received (bytes or text), its attributes and group. */
 export interface ParkedMessage {
+  /** The queue's id of this very message (SQS MessageId): a copy that replaces it is named after it. */
+  messageId: string;
   body: string | Uint8Array;
   attributes: Readonly<Record<string, string>>;
   groupId: string;
@@ -27,7 +28,8 @@ const PARKING_ATTRIBUTES = new Set(['reason', 'detail', 'bodyEncoding', 'replaye
  * ContextIdentifier checked then (a body without one was never bound, and is never routed); an
  * unsigned one meets today's ALLOW_UNSIGNED and secrets. A routed message keeps its EventId as its
  * deduplication id, its original attributes (`receivedAt` among them) and gains `replayedAt`; a
- * message that still does not route is re-parked with its reason brought up to date.
+ * message that still does not route is re-parked with its reason brought up to date, as the copy that
+ * replaces it ({@link copyId}).
  *
  * @example replayDecision(parked, policy, new Date()) // { kind: 'replay', message: { queue: 'entities', ... } }
  */
@@ -84,11 +86,40 @@ export function replayDecision(
       queue: 'parked',
       body: parked.body,
       groupId: parked.groupId,
-      // A fresh id: the same bytes parked again must not be taken for the copy being replaced.
-      deduplicationId: createHash('sha256').update(parked.body).update(attributes.replayedAt).digest('hex'),
+      deduplicationId: copyId(parked.messageId),
       attributes: { ...attributes, reason, detail },
     },
   };
+}
+
+/**
+ * A parked message exactly as it is (body, group, attributes: reason and times included), as the copy
+ * that replaces it: what a replay puts back in place of a message it received and does not decide, so
+ * that the receive does not count toward the parked queue's maxReceiveCount.
+ */
+export function parkedCopy(parked: ParkedMessage): OutboundMessage {
+  // The SQS adapter encodes the body again, and says so again when it has to.
+  const { bodyEncoding: _, ...attributes } = parked.attributes;
+  return {
+    queue: 'parked',
+    body: parked.body,
+    groupId: parked.groupId,
+    deduplicationId: copyId(parked.messageId),
+    attributes,
+  };
+}
+
+/**
+ * The deduplication id of any copy that replaces parked message `messageId` (re-parked with today's
+ * reason, or put back unchanged). Every copy of one message gets the same id, so two replays that both
+ * replace it within FIFO's 5-minute window queue one copy between them; a copy of another message
+ * never gets it, since MessageIds are unique. Neither an EventId nor the ingest's SHA-256 of a body
+ * (64 hex digits) has this form.
+ *
+ * @example copyId('6f1c…') === 'copy-of:6f1c…'
+ */
+export function copyId(messageId: string): string {
+  return `copy-of:${messageId}`;
 }
 
 /**

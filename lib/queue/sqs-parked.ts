@@ -14,8 +14,9 @@ export interface SqsParkedSourceConfig {
 }
 
 /**
- * The parked queue on SQS for the replay: receives with every attribute and the group, gives back
- * the exact bytes (base64 bodies decoded), deletes, and makes a message visible again.
+ * The parked queue on SQS for the replay: receives with every attribute, the group and the
+ * deduplication id, gives back the exact bytes (base64 bodies decoded), deletes, and makes a message
+ * visible again.
  */
 export function createSqsParkedSource({
   client,
@@ -33,7 +34,7 @@ export function createSqsParkedSource({
           VisibilityTimeout: visibilityTimeout,
           WaitTimeSeconds: 0,
           MessageAttributeNames: ['All'],
-          MessageSystemAttributeNames: ['MessageGroupId'],
+          MessageSystemAttributeNames: ['MessageGroupId', 'MessageDeduplicationId'],
           // The same under its older name, which the local emulator reads.
           AttributeNames: ['All'],
         }),
@@ -45,12 +46,19 @@ export function createSqsParkedSource({
         }
         const text = message.Body ?? '';
         const messageId = message.MessageId ?? '';
+        const deduplicationId = message.Attributes?.MessageDeduplicationId;
+        // Without it a replay cannot tell its own copies from the rest, and would decide them again.
+        if (deduplicationId === undefined)
+          throw new Error(
+            `${queueUrl} answered without MessageDeduplicationId: the parked queue must be FIFO`,
+          );
         handles.set(messageId, message.ReceiptHandle ?? '');
         return {
           messageId,
           body: attributes.bodyEncoding === 'base64' ? new Uint8Array(Buffer.from(text, 'base64')) : text,
           attributes,
           groupId: message.Attributes?.MessageGroupId ?? 'parked',
+          deduplicationId,
         };
       });
     },

@@ -2,4 +2,10 @@ export { createDynamoStore, type DynamoStoreConfig } from './dynamo.js';
 export { createWebhookStore, type WebhookStoreConfig, type WebhookTableStore } from './dynamo-webhooks.js';
 export { InvalidItemError, StoreError, VersionConflictError } from './errors.js';
 export { acceptedSk, eventSeq, rowKey, webhookSk } from './keys.js';
+export {
+  createDynamoReplayLock,
+  type DynamoReplayLockConfig,
+  REPLAY_LEASE_MS,
+  replayLockKey,
+} from './replay-lock.js';
 export type * from './types.js';

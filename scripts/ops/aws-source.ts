@@ -6,6 +6,7 @@ import { moveBack } from '../../infra/local/dashboard/move-task.js';
 import { queueView } from '../../infra/local/dashboard/queue-view.js';
 import type { DashboardSource } from '../../infra/local/dashboard/source.js';
 import { HttpError } from '../../infra/local/route-server.js';
+import { toParkedView } from '../../infra/local/views.js';
 import {
   type OpsClients,
   output,
@@ -49,7 +50,8 @@ export function createAwsSource(options: AwsSourceOptions): DashboardSource {
       parkedNote:
         'SQS cannot show a message without receiving it: each look receives up to 10 parked deliveries ' +
         '(hidden for 30 s) and counts toward their maxReceiveCount (5); after the 5th look a delivery ' +
-        'moves to the parked DLQ, where it can be redriven.',
+        'moves to the parked DLQ, shown after them (up to 10, received the same way), where it can be ' +
+        'redriven. A replay spends none: what it does not decide it puts back as it was.',
       replayNote:
         "Decided with the stage's IngestSettings output, as `ops replay-parked` does. The secrets stay in " +
         'SSM: an unsigned parked delivery stays parked (signature-missing).',
@@ -91,15 +93,14 @@ export function createAwsSource(options: AwsSourceOptions): DashboardSource {
         places,
       };
     },
-    parked: async (limit) =>
-      (await parked(clients, outputs, Math.min(limit, PARKED_LOOK))).map((message) => ({
-        ...message,
-        deduplicationId: undefined,
-        sentAt: undefined,
-        // Received by this look: hidden from the worker for 30 s.
-        inFlight: true,
-        reason: message.attributes.reason,
-      })),
+    parked: async (limit) => {
+      const look = async (where: 'parked' | 'dlq') =>
+        (await parked(clients, outputs, Math.min(limit, PARKED_LOOK), where)).map((message) =>
+          // Received by this look: hidden for 30 s.
+          toParkedView({ ...message, deduplicationId: undefined, sentAt: undefined, inFlight: true }, where),
+        );
+      return [...(await look('parked')), ...(await look('dlq'))];
+    },
     subscriptions: async () => {
       const busName = outputs.EventBusName;
       if (busName === undefined)

@@ -20,7 +20,7 @@ import {
 import { createSqsSender } from '../../lib/queue/sqs.js';
 import { createSqsParkedSource } from '../../lib/queue/sqs-parked.js';
 import { createSignatureVerifier } from '../../lib/signature.js';
-import { createDynamoStore, createWebhookStore } from '../../lib/store/index.js';
+import { createDynamoReplayLock, createDynamoStore, createWebhookStore } from '../../lib/store/index.js';
 import type { EventRecord, Gap, Row, RowEntity, Store, Webhook } from '../../lib/store/types.js';
 
 /** The clients every command needs; built once by the CLI, replaced by mocks in tests. */
@@ -114,16 +114,18 @@ export interface ParkedDelivery {
 }
 
 /**
- * A look at up to `max` parked deliveries with their reason (the admin API's `GET /parked`). SQS has no
- * peek: each look is a receive (the messages reappear after 30 s), and after 5 looks a parked message
- * moves to the parked DLQ, where it is kept just as long and can be redriven.
+ * A look at up to `max` parked deliveries with their reason (the admin API's `GET /parked`), in the
+ * parked queue or (`dlq`) its DLQ. SQS has no peek: each look is a receive (the messages reappear
+ * after 30 s), and after 5 looks a parked message moves to the parked DLQ, where it is kept just as
+ * long and can be redriven; the DLQ has no redrive policy, so looking there moves nothing.
  */
 export async function parked(
   clients: OpsClients,
   outputs: StackOutputs,
   max = 10,
+  where: 'parked' | 'dlq' = 'parked',
 ): Promise<ParkedDelivery[]> {
-  const url = output(outputs, 'ParkedQueueUrl');
+  const url = output(outputs, where === 'dlq' ? 'ParkedDeadLetterQueueUrl' : 'ParkedQueueUrl');
   const found: ParkedDelivery[] = [];
   while (found.length < max) {
     const { Messages = [] } = await clients.sqs.send(
@@ -210,7 +212,8 @@ export function stageStore(clients: OpsClients, outputs: StackOutputs): Store {
  * settings (the `IngestSettings` output, serverless.yml's custom.ingestEnvironment.published: ENTITIES,
  * ALLOW_UNSIGNED, MAX_EVENT_AGE_SECONDS, ...). The secrets live in SSM, which this command does not
  * read: every context counts as having one, so an unsigned parked delivery (ALLOW_UNSIGNED) stays
- * parked (`signature-missing`); signed ones and state events with the token replay.
+ * parked (`signature-missing`); signed ones and state events with the token replay. One replay per
+ * stage at a time: the lock is an item of the webhooks table (lib/store/replay-lock.ts).
  */
 export async function replayParkedOnStage(
   clients: OpsClients,
@@ -227,6 +230,7 @@ export async function replayParkedOnStage(
     source: createSqsParkedSource({ client: clients.sqs, queueUrl: config.queueUrls.parked }),
     sender: createSqsSender({ client: clients.sqs, queueUrls: config.queueUrls }),
     policy: deliveryPolicy(config, createSignatureVerifier({ fallback: [randomUUID()], byContext: {} })),
+    lock: createDynamoReplayLock({ client: clients.dynamo, table: output(outputs, 'WebhooksTableName') }),
     ...options,
   });
 }

@@ -177,6 +177,53 @@ describe('the dashboard in Chromium', () => {
     });
   });
 
+  it("parked: a body `null` among them shows with its headers' event, and the parked DLQ after them", async () => {
+    const { body: info } = await admin<{
+      urls: { sqs: string };
+      queues: Array<{ key: string; url: string; dlq: { url: string } }>;
+    }>('/info');
+    const sqs = new SQSClient({
+      endpoint: info.urls.sqs,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    const parked = info.queues.find((queue) => queue.key === 'parked')!;
+    const send = (url: string, body: string, eventId: string) =>
+      sqs.send(
+        new SendMessageCommand({
+          QueueUrl: url,
+          MessageBody: body,
+          MessageGroupId: 'parked',
+          MessageDeduplicationId: eventId,
+          MessageAttributes: Object.fromEntries(
+            Object.entries({ event: 'contact.created', eventId, reason: 'invalid-event' }).map(
+              ([name, value]) => [name, { DataType: 'String', StringValue: value }],
+            ),
+          ),
+        }),
+      );
+    await send(parked.url, 'null', 'e-null-body');
+    await send(parked.dlq.url, '{"Event":"sale.created","EventId":"e-dead-letter"}', 'e-dead-letter');
+    sqs.destroy();
+
+    await withPage(browser, 'parked-null', async (page) => {
+      await page.goto(`${runtime.adminUrl}/#/parked`);
+      const row = page.locator('table.parked tr', { hasText: 'e-null-body' });
+      await row.waitFor();
+      expect((await row.locator('td').allTextContents()).slice(0, 3)).toEqual([
+        '⏸ invalid-event',
+        'contact.created',
+        'e-null-body',
+      ]);
+      await waitForText(page.locator('#parked-dlq'), 'In the parked DLQ (1)');
+      const dead = page.locator('table.parked-dlq tr', { hasText: 'e-dead-letter' });
+      expect((await dead.locator('td').allTextContents()).slice(1, 3)).toEqual([
+        'sale.created',
+        'e-dead-letter',
+      ]);
+    });
+  });
+
   it('live: deliveries appear without a reload, accepted and refused alike', async () => {
     await withPage(browser, 'live', async (page) => {
       await page.goto(`${runtime.adminUrl}/#/live`);

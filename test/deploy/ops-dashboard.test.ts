@@ -193,10 +193,14 @@ describe('npm run ops -- dashboard', () => {
       );
     });
 
-    it('parked: only as `ops parked` looks (at most 10, hidden 30 s), marked in flight, with the reason', async () => {
+    it('parked: only as `ops parked` looks (at most 10, hidden 30 s), marked in flight, with the reason; then the parked DLQ', async () => {
       sqs
-        .on(ReceiveMessageCommand)
+        .on(ReceiveMessageCommand, { QueueUrl: url('parked') })
         .resolvesOnce({ Messages: [parkedMessage(2)] })
+        .resolves({ Messages: [] });
+      sqs
+        .on(ReceiveMessageCommand, { QueueUrl: url('parked-dlq') })
+        .resolvesOnce({ Messages: [{ ...parkedMessage(5), MessageId: 'm-dead', Body: 'null' }] })
         .resolves({ Messages: [] });
       const aws = await source();
 
@@ -204,20 +208,31 @@ describe('npm run ops -- dashboard', () => {
 
       expect(parked).toEqual([
         expect.objectContaining({
+          where: 'parked',
           messageId: 'm-1',
           receiveCount: 2,
           inFlight: true,
           reason: 'unknown-event',
+          event: 'sale.created',
         }),
+        expect.objectContaining({ where: 'dlq', messageId: 'm-dead', event: undefined, eventId: undefined }),
       ]);
-      expect(sqs.commandCalls(ReceiveMessageCommand)[0]!.args[0].input).toEqual({
-        QueueUrl: url('parked'),
-        MaxNumberOfMessages: 10,
-        VisibilityTimeout: 30,
-        WaitTimeSeconds: 0,
-        MessageSystemAttributeNames: ['MessageGroupId', 'ApproximateReceiveCount'],
-        MessageAttributeNames: ['All'],
-      });
+      expect(sqs.commandCalls(ReceiveMessageCommand).map((call) => call.args[0].input)).toEqual(
+        // Each look: up to 10, then what is left of the 10 until an empty answer.
+        [
+          ['parked', 10],
+          ['parked', 9],
+          ['parked-dlq', 10],
+          ['parked-dlq', 9],
+        ].map(([queue, max]) => ({
+          QueueUrl: url(String(queue)),
+          MaxNumberOfMessages: max,
+          VisibilityTimeout: 30,
+          WaitTimeSeconds: 0,
+          MessageSystemAttributeNames: ['MessageGroupId', 'ApproximateReceiveCount'],
+          MessageAttributeNames: ['All'],
+        })),
+      );
       expect(aws.info).toMatchObject({ kind: 'aws', live: false, parkedOnRequest: true });
       expect(aws.info.parkedNote).toContain('counts toward their maxReceiveCount (5)');
     });
@@ -434,7 +449,10 @@ describe('npm run ops -- dashboard', () => {
               MessageId: 'm-person',
               ReceiptHandle: 'handle-person',
               Body: JSON.stringify(person),
-              Attributes: { MessageGroupId: 'CustOps:person:31' },
+              Attributes: {
+                MessageGroupId: 'CustOps:person:31',
+                MessageDeduplicationId: 'sha256-of-the-body',
+              },
               MessageAttributes: Object.fromEntries(
                 Object.entries({
                   event: 'person.created',

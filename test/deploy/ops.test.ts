@@ -1,6 +1,6 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import {
   GetQueueAttributesCommand,
@@ -8,11 +8,13 @@ import {
   SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { apply } from '../../lib/projection.js';
+import { replayLockKey } from '../../lib/store/index.js';
 import { toRowItem } from '../../lib/store/row-item.js';
+import { OpsError } from '../../scripts/ops/commands.js';
 import { type DashboardClients, main } from '../../scripts/ops.js';
 import { arn, outputs, parkedMessage, url } from '../support/stack-outputs.js';
 import { rowEvent } from '../support/workers.js';
@@ -115,6 +117,39 @@ describe('npm run ops', () => {
       MessageSystemAttributeNames: ['MessageGroupId', 'ApproximateReceiveCount'],
       MessageAttributeNames: ['All'],
     });
+  });
+
+  it('replay-parked: a pattern the wildcard matcher refuses, or another replay running, is one line and receives nothing', async () => {
+    await expect(main(['replay-parked', '--stage', 'test', '--event', 'person.**'], clients)).rejects.toThrow(
+      new OpsError(
+        '--event person.**: invalid event pattern at event: consecutive * are not allowed in a wildcard',
+      ),
+    );
+    dynamo
+      .on(PutCommand)
+      .rejects(
+        new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }),
+      );
+    dynamo.on(GetCommand).resolves({
+      Item: {
+        ...replayLockKey,
+        since: '2025-05-14T12:00:00.000Z',
+        expiresAt: Date.parse('2025-05-14T12:01:00Z'),
+      },
+    });
+
+    await expect(main(['replay-parked', '--stage', 'test'], clients)).rejects.toThrow(
+      new OpsError(
+        'another replay of the parked queue is running (since 2025-05-14T12:00:00.000Z); try again when it ends, ' +
+          'or after 2025-05-14T12:01:00.000Z if it stopped without finishing',
+      ),
+    );
+    expect(dynamo.commandCalls(PutCommand)[0]!.args[0].input).toMatchObject({
+      TableName: 'crm-webhook-receiver-test-webhooks',
+      Item: replayLockKey,
+      ConditionExpression: 'attribute_not_exists(sk) OR expiresAt < :now',
+    });
+    expect(sqs.commandCalls(ReceiveMessageCommand)).toHaveLength(0);
   });
 
   it('rows: one consistent GetItem by row key, and the history with --events', async () => {

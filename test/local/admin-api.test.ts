@@ -137,6 +137,45 @@ describe('admin API', () => {
     ]);
   });
 
+  it("GET /parked: a body that is not an envelope (null, an array, not JSON) has the headers' event and EventId; the parked DLQ follows", async () => {
+    const parked = queues.find((queue) => queue.key === 'parked')!;
+    const send = (url: string, body: string, eventId: string) =>
+      client.send(
+        new SendMessageCommand({
+          QueueUrl: url,
+          MessageBody: body,
+          MessageGroupId: 'parked',
+          MessageDeduplicationId: eventId,
+          MessageAttributes: Object.fromEntries(
+            Object.entries({ event: 'contact.created', eventId, reason: 'invalid-event' }).map(
+              ([name, value]) => [name, { DataType: 'String', StringValue: value }],
+            ),
+          ),
+        }),
+      );
+    await send(parked.url, 'null', 'e-null');
+    await send(parked.url, '[{"Event":"x"}]', 'e-array');
+    await send(parked.url, '{"Event":7,', 'e-broken');
+    await send(parked.dlq.url, '{"Event":"sale.created","EventId":"e-body"}', 'e-dead');
+
+    const { status, body } = await get('/parked');
+
+    expect(status).toBe(200);
+    const shown = (body as Array<Record<string, unknown>>).map(({ where, event, eventId, reason }) => ({
+      where,
+      event,
+      eventId,
+      reason,
+    }));
+    expect(shown.slice(-4)).toEqual([
+      { where: 'parked', event: 'contact.created', eventId: 'e-null', reason: 'invalid-event' },
+      { where: 'parked', event: 'contact.created', eventId: 'e-array', reason: 'invalid-event' },
+      { where: 'parked', event: 'contact.created', eventId: 'e-broken', reason: 'invalid-event' },
+      // The body's own, where it has them.
+      { where: 'dlq', event: 'sale.created', eventId: 'e-body', reason: 'invalid-event' },
+    ]);
+  });
+
   it('redrives an empty DLQ, and 404s unknown queues and routes, 405 wrong methods', async () => {
     expect(await get('/queues/webhook-state/redrive', { method: 'POST' })).toEqual({
       status: 200,

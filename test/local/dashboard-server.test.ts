@@ -142,11 +142,21 @@ describe('dashboard routes of the admin API', () => {
       expect((await httpRequest('GET', `${base}/rows/Cust1/${entity}/42`, {})).status).toBe(404);
   });
 
-  it('refuses a replay whose max is not a positive integer, before receiving anything', async () => {
+  it('refuses a replay whose max is not a positive integer, or whose event pattern the wildcard matcher refuses, before receiving anything', async () => {
     const answer = await httpRequest('POST', `${base}/parked/replay?max=0`, {});
     expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({
       status: 400,
       body: { error: 'max 0: a positive integer accepted' },
+    });
+    // The DynamoDB client here answers nothing: a refusal that came after taking the lock would be a 500.
+    const pattern = await httpRequest(
+      'POST',
+      `${base}/parked/replay?event=${encodeURIComponent('person.**')}`,
+      {},
+    );
+    expect({ status: pattern.status, body: JSON.parse(pattern.body) }).toEqual({
+      status: 400,
+      body: { error: 'invalid event pattern at event: consecutive * are not allowed in a wildcard' },
     });
   });
 });

@@ -1,4 +1,5 @@
 import {
+  ChangeMessageVisibilityCommand,
   DeleteMessageCommand,
   GetQueueAttributesCommand,
   ListMessageMoveTasksCommand,
@@ -156,6 +157,18 @@ describe('FIFO semantics patched into the emulator', () => {
     expect(emulator.peek(q.name).map((m) => [m.body, m.attributes.MessageGroupId])).toEqual([
       ['poison', 'P'],
     ]);
+  });
+
+  it('counts receives only: making a message visible again spends none of its maxReceiveCount', async () => {
+    const url = queue('activity').url;
+    await send(url, 'released', 'R');
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      const [message] = (await receive(url, 10)).filter((candidate) => candidate.Body === 'released');
+      expect(message?.Attributes?.ApproximateReceiveCount).toBe(String(attempt));
+      const release = { QueueUrl: url, ReceiptHandle: message!.ReceiptHandle, VisibilityTimeout: 0 };
+      if (attempt < 4) await client.send(new ChangeMessageVisibilityCommand(release));
+      else await client.send(new DeleteMessageCommand(release));
+    }
   });
 });
 

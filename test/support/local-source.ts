@@ -15,6 +15,7 @@ export function testSource(
     sqs: {} as SQSClient,
     doc: {} as DynamoDBDocumentClient,
     eventsTable: 'events',
+    webhooksTable: 'webhooks',
     env: {},
     outcomes: createOutcomeCounter(),
     deliveries: createDeliveryFeed(),

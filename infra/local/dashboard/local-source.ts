@@ -3,7 +3,7 @@ import type { SubscriptionView } from '../bus.js';
 import { replayLocalParked } from '../replay.js';
 import type { LocalQueue } from '../resources.js';
 import { HttpError } from '../route-server.js';
-import { toMessageView } from '../views.js';
+import { toMessageView, toParkedView } from '../views.js';
 import { type DeliveryFeed, OUTCOMES, type OutcomeCounter } from './activity.js';
 import { type FindEventDeps, findEvent } from './find-event.js';
 import { moveBack } from './move-task.js';
@@ -18,13 +18,15 @@ export interface LocalSourceDeps extends FindEventDeps {
   subscriptions?: () => SubscriptionView[];
   /** The functions' environment: the settings a replay decides with (ENTITIES, secrets, queue URLs). */
   env: NodeJS.ProcessEnv;
+  /** The webhooks table, where a replay holds its lock. */
+  webhooksTable: string;
   /** How long a redrive waits for its move task to finish. */
   redriveTimeoutMs?: number;
 }
 
 /**
  * The dashboard's data in the local runtime: the emulators through the SDK, parked and dead-lettered
- * messages peeked (nothing received), the outcome counts and the live feed tapped in-process.
+ * messages (the parked DLQ's with the parked ones) peeked (nothing received), the outcome counts and the live feed tapped in-process.
  */
 export function createLocalSource(deps: LocalSourceDeps): DashboardSource {
   return {
@@ -44,11 +46,13 @@ export function createLocalSource(deps: LocalSourceDeps): DashboardSource {
     outcomes: async () => ({ outcomes: OUTCOMES, perMinute: deps.outcomes.perMinute() }),
     deliveries: async (after) => deps.deliveries.after(after),
     findEvent: (eventId) => findEvent(deps, eventId),
-    parked: async (limit) =>
-      deps.peek(queueByName(deps.queues, 'parked').name, limit).map((message) => ({
-        ...toMessageView(message),
-        reason: message.messageAttributes.reason?.StringValue,
-      })),
+    parked: async (limit) => {
+      const parked = queueByName(deps.queues, 'parked');
+      return [
+        ...deps.peek(parked.name, limit).map((message) => toParkedView(toMessageView(message), 'parked')),
+        ...deps.peek(parked.dlq.name, limit).map((message) => toParkedView(toMessageView(message), 'dlq')),
+      ];
+    },
     subscriptions: async () =>
       (deps.subscriptions?.() ?? []).map((view) => {
         const failed = view.dlq.length + view.dlqDropped;
@@ -62,7 +66,7 @@ export function createLocalSource(deps: LocalSourceDeps): DashboardSource {
         deps.redriveTimeoutMs ?? 15_000,
       );
     },
-    replayParked: (request) => replayLocalParked(deps.sqs, deps.queues, deps.env, request),
+    replayParked: (request) => replayLocalParked(deps, request),
   };
 }
 

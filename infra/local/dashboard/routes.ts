@@ -1,5 +1,11 @@
+import { PatternError } from '../../../lib/bus/pattern/errors.js';
 import { FIXED_ENTITIES, isKnownEntity } from '../../../lib/events/index.js';
-import type { ReplayFilter } from '../../../lib/ingest/index.js';
+import {
+  ReplayBusyError,
+  type ReplayFilter,
+  type ReplayReport,
+  replayEventMatcher,
+} from '../../../lib/ingest/index.js';
 import type { Gap, RowEntity } from '../../../lib/store/types.js';
 import { type AdminRoute, HttpError } from '../route-server.js';
 import { toEventView, toRowView, toWebhookView } from '../views.js';
@@ -49,7 +55,7 @@ export function sourceRoutes(source: DashboardSource): AdminRoute[] {
     {
       method: 'POST',
       pattern: /^\/parked\/replay$/,
-      handle: (_, query) => source.replayParked(replayFilter(query)),
+      handle: (_, query) => replay(source, replayFilter(query)),
     },
     { method: 'GET', pattern: /^\/subscriptions$/, handle: () => source.subscriptions() },
     {
@@ -95,13 +101,30 @@ function integer(value: string): number {
   return number;
 }
 
-/** `?event=person.*&max=N`: which parked deliveries a replay decides. */
+/** `?event=person.*&max=N`: which parked deliveries a replay decides, refused before anything is done. */
 function replayFilter(query: URLSearchParams): ReplayFilter {
   const max = query.get('max');
   const number = Number(max);
   if (max !== null && (!Number.isSafeInteger(number) || number < 1))
     throw new HttpError(400, `max ${max.slice(0, 64)}: a positive integer accepted`);
-  return { eventPattern: query.get('event') || undefined, max: max === null ? undefined : number };
+  const eventPattern = query.get('event') || undefined;
+  try {
+    replayEventMatcher(eventPattern);
+  } catch (error) {
+    if (error instanceof PatternError) throw new HttpError(400, error.message);
+    throw error;
+  }
+  return { eventPattern, max: max === null ? undefined : number };
+}
+
+/** A replay; another one running is a 409 that says since when. */
+async function replay(source: DashboardSource, filter: ReplayFilter): Promise<ReplayReport> {
+  try {
+    return await source.replayParked(filter);
+  } catch (error) {
+    if (error instanceof ReplayBusyError) throw new HttpError(409, error.message);
+    throw error;
+  }
 }
 
 function limit(query: URLSearchParams): number {

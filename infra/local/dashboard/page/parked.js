@@ -4,8 +4,9 @@ import { source } from './source.js';
 
 /**
  * Parked deliveries: authentic but unusable, kept with their reason and exact body, and a Replay that
- * decides them again. Where a look is a receive (AWS), the page says what it costs and looks only when
- * asked, after a replay too.
+ * decides them again; then those of the parked DLQ. Where a look is a receive (AWS), the page says
+ * what it costs and looks only when asked, after a replay too. The server reads each body's event and
+ * EventId (`GET /parked`): a body is whatever was delivered (`null`, an array, not JSON).
  */
 export function mount(container) {
   let left = false;
@@ -18,11 +19,19 @@ export function mount(container) {
     if (left) return;
     note.textContent = info.parkedNote;
     const look = () =>
-      api.parked().then((parked) => {
-        if (left) return;
-        heading.textContent = `Parked deliveries (${parked.length})`;
-        listed.replaceChildren(list(parked));
-      }, showError);
+      api
+        .parked()
+        .then((messages) => {
+          if (left) return;
+          const parked = messages.filter((message) => message.where === 'parked');
+          const dead = messages.filter((message) => message.where === 'dlq');
+          heading.textContent = `Parked deliveries (${parked.length})`;
+          listed.replaceChildren(
+            parked.length === 0 ? h('p', {}, 'Nothing is parked.') : list(parked),
+            ...(dead.length === 0 ? [] : deadLettered(dead)),
+          );
+        })
+        .catch(showError);
     const offerLook = () => {
       heading.textContent = 'Parked deliveries';
       listed.replaceChildren(
@@ -88,11 +97,24 @@ function describe(report) {
   return `Replay: ${report.replayed} replayed, ${report.kept} kept${reasons.length > 0 ? ` (${reasons.join(', ')})` : ''}.`;
 }
 
-function list(parked) {
-  if (parked.length === 0) return h('p', {}, 'Nothing is parked.');
+/** The parked DLQ: what a look or a replay received too often (maxReceiveCount); a redrive brings it back. */
+function deadLettered(messages) {
+  return [
+    h('h3', { id: 'parked-dlq' }, `In the parked DLQ (${messages.length})`),
+    h(
+      'p',
+      { class: 'note' },
+      'Moved there after 5 receives of the parked queue. A replay does not read the DLQ: Redrive parked ' +
+        '(Overview) moves them back to the parked queue, where a replay decides them.',
+    ),
+    list(messages, 'parked-dlq'),
+  ];
+}
+
+function list(parked, labelledBy) {
   return h(
     'table',
-    { class: 'parked' },
+    { class: labelledBy ? 'parked-dlq' : 'parked', 'aria-labelledby': labelledBy },
     h(
       'thead',
       {},
@@ -105,14 +127,8 @@ function list(parked) {
     h(
       'tbody',
       {},
-      parked.map((message) => {
-        let event;
-        try {
-          event = JSON.parse(message.body);
-        } catch {
-          event = {};
-        }
-        return h(
+      parked.map((message) =>
+        h(
           'tr',
           { 'data-message': message.messageId },
           h(
@@ -121,12 +137,12 @@ function list(parked) {
             `⏸ ${message.reason ?? 'unknown'}`,
             message.attributes.detail ? h('div', { class: 'meta' }, message.attributes.detail) : '',
           ),
-          h('td', {}, event.Event ?? '—'),
-          h('td', {}, eventLink(event.EventId ?? message.deduplicationId)),
+          h('td', {}, message.event ?? '—'),
+          h('td', {}, eventLink(message.eventId)),
           h('td', {}, time(message.attributes.receivedAt ?? message.sentAt)),
           h('td', {}, h('details', {}, h('summary', {}, 'Body'), bodyBlock(message.body))),
-        );
-      }),
+        ),
+      ),
     ),
   );
 }
