@@ -589,3 +589,21 @@ describe('compilePattern rejects what it cannot evaluate', () => {
     expect(matches(nest(MAX_PATTERN_DEPTH, 'y'))).toBe(false);
   });
 });
+
+describe('events nested deeper than any stack', () => {
+  /** `value` inside `levels` arrays: [[[…value…]]]. */
+  const inArrays = (levels: number, value: unknown) =>
+    JSON.parse(`${'['.repeat(levels)}${JSON.stringify(value)}${']'.repeat(levels)}`) as unknown;
+
+  it('matches leaves and objects found 9,000 arrays deep, as EventBridge flattens arrays', () => {
+    const event = {
+      'detail-type': 'contact.changed',
+      detail: { FieldValues: { x: inArrays(9000, 'deep') }, rows: inArrays(9000, { k: 'v' }) },
+    };
+
+    expect(compilePattern({ detail: { FieldValues: { x: ['deep'] } } })(event)).toBe(true);
+    expect(compilePattern({ detail: { FieldValues: { x: [{ prefix: 'sha' }] } } })(event)).toBe(false);
+    expect(compilePattern({ detail: { rows: { k: ['v'] } } })(event)).toBe(true);
+    expect(compilePattern({ detail: { FieldValues: { x: [{ exists: true }] } } })(event)).toBe(true);
+  });
+});

@@ -1,5 +1,5 @@
 import { PatternError } from './errors.js';
-import { compileLeaf, type LeafTest, leavesOf } from './leaf.js';
+import { compileLeaf, flattened, type LeafTest, leavesOf } from './leaf.js';
 
 export { PatternError } from './errors.js';
 
@@ -21,6 +21,7 @@ type ObjectTest = (node: JsonObject | undefined) => boolean;
  * elements does (objects in one array element are matched together), `$or` lists alternatives, and
  * the operators prefix, suffix, equals-ignore-case, wildcard, anything-but, numeric, exists and cidr.
  * A pattern it cannot evaluate throws a {@link PatternError} naming the place, never a silent no-match.
+ * Events are walked without recursion: any depth of nesting matches as EventBridge would.
  *
  * @example
  * const matches = compilePattern({ 'detail-type': ['contact.changed'], detail: { significantChanges: ['department'] } });
@@ -89,6 +90,6 @@ function field(node: JsonObject | undefined, key: string): unknown {
 
 /** The objects at a field: the object itself, or those found in an array (flattened). */
 function objectsOf(value: unknown): JsonObject[] {
-  if (Array.isArray(value)) return value.flatMap(objectsOf);
-  return isObject(value) ? [value] : [];
+  return flattened(value).filter(isObject);
 }
+
