@@ -10,6 +10,7 @@ import {
 import type { BusEntry } from '../../lib/bus/entry.js';
 import { createEventBridgePublisher, type EventPublisher } from '../../lib/bus/publisher.js';
 import { parseSubscriptions } from '../../lib/bus/subscriptions.js';
+import { removeJournals, tempJournal } from '../support/bus.js';
 
 /** The workers' real EventBridge client against the local PutEvents endpoint. */
 const BUS = 'crm-webhook-receiver-local';
@@ -18,6 +19,7 @@ const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  removeJournals();
 });
 
 async function endpoint(bus: EventPublisher): Promise<EventBridgeEndpoint> {
@@ -74,6 +76,7 @@ describe('local EventBridge endpoint', () => {
         'subscriptions.yml',
         'local',
       ),
+      journalPath: tempJournal(),
     });
     cleanups.push(() => bus.close());
     const local = await endpoint(bus);
@@ -149,7 +152,7 @@ describe('local EventBridge endpoint', () => {
   });
 
   it("answers the bus's own per-entry failures, so the publisher fails only those records", async () => {
-    const bus = await startLocalBus({ subscriptions: [] });
+    const bus = await startLocalBus({ subscriptions: [], journalPath: tempJournal() });
     await bus.close();
     const sdk = client((await endpoint(bus)).endpoint);
 
