@@ -136,11 +136,14 @@ export async function startLocalBus(options: LocalBusOptions): Promise<LocalBus>
       if (closed || state.running >= maxInFlight) return;
       state.ready.delete(delivery);
       state.running++;
-      const attempt = deliver(state, delivery).finally(() => {
-        state.running--;
-        attempts.delete(attempt);
-        pump(state);
-      });
+      const attempt = deliver(state, delivery)
+        // The journal could not be written (a full disk): the delivery is tried again later.
+        .catch(() => later(state, delivery, backoff.maxMs))
+        .finally(() => {
+          state.running--;
+          attempts.delete(attempt);
+          pump(state);
+        });
       attempts.add(attempt);
     }
   };
@@ -178,6 +181,12 @@ export async function startLocalBus(options: LocalBusOptions): Promise<LocalBus>
       deadLetter(state, delivery, result.error);
       return;
     }
+    later(state, delivery, delay);
+  };
+
+  /** Makes the delivery ready again after `delay` ms. */
+  const later = (state: State, delivery: Delivery, delay: number) => {
+    if (closed) return;
     const timer = setTimeout(() => {
       timers.delete(timer);
       state.ready.add(delivery);
