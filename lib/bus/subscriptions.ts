@@ -132,10 +132,14 @@ export function parseSubscriptions(text: string, label: string, mode: 'aws' | 'l
 const SCHEMA = yaml.DEFAULT_SCHEMA.extend({ implicit: (['int', 'float'] as const).map(keepingInexact) });
 
 function keepingInexact(name: 'int' | 'float'): yaml.Type {
-  // js-yaml exports its types at run time; its type definitions do not declare them.
-  const base = (yaml as unknown as { types?: Record<string, yaml.Type> }).types?.[name];
-  if (base === undefined) throw new Error(`js-yaml changed: types.${name} is missing`);
-  return new yaml.Type(`tag:yaml.org,2002:${name}`, {
+  // The schema's own type and its class: when osls loads this file through tsx, `yaml.Type` can be
+  // another copy of the class than the one DEFAULT_SCHEMA checks against (a non-Type object, it says).
+  const tag = `tag:yaml.org,2002:${name}`;
+  const { implicit } = yaml.DEFAULT_SCHEMA as unknown as { implicit?: (yaml.Type & { tag: string })[] };
+  const base = implicit?.find((type) => type.tag === tag);
+  if (base === undefined) throw new Error(`js-yaml changed: DEFAULT_SCHEMA.implicit has no ${tag}`);
+  const SchemaType = base.constructor as typeof yaml.Type;
+  return new SchemaType(tag, {
     kind: 'scalar',
     resolve: (data: string) => base.resolve(data),
     construct: (data: string) => {
