@@ -3,6 +3,7 @@
  * the local bus, PutEvents served on a loopback port, and the functions' environment pointed at them
  * as serverless.yml points the workers at the stage's bus.
  */
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { BusError } from '../../lib/bus/errors.js';
@@ -15,6 +16,8 @@ import { startEventBridgeEndpoint } from './eventbridge-endpoint.js';
 import { StartupError } from './startup-error.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The local bus's write-ahead journal under DATA_DIR (journaled-queues.ts). */
+export const BUS_JOURNAL = 'bus-journal.ndjson';
 
 export interface LocalEventBusOptions {
   sqs: SQSClient;
@@ -22,6 +25,8 @@ export interface LocalEventBusOptions {
   env: NodeJS.ProcessEnv;
   stage: string;
   region: string;
+  /** Where the bus journals what it has not delivered yet (`bus-journal.ndjson`). */
+  dataDir: string;
   /** PutEvents port on 127.0.0.1; 0 picks a free one. */
   port: number;
   /** The bus's first retry step (ms), LOCAL_BUS_BACKOFF_MS; default 1000. */
@@ -37,7 +42,7 @@ export interface LocalEventBus {
   /** The PutEvents endpoint, AWS_ENDPOINT_URL_EVENTBRIDGE. */
   endpoint: string;
   port: number;
-  /** Stops taking events, then stops the bus (deliveries waiting for a retry go to their DLQ). */
+  /** Stops taking events, then stops the bus (what is not delivered yet stays journaled). */
   close(): Promise<void>;
 }
 
@@ -79,11 +84,15 @@ export async function startLocalEventBus(options: LocalEventBusOptions): Promise
  * targets allowed on loopback. An invalid file, a pattern the local matcher cannot evaluate or an
  * unset `auth.env` variable is a one-line StartupError.
  */
-async function startBus({ env, sqs, stage, region, backoffMs = 1000 }: LocalEventBusOptions) {
+async function startBus({ env, sqs, stage, region, dataDir, backoffMs = 1000 }: LocalEventBusOptions) {
   try {
     const subscriptions = loadSubscriptions({ root: ROOT, env, mode: 'local' });
     const backoff = { baseMs: backoffMs, maxMs: 60_000 };
-    return { subscriptions, bus: await startLocalBus({ subscriptions, sqs, stage, region, env, backoff }) };
+    const journalPath = join(dataDir, BUS_JOURNAL);
+    return {
+      subscriptions,
+      bus: await startLocalBus({ subscriptions, journalPath, sqs, stage, region, env, backoff }),
+    };
   } catch (error) {
     if (error instanceof BusError) throw new StartupError(error.message);
     throw error;

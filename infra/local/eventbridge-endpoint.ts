@@ -37,6 +37,8 @@ const CONTENT_TYPE = 'application/x-amz-json-1.1';
 /** PutEvents takes 1 to 10 entries of at most 256 KB in all; a body this size is far beyond them. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const MAX_ENTRIES = 10;
+/** "PutEvents will only process nested JSON up to 1100 levels deep" (PutEvents API reference). */
+export const MAX_DETAIL_DEPTH = 1100;
 
 /** Starts the endpoint; a busy port rejects with the listen error (the runtime names its variable). */
 export async function startEventBridgeEndpoint(
@@ -116,8 +118,8 @@ async function answer(req: IncomingMessage, res: ServerResponse, options: EventB
 
 /**
  * A PutEvents entry as the bus takes it, or its per-entry error: Source, DetailType and Detail are
- * required, Detail must be a JSON object, and the bus must be this one (EventBridge may accept an
- * unknown bus silently; here it fails, so a wrong EVENT_BUS_NAME shows).
+ * required, Detail must be a JSON object nested at most 1100 levels deep, and the bus must be this one
+ * (EventBridge may accept an unknown bus silently; here it fails, so a wrong EVENT_BUS_NAME shows).
  */
 export function checkEntry(entry: unknown, busName: string): BusEntry | ResultEntry {
   const fields = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<string, unknown>;
@@ -132,6 +134,13 @@ export function checkEntry(entry: unknown, busName: string): BusEntry | ResultEn
   }
   const { Source, DetailType, Detail, EventBusName } = fields as Record<string, string>;
   if (!isJsonObject(Detail!)) return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Detail is malformed.' };
+  const depth = nestingDepth(Detail!);
+  if (depth > MAX_DETAIL_DEPTH) {
+    return {
+      ErrorCode: 'MalformedDetail',
+      ErrorMessage: `Detail nests ${depth} levels deep; PutEvents processes nested JSON up to ${MAX_DETAIL_DEPTH} levels.`,
+    };
+  }
   const bus = typeof EventBusName === 'string' && EventBusName !== '' ? EventBusName : 'default';
   if (bus !== busName && bus.replace(/^arn:aws[a-z-]*:events:[^:]*:\d*:event-bus\//, '') !== busName) {
     return {
@@ -149,6 +158,23 @@ function isJsonObject(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** How many levels a JSON text nests (each object or array is one), from its brackets outside strings. */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (inString) {
+      if (char === '\\') i++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '{' || char === '[') deepest = Math.max(deepest, ++depth);
+    else if (char === '}' || char === ']') depth--;
+  }
+  return deepest;
 }
 
 /** The body as text, or undefined when it is over {@link MAX_BODY_BYTES} (the rest is drained). */

@@ -161,6 +161,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
       env,
       stage: options.stage ?? 'local',
       region,
+      dataDir,
       port: options.eventbridgePort ?? 0,
       ...(options.busBackoffMs !== undefined && { backoffMs: options.busBackoffMs }),
       log,

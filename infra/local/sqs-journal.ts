@@ -12,6 +12,9 @@ import { closeSync, existsSync, fstatSync, openSync, readFileSync, renameSync, w
  *
  * The lines reach the operating system with write(2) before the call returns, which survives a killed
  * process (`kill -9`); without fsync, a power loss or kernel crash can still lose the last writes.
+ *
+ * The local bus keeps its rule targets' pending deliveries and dead letters in a journal of the same
+ * format (journaled-queues.ts).
  */
 export interface JournalRecord {
   MessageId: string;
@@ -22,7 +25,7 @@ export interface JournalRecord {
   MD5OfMessageAttributes?: string;
 }
 
-type JournalLine =
+export type JournalLine =
   | { op: 'put'; queue: string; record: JournalRecord }
   | { op: 'del'; queue: string; id: string }
   | { op: 'recv'; queue: string; counts: Record<string, number> }
@@ -50,11 +53,6 @@ export function readJournal(path: string): JournalState {
   const state: JournalState = new Map();
   if (!existsSync(path)) return state;
   const lines = readFileSync(path, 'utf8').split('\n');
-  const queueOf = (name: string) => {
-    const queue = state.get(name) ?? new Map<string, JournalRecord>();
-    state.set(name, queue);
-    return queue;
-  };
   for (const [n, text] of lines.entries()) {
     if (text === '') continue;
     let line: JournalLine;
@@ -64,27 +62,35 @@ export function readJournal(path: string): JournalState {
       if (lines.slice(n + 1).every((rest) => rest === '')) break;
       throw new Error(`${path}: line ${n + 1} is not JSON`, { cause: error });
     }
-    switch (line.op) {
-      case 'put':
-        // A move to a DLQ keeps the MessageId: the message has left every other queue.
-        for (const other of state.values()) other.delete(line.record.MessageId);
-        queueOf(line.queue).set(line.record.MessageId, line.record);
-        break;
-      case 'del':
-        state.get(line.queue)?.delete(line.id);
-        break;
-      case 'recv':
-        for (const [id, count] of Object.entries(line.counts)) {
-          const record = state.get(line.queue)?.get(id);
-          if (record) record.attributes.ApproximateReceiveCount = String(count);
-        }
-        break;
-      case 'clear':
-        state.get(line.queue)?.clear();
-        break;
-    }
+    applyLine(state, line);
   }
   return state;
+}
+
+/** What one journal line does to the messages: how the journal is replayed (and mirrored in memory). */
+export function applyLine(state: JournalState, line: JournalLine): void {
+  switch (line.op) {
+    case 'put': {
+      // A move to a DLQ keeps the MessageId: the message has left every other queue.
+      for (const other of state.values()) other.delete(line.record.MessageId);
+      const queue = state.get(line.queue) ?? new Map<string, JournalRecord>();
+      state.set(line.queue, queue);
+      queue.set(line.record.MessageId, line.record);
+      break;
+    }
+    case 'del':
+      state.get(line.queue)?.delete(line.id);
+      break;
+    case 'recv':
+      for (const [id, count] of Object.entries(line.counts)) {
+        const record = state.get(line.queue)?.get(id);
+        if (record) record.attributes.ApproximateReceiveCount = String(count);
+      }
+      break;
+    case 'clear':
+      state.get(line.queue)?.clear();
+      break;
+  }
 }
 
 /**
@@ -120,7 +126,7 @@ export function openJournal(path: string, live: JournalState, onCompact: () => J
   };
 
   const append = (line: JournalLine) => {
-    if (fd < 0) throw new Error(`the SQS journal ${path} is closed`);
+    if (fd < 0) throw new Error(`the journal ${path} is closed`);
     // Before the line, so that the rewrite cannot drop a message that is not in the live set yet.
     if (bytes > COMPACT_BYTES && bytes > 2 * compactedBytes) rewrite(onCompact());
     bytes += writeSync(fd, `${JSON.stringify(line)}\n`);

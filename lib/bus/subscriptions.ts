@@ -5,10 +5,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { load } from 'js-yaml';
+import * as yaml from 'js-yaml';
 import * as z from 'zod';
 import { SubscriptionsError } from './errors.js';
-import { compilePattern, type EventMatcher, PatternError } from './pattern/index.js';
+import {
+  compilePattern,
+  type EventMatcher,
+  InexactNumber,
+  isExactDouble,
+  PatternError,
+} from './pattern/index.js';
 
 /** EventBridge's retry policy defaults (and limits) for a rule target. */
 export const DEFAULT_RETRY = { attempts: 185, maxAgeSeconds: 86_400 } as const;
@@ -105,7 +111,7 @@ export function loadSubscriptions(options: LoadOptions): Subscription[] {
 export function parseSubscriptions(text: string, label: string, mode: 'aws' | 'local'): Subscription[] {
   let data: unknown;
   try {
-    data = load(text);
+    data = yaml.load(text, { schema: SCHEMA });
   } catch (cause) {
     throw new SubscriptionsError(label, `not valid YAML: ${(cause as Error).message.split('\n')[0]}`, {
       cause,
@@ -116,6 +122,39 @@ export function parseSubscriptions(text: string, label: string, mode: 'aws' | 'l
   const subscriptions = (parsed.data ?? []).map((input) => compile(input, label, mode));
   assertUnique(subscriptions, label);
   return subscriptions;
+}
+
+/**
+ * YAML's own schema, except that an int or float no double holds exactly (`1E-325`, `9007199254740993`)
+ * is kept as an {@link InexactNumber}, so that the pattern compiler refuses it instead of seeing the
+ * rounded value (which would also reach CloudFormation rounded).
+ */
+const SCHEMA = yaml.DEFAULT_SCHEMA.extend({ implicit: (['int', 'float'] as const).map(keepingInexact) });
+
+function keepingInexact(name: 'int' | 'float'): yaml.Type {
+  // The schema's own type and its class: when osls loads this file through tsx, `yaml.Type` can be
+  // another copy of the class than the one DEFAULT_SCHEMA checks against (a non-Type object, it says).
+  const tag = `tag:yaml.org,2002:${name}`;
+  const { implicit } = yaml.DEFAULT_SCHEMA as unknown as { implicit?: (yaml.Type & { tag: string })[] };
+  const base = implicit?.find((type) => type.tag === tag);
+  if (base === undefined) throw new Error(`js-yaml changed: DEFAULT_SCHEMA.implicit has no ${tag}`);
+  const SchemaType = base.constructor as typeof yaml.Type;
+  return new SchemaType(tag, {
+    kind: 'scalar',
+    resolve: (data: string) => base.resolve(data),
+    construct: (data: string) => {
+      const value = base.construct(data) as number;
+      // .inf and .nan stay as they are (and are refused as not finite).
+      return /\d/.test(data) && !isExact(data, value) ? new InexactNumber(data) : value;
+    },
+  });
+}
+
+/** Whether a YAML number (decimal, or an int in 0x, 0o or 0b) is exactly the double it reads as. */
+function isExact(text: string, value: number): boolean {
+  const [, sign = '', digits = ''] = /^([-+]?)(.*)$/.exec(text) ?? [];
+  if (!/^0[box]/i.test(digits)) return isExactDouble(text);
+  return Number.isFinite(value) && BigInt(value) === (sign === '-' ? -1n : 1n) * BigInt(digits);
 }
 
 /** The subscription's CloudFormation logical-id stem: `department-changes` → `DepartmentChanges`. */

@@ -6,6 +6,7 @@ import { createAdminServer } from '../../infra/local/admin-api.js';
 import { type LocalBus, startLocalBus } from '../../infra/local/bus.js';
 import { parseSubscriptions } from '../../lib/bus/subscriptions.js';
 import type { StoreReader } from '../../lib/store/types.js';
+import { removeJournals, tempJournal } from '../support/bus.js';
 import { testSource } from '../support/local-source.js';
 
 /** GET /subscriptions and /subscriptions/{name}: the local bus's view, through the admin server. */
@@ -38,6 +39,7 @@ beforeAll(async () => {
       'subscriptions.yml',
       'local',
     ),
+    journalPath: tempJournal(),
     backoff: { baseMs: 5, maxMs: 5 },
   });
   sqs = new SQSClient({ region: 'us-east-1' });
@@ -53,6 +55,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await bus.close();
+  removeJournals();
   sqs.destroy();
   await new Promise((resolve) => admin.close(resolve));
   await new Promise((resolve) => target.close(resolve));

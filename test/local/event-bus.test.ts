@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -25,12 +25,17 @@ function file(name: string, yaml: string): string {
   return path;
 }
 
+let runs = 0;
+
 async function start(env: NodeJS.ProcessEnv, lines: string[] = []) {
+  const dataDir = join(dir, `data-${++runs}`);
+  mkdirSync(dataDir);
   const bus = await startLocalEventBus({
     sqs,
     env,
     stage: 'local',
     region: 'us-east-1',
+    dataDir,
     port: 0,
     log: (line) => lines.push(line),
   });

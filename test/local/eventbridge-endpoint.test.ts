@@ -10,6 +10,7 @@ import {
 import type { BusEntry } from '../../lib/bus/entry.js';
 import { createEventBridgePublisher, type EventPublisher } from '../../lib/bus/publisher.js';
 import { parseSubscriptions } from '../../lib/bus/subscriptions.js';
+import { removeJournals, statusTarget, tempJournal } from '../support/bus.js';
 
 /** The workers' real EventBridge client against the local PutEvents endpoint. */
 const BUS = 'crm-webhook-receiver-local';
@@ -18,6 +19,7 @@ const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  removeJournals();
 });
 
 async function endpoint(bus: EventPublisher): Promise<EventBridgeEndpoint> {
@@ -74,6 +76,7 @@ describe('local EventBridge endpoint', () => {
         'subscriptions.yml',
         'local',
       ),
+      journalPath: tempJournal(),
     });
     cleanups.push(() => bus.close());
     const local = await endpoint(bus);
@@ -148,8 +151,43 @@ describe('local EventBridge endpoint', () => {
     expect(bus.received.map((received) => received.Detail)).toEqual(['{"n":1}', '{"n":7}']);
   });
 
+  it('refuses alone a Detail nested deeper than 1100 levels, as EventBridge documents; the rest of the call is delivered once', async () => {
+    const hook = await statusTarget(200);
+    cleanups.push(hook.close);
+    const bus = await startLocalBus({
+      subscriptions: parseSubscriptions(
+        `- { name: all, pattern: { source: [crm-webhook-receiver] }, target: { url: "${hook.url}" } }\n`,
+        'subscriptions.yml',
+        'local',
+      ),
+      journalPath: tempJournal(),
+    });
+    cleanups.push(() => bus.close());
+    const sdk = client((await endpoint(bus)).endpoint);
+    /** A Detail `levels` deep: the object, FieldValues, then arrays. */
+    const nested = (levels: number) =>
+      `{"EventId":"deep-${levels}","FieldValues":{"x":${'['.repeat(levels - 2)}1${']'.repeat(levels - 2)}}}`;
+    const details = ['{"EventId":"e-0"}', nested(9000), nested(1100)];
+    for (let i = 1; i <= 7; i++) details.push(`{"EventId":"e-${i}"}`);
+
+    const results = await createEventBridgePublisher({ client: sdk, eventBusName: BUS }).publish(
+      details.map((Detail) => ({ Source: 'crm-webhook-receiver', DetailType: 'contact.changed', Detail })),
+    );
+    await bus.idle();
+
+    expect(
+      results.map((result) => (result.ok ? 'ok' : `${result.errorCode}: ${result.errorMessage}`)),
+    ).toEqual([
+      'ok',
+      'MalformedDetail: Detail nests 9000 levels deep; PutEvents processes nested JSON up to 1100 levels.',
+      ...Array.from({ length: 8 }, () => 'ok'),
+    ]);
+    const delivered = hook.received.map((request) => JSON.parse(request.body).detail.EventId as string);
+    expect(delivered.sort()).toEqual(['deep-1100', 'e-0', 'e-1', 'e-2', 'e-3', 'e-4', 'e-5', 'e-6', 'e-7']);
+  });
+
   it("answers the bus's own per-entry failures, so the publisher fails only those records", async () => {
-    const bus = await startLocalBus({ subscriptions: [] });
+    const bus = await startLocalBus({ subscriptions: [], journalPath: tempJournal() });
     await bus.close();
     const sdk = client((await endpoint(bus)).endpoint);
 

@@ -1,3 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { BusEntry } from '../../lib/bus/entry.js';
 import type { EventPublisher, PublishResult } from '../../lib/bus/publisher.js';
 
@@ -30,4 +35,53 @@ export class FakePublisher implements EventPublisher {
   details(): Array<Record<string, unknown>> {
     return this.published.map((entry) => JSON.parse(entry.Detail));
   }
+}
+
+const journalDirs: string[] = [];
+
+/** A path for a local bus's journal, in a fresh temporary directory ({@link removeJournals} deletes them). */
+export function tempJournal(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'crm-bus-journal-'));
+  journalDirs.push(dir);
+  return join(dir, 'bus-journal.ndjson');
+}
+
+export function removeJournals(): void {
+  for (const dir of journalDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+export interface TargetRequest {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface StatusTarget {
+  url: string;
+  /** Every request, in the order they ended. */
+  received: TargetRequest[];
+  close(): Promise<void>;
+}
+
+/** A real HTTP target on 127.0.0.1 answering `statuses` in turn, then its last one for good. */
+export async function statusTarget(...statuses: number[]): Promise<StatusTarget> {
+  const received: TargetRequest[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.statusCode = statuses[Math.min(received.length, statuses.length) - 1] ?? 200;
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

@@ -162,9 +162,50 @@ describe('parseSubscriptions refuses, in one line naming the subscription and th
       '- { name: a, pattern: { a: [1] }, target: { queue: q } }\n- { name: b, pattern: { a: [1] }, target: { queue: q } }\n',
       'subscriptions "a" and "b" share the queue "q"',
     ],
+    [
+      'a number no double holds exactly (EventBridge refuses it)',
+      '- name: orders\n  pattern: { detail: { n: [{ numeric: [">", 1E-325] }] } }\n  target: { queue: q }\n',
+      'subscription "orders": pattern: invalid event pattern at detail.n[0].numeric[1]: 1E-325 is not exactly a double (it reads as 0): EventBridge refuses such a number',
+    ],
+    [
+      'a long no double holds, anything-but',
+      '- name: orders\n  pattern: { n: [{ anything-but: [1, 9007199254740993] }] }\n  target: { queue: q }\n',
+      'invalid event pattern at n[0].anything-but[1]: 9007199254740993 is not exactly a double (it reads as 9007199254740992)',
+    ],
+    [
+      'a literal no double holds (CloudFormation would get it rounded)',
+      '- name: orders\n  pattern: { n: [0.30000000000000001] }\n  target: { queue: q }\n',
+      'invalid event pattern at n[0]: 0.30000000000000001 is not exactly a double (it reads as 0.3)',
+    ],
     ['YAML that does not parse', '- name: [', 'subscriptions.yml: not valid YAML'],
   ])('%s', (_, yaml, expected) => {
     expect(refusal(yaml)).toContain(expected);
+  });
+
+  it('accepts the numbers a double holds exactly, whatever their spelling', () => {
+    const numbers = [
+      '0.1',
+      '3.018e2',
+      '-0.0',
+      '.5',
+      '1e300',
+      '1.7976931348623157e308',
+      '9007199254740992',
+      '0x1F',
+      '-0o17',
+    ];
+    const yaml = numbers
+      .map(
+        (n, i) =>
+          `- { name: n${i}, pattern: { n: [{ numeric: [">=", ${n}] }] }, target: { queue: q${i} } }\n`,
+      )
+      .join('');
+
+    const bounds = parseSubscriptions(yaml, 'subscriptions.yml', 'aws').map(
+      ({ pattern }) => (pattern.n as [{ numeric: [string, number] }])[0].numeric[1],
+    );
+
+    expect(bounds).toEqual([0.1, 301.8, -0, 0.5, 1e300, 1.7976931348623157e308, 9007199254740992, 31, -15]);
   });
 
   it('accepts http only on 127.0.0.1 or localhost, and only locally', () => {

@@ -3,7 +3,13 @@
 // and the pages it links (arrays, null values and empty strings, content filtering), plus the
 // examples in the README of aws/event-ruler, the library EventBridge's matching is built on.
 import { describe, expect, it } from 'vitest';
-import { compilePattern, MAX_PATTERN_DEPTH, PatternError } from '../../lib/bus/pattern/index.js';
+import {
+  compilePattern,
+  InexactNumber,
+  isExactDouble,
+  MAX_PATTERN_DEPTH,
+  PatternError,
+} from '../../lib/bus/pattern/index.js';
 
 interface Row {
   name: string;
@@ -462,6 +468,12 @@ const rejected: [string, unknown, string, string][] = [
   ['undefined in the array', { source: [undefined] }, 'source[0]', 'exactly one of'],
   ['an infinite number', { n: [Number.POSITIVE_INFINITY] }, 'n[0]', 'finite'],
   [
+    'a number no double holds exactly',
+    { detail: { n: [{ numeric: ['>', 0, '<', new InexactNumber('1E-325')] }] } },
+    'detail.n[0].numeric[3]',
+    '1E-325 is not exactly a double (it reads as 0): EventBridge refuses such a number',
+  ],
+  [
     'an unknown operator',
     { s: [{ prefx: 'a' }] },
     's[0]',
@@ -587,5 +599,39 @@ describe('compilePattern rejects what it cannot evaluate', () => {
 
     expect(matches(nest(MAX_PATTERN_DEPTH, 'x'))).toBe(true);
     expect(matches(nest(MAX_PATTERN_DEPTH, 'y'))).toBe(false);
+  });
+});
+
+describe('events nested deeper than any stack', () => {
+  /** `value` inside `levels` arrays: [[[…value…]]]. */
+  const inArrays = (levels: number, value: unknown) =>
+    JSON.parse(`${'['.repeat(levels)}${JSON.stringify(value)}${']'.repeat(levels)}`) as unknown;
+
+  it('matches leaves and objects found 9,000 arrays deep, as EventBridge flattens arrays', () => {
+    const event = {
+      'detail-type': 'contact.changed',
+      detail: { FieldValues: { x: inArrays(9000, 'deep') }, rows: inArrays(9000, { k: 'v' }) },
+    };
+
+    expect(compilePattern({ detail: { FieldValues: { x: ['deep'] } } })(event)).toBe(true);
+    expect(compilePattern({ detail: { FieldValues: { x: [{ prefix: 'sha' }] } } })(event)).toBe(false);
+    expect(compilePattern({ detail: { rows: { k: ['v'] } } })(event)).toBe(true);
+    expect(compilePattern({ detail: { FieldValues: { x: [{ exists: true }] } } })(event)).toBe(true);
+  });
+});
+
+describe('isExactDouble: what EventBridge accepts as a number of a pattern', () => {
+  it.each([
+    ['0.1', true],
+    ['3.018e2', true],
+    ['-0.0', true],
+    ['1E+21', true],
+    ['1.7976931348623157e308', true],
+    ['1E-325', false],
+    ['1e400', false],
+    ['0.30000000000000001', false],
+    ['9007199254740993', false],
+  ])('%s: %s', (text, exact) => {
+    expect(isExactDouble(text)).toBe(exact);
   });
 });

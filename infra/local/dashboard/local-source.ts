@@ -38,8 +38,8 @@ export function createLocalSource(deps: LocalSourceDeps): DashboardSource {
       parkedNote: 'Read without receiving them: looking changes nothing.',
       replayNote: "Decided with the runtime's settings as they are now (ENTITIES, ALLOW_UNSIGNED, secrets).",
       subscriptionsNote:
-        'Counted by the local bus since this start; the last 50 deliveries and failures of each, and ' +
-        'its dead letters, are kept in memory until the runtime stops.',
+        'Counted by the local bus since this start, with the last 50 deliveries and failures of each; ' +
+        'what is still to deliver and the dead letters are journaled in DATA_DIR and survive a restart.',
     },
     store: deps.store,
     queues: () => Promise.all(deps.queues.map((queue) => queueView(deps.sqs, queue))),

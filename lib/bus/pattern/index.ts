@@ -1,7 +1,9 @@
 import { PatternError } from './errors.js';
-import { compileLeaf, type LeafTest, leavesOf } from './leaf.js';
+import { compileLeaf, flattened, type LeafTest, leavesOf } from './leaf.js';
+import { InexactNumber } from './number.js';
 
 export { PatternError } from './errors.js';
+export { InexactNumber, isExactDouble } from './number.js';
 
 /** Whether an event (the JSON EventBridge would send) matches a compiled pattern. */
 export type EventMatcher = (event: unknown) => boolean;
@@ -20,7 +22,9 @@ type ObjectTest = (node: JsonObject | undefined) => boolean;
  * fields are ANDed, a field's array of values is ORed, an array in the event matches when any of its
  * elements does (objects in one array element are matched together), `$or` lists alternatives, and
  * the operators prefix, suffix, equals-ignore-case, wildcard, anything-but, numeric, exists and cidr.
- * A pattern it cannot evaluate throws a {@link PatternError} naming the place, never a silent no-match.
+ * A pattern it cannot evaluate, or one EventBridge refuses (such as a number no double holds exactly,
+ * an {@link InexactNumber}), throws a {@link PatternError} naming the place, never a silent no-match.
+ * Events are walked without recursion: any depth of nesting matches as EventBridge would.
  *
  * @example
  * const matches = compilePattern({ 'detail-type': ['contact.changed'], detail: { significantChanges: ['department'] } });
@@ -32,6 +36,7 @@ export function compilePattern(pattern: unknown): EventMatcher {
   if (length > MAX_PATTERN_LENGTH) {
     throw new PatternError('', `${length} characters of JSON, more than EventBridge's ${MAX_PATTERN_LENGTH}`);
   }
+  refuseInexactNumbers(pattern);
   const test = compileObject(pattern, '', 1);
   return (event) => test(isObject(event) ? event : undefined);
 }
@@ -89,6 +94,25 @@ function field(node: JsonObject | undefined, key: string): unknown {
 
 /** The objects at a field: the object itself, or those found in an array (flattened). */
 function objectsOf(value: unknown): JsonObject[] {
-  if (Array.isArray(value)) return value.flatMap(objectsOf);
-  return isObject(value) ? [value] : [];
+  return flattened(value).filter(isObject);
+}
+
+/** Refuses the first number of the pattern that no double holds exactly, as EventBridge does. */
+function refuseInexactNumbers(pattern: JsonObject): void {
+  const stack: [unknown, string][] = [[pattern, '']];
+  while (stack.length > 0) {
+    const [value, path] = stack.pop()!;
+    if (value instanceof InexactNumber) {
+      throw new PatternError(
+        path,
+        `${value.text} is not exactly a double (it reads as ${Number(value.text)}): EventBridge refuses such a number`,
+      );
+    }
+    const members = Array.isArray(value)
+      ? value.map((item, i): [unknown, string] => [item, `${path}[${i}]`])
+      : isObject(value)
+        ? Object.entries(value).map(([key, item]): [unknown, string] => [item, path ? `${path}.${key}` : key])
+        : [];
+    stack.push(...members.reverse());
+  }
 }

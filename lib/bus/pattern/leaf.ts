@@ -18,8 +18,23 @@ function isLeaf(value: unknown): value is Leaf {
 
 /** The leaves at a field: none when absent or an object, the flattened scalars of an array. */
 export function leavesOf(value: unknown): Leaf[] {
-  if (Array.isArray(value)) return value.flatMap(leavesOf);
-  return isLeaf(value) ? [value] : [];
+  return flattened(value).filter(isLeaf);
+}
+
+/**
+ * A value with every array in it flattened, in order: the value itself when it is not an array.
+ * Without recursion, so that an event nested thousands of arrays deep is matched like any other.
+ */
+export function flattened(value: unknown): unknown[] {
+  if (!Array.isArray(value)) return [value];
+  const items: unknown[] = [];
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (!Array.isArray(item)) items.push(item);
+    else for (let i = item.length - 1; i >= 0; i--) stack.push(item[i]);
+  }
+  return items;
 }
 
 /** Compiles one element of a field's value array: a literal or an object with one operator. */
