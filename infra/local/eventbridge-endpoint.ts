@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type BusEntry, entrySize, MAX_ENTRY_BYTES } from '../../lib/bus/entry.js';
+import { MAX_DETAIL_DEPTH, nestingDepth } from '../../lib/bus/limits.js';
 import type { EventPublisher } from '../../lib/bus/publisher.js';
 import { guardRequests } from './guard-requests.js';
 
@@ -37,8 +38,6 @@ const CONTENT_TYPE = 'application/x-amz-json-1.1';
 /** PutEvents takes 1 to 10 entries of at most 256 KB in all; a body this size is far beyond them. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const MAX_ENTRIES = 10;
-/** "PutEvents will only process nested JSON up to 1100 levels deep" (PutEvents API reference). */
-export const MAX_DETAIL_DEPTH = 1100;
 
 /** Starts the endpoint; a busy port rejects with the listen error (the runtime names its variable). */
 export async function startEventBridgeEndpoint(
@@ -158,23 +157,6 @@ function isJsonObject(text: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** How many levels a JSON text nests (each object or array is one), from its brackets outside strings. */
-function nestingDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if (inString) {
-      if (char === '\\') i++;
-      else if (char === '"') inString = false;
-    } else if (char === '"') inString = true;
-    else if (char === '{' || char === '[') deepest = Math.max(deepest, ++depth);
-    else if (char === '}' || char === ']') depth--;
-  }
-  return deepest;
 }
 
 /** The body as text, or undefined when it is over {@link MAX_BODY_BYTES} (the rest is drained). */

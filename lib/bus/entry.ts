@@ -8,9 +8,9 @@ import { EnvelopeSchema } from '../events/envelope.js';
 import { JsonText, objectMembers, stringifyExact } from '../json-text.js';
 import type { Row, RowStatus, Webhook } from '../store/types.js';
 import { EntryTooLargeError } from './errors.js';
-import { MAX_ENTRY_BYTES } from './limits.js';
+import { MAX_DETAIL_DEPTH, MAX_ENTRY_BYTES, nestingDepth } from './limits.js';
 
-export { MAX_CHANGES_BYTES, MAX_ENTRY_BYTES } from './limits.js';
+export { MAX_CHANGES_BYTES, MAX_DETAIL_DEPTH, MAX_ENTRY_BYTES } from './limits.js';
 
 /** `source` of every published event. */
 export const SOURCE = 'crm-webhook-receiver';
@@ -25,7 +25,8 @@ export const DEFAULT_BOOKKEEPING_FIELDS: readonly string[] = [
 ];
 
 /**
- * What an entry over {@link MAX_ENTRY_BYTES} leaves out, one part after the other until it fits; its
+ * What an entry over {@link MAX_ENTRY_BYTES}, or nested deeper than {@link MAX_DETAIL_DEPTH}, leaves
+ * out, one part after the other until it fits; its
  * `dropped` lists those it left out, in this order. The row's own lists go first (the row can be
  * read again), then what the delivery carried beside the envelope (`customProperties`: every
  * top-level field the envelope does not name), then the WebhookName; Changes and significantChanges
@@ -108,7 +109,8 @@ export function webhookSnapshot(
 /**
  * The bus entry of an applied event: detail-type = the body's Event; detail = the body's top-level
  * fields as delivered, then significantChanges, seq, outcome, echo and row (or webhook). Over
- * {@link MAX_ENTRY_BYTES}, the parts of {@link DROPPED_WHEN_TRUNCATED} are left out in that order until
+ * {@link MAX_ENTRY_BYTES} or nested deeper than {@link MAX_DETAIL_DEPTH} (a FieldValues or custom
+ * property the bus would refuse as MalformedDetail), the parts of {@link DROPPED_WHEN_TRUNCATED} are left out in that order until
  * it fits, with `truncated: true` and `dropped` naming them; the envelope's fields it keeps are then
  * written by value (the same strings and integers, without whatever padding the sender's text had).
  * Still over without all of them, it throws {@link EntryTooLargeError}. A delivered top-level field
@@ -131,7 +133,7 @@ export function buildEntry(event: AppliedEvent, isBookkeeping: FieldFilter): Bus
     ...('row' in event ? { row: event.row } : { webhook: event.webhook }),
   };
   const full = entryOf(detailType, delivered, added);
-  if (entrySize(full) <= MAX_ENTRY_BYTES) return full;
+  if (fits(full)) return full;
 
   const members = new Map(
     [...delivered].map(([key, text]) => [key, ENVELOPE_FIELDS.has(key) ? byValue(text) : text]),
@@ -143,9 +145,14 @@ export function buildEntry(event: AppliedEvent, isBookkeeping: FieldFilter): Bus
     dropped.push(part);
     const truncated = entryOf(detailType, members, { ...added, truncated: true, dropped });
     bytes = entrySize(truncated);
-    if (bytes <= MAX_ENTRY_BYTES) return truncated;
+    if (fits(truncated)) return truncated;
   }
   throw new EntryTooLargeError(String(parseMember(delivered, 'EventId')), bytes);
+}
+
+/** Within both of PutEvents' limits on an entry: its size and how deep its Detail nests. */
+function fits(entry: BusEntry): boolean {
+  return entrySize(entry) <= MAX_ENTRY_BYTES && nestingDepth(entry.Detail) <= MAX_DETAIL_DEPTH;
 }
 
 /** What the receiver adds to the delivered fields. */

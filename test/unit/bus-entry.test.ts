@@ -7,11 +7,13 @@ import {
   DROPPED_WHEN_TRUNCATED,
   entrySize,
   MAX_CHANGES_BYTES,
+  MAX_DETAIL_DEPTH,
   MAX_ENTRY_BYTES,
   type RowSnapshot,
   SOURCE,
 } from '../../lib/bus/entry.js';
 import { EntryTooLargeError } from '../../lib/bus/errors.js';
+import { nestingDepth } from '../../lib/bus/limits.js';
 import { readBusConfig } from '../../lib/config/bus.js';
 import { ConfigError } from '../../lib/config/env.js';
 import { validEvent } from '../../lib/events/index.js';
@@ -157,6 +159,38 @@ describe('buildEntry', () => {
     expect(detail.Changes).toEqual(fields);
     expect(detail.significantChanges).toEqual(fields);
     expect(detail.row).toEqual({ ...row, changedFields: undefined });
+  });
+
+  it('leaves out FieldValues nested deeper than PutEvents processes (9,000 arrays), Changes kept', () => {
+    const deep = `${'['.repeat(9000)}1${']'.repeat(9000)}`;
+    const body = changedBody(['name'], `"FieldValues":{"name":${deep}}`);
+    const deepRow = { ...row, fieldValues: new JsonText(`{"name":${deep}}`) };
+
+    const entry = buildEntry(applied(body, { row: deepRow }), defaults);
+
+    expect(nestingDepth(entry.Detail)).toBeLessThanOrEqual(MAX_DETAIL_DEPTH);
+    const detail = JSON.parse(entry.Detail);
+    expect(detail).toMatchObject({
+      truncated: true,
+      dropped: ['row.changedFields', 'row.fieldValues', 'FieldValues'],
+    });
+    expect(detail).not.toHaveProperty('FieldValues');
+    expect(detail.Changes).toEqual(['name']);
+  });
+
+  it('keeps a Detail nested exactly as deep as PutEvents processes', () => {
+    const levels = MAX_DETAIL_DEPTH - 1; // under the Detail object itself
+    const deep = `${'['.repeat(levels)}1${']'.repeat(levels)}`;
+
+    const entry = buildEntry(applied(changedBody(['a'], `"Deep":${deep}`)), defaults);
+
+    expect(nestingDepth(entry.Detail)).toBe(MAX_DETAIL_DEPTH);
+    expect(JSON.parse(entry.Detail)).not.toHaveProperty('truncated');
+  });
+
+  it('measures nesting from brackets outside strings only', () => {
+    expect(nestingDepth('{"a":[1,"]]["],"b":{"c":"\\"}}')).toBe(2);
+    expect(nestingDepth('"[[["')).toBe(0);
   });
 
   it('keeps Changes and significantChanges for the largest delivery the ingest accepts', () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bookkeepingFilter, entrySize, MAX_ENTRY_BYTES } from '../../lib/bus/entry.js';
+import { bookkeepingFilter, entrySize, MAX_DETAIL_DEPTH, MAX_ENTRY_BYTES } from '../../lib/bus/entry.js';
+import { nestingDepth } from '../../lib/bus/limits.js';
 import type { RowEvent } from '../../lib/events/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { createRowWorker, type Publication } from '../../lib/workers/index.js';
@@ -44,12 +45,32 @@ function setup() {
     }
     return failed;
   };
-  return { bus, handle };
+  return { bus, handle, worker };
 }
 
 const changed = (context: string, seconds: number, changes: string[]): RowEvent => ({
   ...rowEvent('contact.changed', { context, primaryKey: 1, timestamp: at(seconds) }),
   Changes: changes,
+});
+
+describe('a delivery nested deeper than PutEvents processes', () => {
+  it('a custom property 9,000 arrays deep: applied, published without it, not dead-lettered', async () => {
+    const { bus, worker } = setup();
+    const created = rowEvent('contact.created', { context: 'CustDeep', primaryKey: 1, timestamp: at(0) });
+    // Written by hand: JSON.stringify itself runs out of stack this deep.
+    const raw = `${JSON.stringify(created).slice(0, -1)},"Custom":${'['.repeat(9000)}1${']'.repeat(9000)}}`;
+
+    const response = await worker(sqsEvent([sqsRecord(created, { raw })]), lambdaContext);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect((await store.getRow('CustDeep', 'contact', 1))?.lastEventId).toBe(created.EventId);
+    const entry = bus.published.at(-1)!;
+    expect(nestingDepth(entry.Detail)).toBeLessThanOrEqual(MAX_DETAIL_DEPTH);
+    expect(JSON.parse(entry.Detail)).toMatchObject({
+      truncated: true,
+      dropped: ['row.fieldValues', 'FieldValues', 'customProperties'],
+    });
+  });
 });
 
 describe('a change naming thousands of fields', () => {
