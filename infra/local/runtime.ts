@@ -39,8 +39,10 @@ export interface LocalRuntimeOptions {
   eventbridgePort?: number;
   stage?: string;
   region?: string;
-  /** Concurrent ingest connections served; beyond them a request is answered 503. Default 256. */
+  /** Ingest connections open at once (see createIngestServer). Default 256. */
   maxConnections?: number;
+  /** How long an ingest connection may take to send a request's headers, in ms; default 5000. */
+  headersTimeoutMs?: number;
   /** Overrides every queue's VisibilityTimeout (seconds), for quick retries in experiments and tests. */
   visibilityTimeout?: number;
   /** The local bus's first retry step in ms (later ones double, up to 60 s); default 1000. */
@@ -320,6 +322,7 @@ async function createServers(
     log,
     maxBodyBytes: intEnv('MAX_BODY_BYTES', 1_048_576, env),
     maxConnections: options.maxConnections ?? 256,
+    headersTimeoutMs: options.headersTimeoutMs ?? 5000,
   });
   const peek = (name: string, limit?: number) => sqsEmulator.peek(name, limit);
   /** Whether the runtime is ready, and its URLs and ports once listening (for GET /health and /info). */
