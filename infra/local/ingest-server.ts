@@ -13,6 +13,7 @@ import { capConnections } from './connection-cap.js';
 import type { LocalFunction } from './functions.js';
 import { guardRequests } from './guard-requests.js';
 import { createLambdaContext } from './lambda-context.js';
+import { withoutCors } from './port-guard.js';
 import { writeProblem } from './problem-response.js';
 
 const API_GATEWAY_PAYLOAD_LIMIT = 10 * 1024 * 1024;
@@ -124,27 +125,32 @@ export function createIngestServer(options: IngestServerOptions): IngestServer {
       // Node looks for expired headers at this interval: a timeout is then at most this late.
       connectionsCheckingInterval: Math.min(1000, headersTimeoutMs),
     },
-    guardRequests(
-      'ingest',
-      async (req, res) => {
-        if (cap.exceeded()) {
-          return writeProblem(
-            res,
-            503,
-            'too-many-connections',
-            `more than ${maxConnections} connections at once (LOCAL_MAX_CONNECTIONS); retry later`,
-            { 'retry-after': '1', connection: 'close' },
-          );
-        }
-        inFlight++;
-        try {
-          await handle(req, res);
-        } finally {
-          inFlight--;
-          if (inFlight === 0) drained?.();
-        }
-      },
-      log,
+    // With HOST the CRM reaches this port from another host: no Host or Origin check here (a page cannot
+    // send a delivery's headers without a preflight, which no route answers), but no answer may let a
+    // page read it (SECURITY.md, "Local runtime").
+    withoutCors(
+      guardRequests(
+        'ingest',
+        async (req, res) => {
+          if (cap.exceeded()) {
+            return writeProblem(
+              res,
+              503,
+              'too-many-connections',
+              `more than ${maxConnections} connections at once (LOCAL_MAX_CONNECTIONS); retry later`,
+              { 'retry-after': '1', connection: 'close' },
+            );
+          }
+          inFlight++;
+          try {
+            await handle(req, res);
+          } finally {
+            inFlight--;
+            if (inFlight === 0) drained?.();
+          }
+        },
+        log,
+      ),
     ),
   );
   const cap = capConnections(server, maxConnections);

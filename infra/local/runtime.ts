@@ -17,6 +17,7 @@ import { type LocalEventBus, startLocalEventBus } from './event-bus.js';
 import { importHandlers, setFunctionEnvironment, startMappings } from './function-wiring.js';
 import { loadFunctions } from './functions.js';
 import { createIngestServer } from './ingest-server.js';
+import { LOCAL_CREDENTIALS } from './port-guard.js';
 import { describeQueued } from './queued-summary.js';
 import { ensureQueues, ensureTables, type LocalQueue } from './resources.js';
 import { type SqsEmulator, startSqsEmulator } from './sqs-emulator.js';
@@ -248,7 +249,7 @@ interface Clients {
 
 /** The runtime's own SDK clients, pointed at the emulators. */
 function localClients(sqsEmulator: SqsEmulator, dynamoEmulator: DynamoEmulator, region: string): Clients {
-  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  const credentials = { ...LOCAL_CREDENTIALS };
   const sqs = new SQSClient({ endpoint: sqsEmulator.endpoint, region, credentials });
   const dynamodb = new DynamoDBClient({ endpoint: dynamoEmulator.endpoint, region, credentials });
   return {

@@ -12,10 +12,12 @@ const ingestFunction: LocalFunction = {
   httpRoutes: [{ method: 'POST', path: '/webhook' }],
   sqs: [],
 };
-/** Holds the answer to a body `slow` until `release()`. */
+/** Holds the answer to a body `slow` until `release()`; `arrived` counts those requests. */
 let release: () => void = () => {};
 let held = Promise.resolve();
+let arrived = 0;
 const hold = () => {
+  arrived = 0;
   held = new Promise<void>((resolve) => (release = resolve));
 };
 /** Answers 200 with the size of the body it was given (a body `slow` once `held` settles). */
@@ -23,7 +25,10 @@ const handlers = new Map<string, unknown>([
   [
     'ingest',
     async (event: { body?: string }) => {
-      if (event.body === 'slow') await held;
+      if (event.body === 'slow') {
+        arrived++;
+        await held;
+      }
       return { statusCode: 200, body: String(event.body?.length ?? 0) };
     },
   ],
@@ -121,7 +126,7 @@ describe('the local ingest under a flood', () => {
     hold();
     const post = (body: string) => fetch(`http://127.0.0.1:${port}/webhook`, { method: 'POST', body });
     const inProgress = Array.from({ length: 3 }, () => post('slow'));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect.poll(() => arrived).toBe(3);
     const refused = await post('{}');
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
@@ -185,7 +190,7 @@ describe('the local ingest against slowloris', () => {
     port = () => listening;
     hold();
     const served = fetch(`http://127.0.0.1:${listening}/webhook`, { method: 'POST', body: 'slow' });
-    await new Promise((resolve) => setTimeout(resolve, 100)); // its request is in the handler
+    await expect.poll(() => arrived).toBe(1); // its request is in the handler
     const slowloris = await trickle(listening);
 
     expect(await deliver()).toEqual([200, '7']);
