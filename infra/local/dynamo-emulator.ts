@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { LOCAL_CREDENTIALS } from './port-guard.js';
 import { StartupError } from './startup-error.js';
 
 /**
@@ -11,7 +10,7 @@ import { StartupError } from './startup-error.js';
  * The functions, the ingest and the SQS emulator share the main thread, which is what bounds the local
  * rate; dynalite's request parsing, validation and LevelDB callbacks run on a worker thread instead,
  * so a second core does them. Nothing changes for the clients: it is an HTTP endpoint either way.
- * Its port answers only what the SDK sends, signed with `accessKeyId` (port-guard.js): no web page.
+ * Its port answers only what the SDK sends, signed with the runtime's key (port-guard.js): no web page.
  */
 export interface DynamoEmulator {
   endpoint: string;
@@ -25,8 +24,6 @@ export interface DynamoEmulatorOptions {
   host?: string;
   /** 0 (the default) picks a free port. */
   port?: number;
-  /** The only access key id a request may be signed with; default the runtime's (LOCAL_CREDENTIALS). */
-  accessKeyId?: string;
 }
 
 type WorkerMessage =
@@ -43,8 +40,6 @@ export async function startDynamoEmulator(options: DynamoEmulatorOptions): Promi
       path: options.path,
       host,
       port: options.port ?? 0,
-      accessKeyId: options.accessKeyId ?? LOCAL_CREDENTIALS.accessKeyId,
-      guard: new URL('./port-guard.js', import.meta.url).href,
     },
   });
   const next = (): Promise<WorkerMessage> =>

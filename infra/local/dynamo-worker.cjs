@@ -119,8 +119,8 @@ server.once('error', (error) =>
 // dynalite's CORS answers); if it cannot load, the thread fails and the runtime does not start. Then
 // listen only once the tables are loaded: a directory that cannot be opened (locked, corrupted) is a
 // start error naming LevelDB's reason, not a crash at the first request.
-import(workerData.guard).then(({ guardPort }) => {
-  server.on('request', guardPort({ accessKeyId: workerData.accessKeyId }, serve));
+import('./port-guard.js').then(({ guardEmulator }) => {
+  server.on('request', guardEmulator(serve));
   opened.open().then(
     () =>
       server.listen(workerData.port, workerData.host, () =>

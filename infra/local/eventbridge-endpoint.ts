@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { type BusEntry, entrySize, MAX_ENTRY_BYTES } from '../../lib/bus/entry.js';
 import type { EventPublisher } from '../../lib/bus/publisher.js';
 import { guardRequests } from './guard-requests.js';
-import { guardPort, LOCAL_CREDENTIALS } from './port-guard.js';
+import { guardEmulator } from './port-guard.js';
 
 export interface EventBridgeEndpointOptions {
   bus: EventPublisher;
@@ -21,8 +21,6 @@ export interface EventBridgeEndpointOptions {
   /** Loopback only; default 127.0.0.1. Port 0 picks a free one. */
   host?: string;
   port: number;
-  /** The only access key id a request may be signed with; default the runtime's (LOCAL_CREDENTIALS). */
-  accessKeyId?: string;
   log?: (line: string) => void;
 }
 
@@ -48,10 +46,7 @@ export async function startEventBridgeEndpoint(
 ): Promise<EventBridgeEndpoint> {
   const host = options.host ?? '127.0.0.1';
   const server: Server = createServer(
-    guardPort(
-      { accessKeyId: options.accessKeyId ?? LOCAL_CREDENTIALS.accessKeyId },
-      guardRequests('eventbridge', (req, res) => answer(req, res, options), options.log),
-    ),
+    guardEmulator(guardRequests('eventbridge', (req, res) => answer(req, res, options), options.log)),
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -14,4 +14,5 @@ export interface PortRules {
 export declare const LOCAL_CREDENTIALS: Readonly<{ accessKeyId: string; secretAccessKey: string }>;
 export declare function refusal(req: IncomingMessage, rules: PortRules): string | undefined;
 export declare function guardPort(rules: PortRules, listener: Listener): Listener;
+export declare function guardEmulator(listener: Listener): Listener;
 export declare function withoutCors(listener: Listener): Listener;

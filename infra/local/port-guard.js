@@ -63,6 +63,11 @@ export function guardPort(rules, listener) {
   });
 }
 
+/** `guardPort` for an emulator's port: only requests signed with the runtime's access key id. */
+export function guardEmulator(listener) {
+  return guardPort({ accessKeyId: LOCAL_CREDENTIALS.accessKeyId }, listener);
+}
+
 /** Wraps a request listener so that no answer carries an Access-Control-* header (the public ingest). */
 export function withoutCors(listener) {
   return (req, res) => {

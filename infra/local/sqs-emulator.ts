@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequestHandler } from 'local-aws-sqs';
-import { guardPort, LOCAL_CREDENTIALS } from './port-guard.js';
+import { guardEmulator } from './port-guard.js';
 import { type JournalRecord, type JournalState, openJournal, readJournal } from './sqs-journal.js';
 import {
   type Durable,
@@ -21,7 +21,7 @@ import {
  * does not touch receive counts (for the admin API), and, with `journalPath`, journals every change to
  * them (sqs-journal.ts) so that the queues survive a restart and a killed process alike.
  *
- * Its port answers only what the SDK sends, signed with `accessKeyId` (port-guard.js): no web page.
+ * Its port answers only what the SDK sends, signed with the runtime's key (port-guard.js): no web page.
  */
 export interface SqsEmulator {
   endpoint: string;
@@ -62,8 +62,6 @@ export interface SqsEmulatorOptions {
   accountId?: string;
   /** Write-ahead journal of the queues' contents (see sqs-journal.ts); none by default. */
   journalPath?: string;
-  /** The only access key id a request may be signed with; default the runtime's (LOCAL_CREDENTIALS). */
-  accessKeyId?: string;
 }
 
 /** Starts the emulator on `host:port` (a free port by default). */
@@ -99,9 +97,8 @@ export async function startSqsEmulator(options: SqsEmulatorOptions = {}): Promis
   };
   let kept: JournalState = new Map();
 
-  const accessKeyId = options.accessKeyId ?? LOCAL_CREDENTIALS.accessKeyId;
   const server = createServer(
-    guardPort({ accessKeyId }, (req, res) => {
+    guardEmulator((req, res) => {
       void requestHandler(req, res);
     }),
   );
