@@ -27,7 +27,7 @@ export interface AdminApiDeps {
 /**
  * The local admin API (JSON): rows, their history, webhooks, gaps, queue depths, parked deliveries,
  * dead-letter contents and redrive, and the local bus's subscriptions. Meant to be bound to 127.0.0.1 only; requests that name another
- * host or come from a web page of another origin are refused (see `refuseForeign` in route-server.ts).
+ * host or come from a web page of another origin are refused (see `guardPort` in port-guard.js).
  */
 export function createAdminServer(deps: AdminApiDeps): Server {
   const routes: AdminRoute[] = [

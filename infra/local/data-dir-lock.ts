@@ -18,8 +18,8 @@ export interface DataDirLock {
 
 /**
  * Takes DATA_DIR for this process: LevelDB and the SQS journal allow one writer. A lock left by a
- * process that no longer runs (a `kill -9`) is taken over; one held by a running process throws a
- * StartupError that names its pid and ports.
+ * process that no longer runs (a `kill -9`, even one its parent has not reaped yet) is taken over; one
+ * held by a running process throws a StartupError that names its pid and ports.
  */
 export function lockDataDir(dataDir: string, pid = process.pid): DataDirLock {
   const path = join(dataDir, LOCK_FILE);
@@ -67,11 +67,28 @@ function readLock(path: string): LockContent | undefined {
   }
 }
 
+/** Whether `pid` runs: it exists and is not a zombie. */
 function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  return !isZombie(pid);
+}
+
+/**
+ * A process killed but not yet reaped by its parent (Linux: state Z, or X while it goes, in
+ * /proc/<pid>/stat) still answers `kill(pid, 0)` but holds nothing: the kernel closed its files, and
+ * LevelDB's lock with them. A supervisor restarting within a second meets exactly that. Elsewhere (no
+ * /proc) such a process counts as running until it is reaped.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The state follows the command name, which is in parentheses and may contain any character.
+    return /^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
   }
 }

@@ -10,6 +10,7 @@ import { StartupError } from './startup-error.js';
  * The functions, the ingest and the SQS emulator share the main thread, which is what bounds the local
  * rate; dynalite's request parsing, validation and LevelDB callbacks run on a worker thread instead,
  * so a second core does them. Nothing changes for the clients: it is an HTTP endpoint either way.
+ * Its port answers only what the SDK sends, signed with the runtime's key (port-guard.js): no web page.
  */
 export interface DynamoEmulator {
   endpoint: string;

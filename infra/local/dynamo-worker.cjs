@@ -109,23 +109,31 @@ const dynalite = require(workerData.dynalite);
 
 const server = dynalite({ path: workerData.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
 server.keepAliveTimeout = 65000;
+/** dynalite's own listener, served only behind the port guard (installed before the port opens). */
+const [serve] = server.listeners('request');
+server.removeAllListeners('request');
 server.once('error', (error) =>
   parentPort.postMessage({ type: 'error', code: error?.code, message: String(error?.message) }),
 );
-// Listen only once the tables are loaded: a directory that cannot be opened (locked, corrupted) is a
+// The guard first (port-guard.js, an ES module: it refuses what a web page can send and strips
+// dynalite's CORS answers); if it cannot load, the thread fails and the runtime does not start. Then
+// listen only once the tables are loaded: a directory that cannot be opened (locked, corrupted) is a
 // start error naming LevelDB's reason, not a crash at the first request.
-opened.open().then(
-  () =>
-    server.listen(workerData.port, workerData.host, () =>
-      parentPort.postMessage({ type: 'listening', port: server.address().port }),
-    ),
-  (error) => {
-    // abstract-level wraps LevelDB's reason ("IO error: lock …", "Corruption: …") in "failed to open"s.
-    let reason = error;
-    while (reason?.cause instanceof Error) reason = reason.cause;
-    parentPort.postMessage({ type: 'error', code: 'STORE', message: String(reason?.message) });
-  },
-);
+import('./port-guard.js').then(({ guardEmulator }) => {
+  server.on('request', guardEmulator(serve));
+  opened.open().then(
+    () =>
+      server.listen(workerData.port, workerData.host, () =>
+        parentPort.postMessage({ type: 'listening', port: server.address().port }),
+      ),
+    (error) => {
+      // abstract-level wraps LevelDB's reason ("IO error: lock …", "Corruption: …") in "failed to open"s.
+      let reason = error;
+      while (reason?.cause instanceof Error) reason = reason.cause;
+      parentPort.postMessage({ type: 'error', code: 'STORE', message: String(reason?.message) });
+    },
+  );
+});
 parentPort.on('message', (message) => {
   if (message !== 'close') return;
   server.closeIdleConnections();

@@ -2,8 +2,9 @@
  * EventBridge's PutEvents on a loopback port, for `npm start`: the workers' real EventBridge client
  * reaches it through AWS_ENDPOINT_URL_EVENTBRIDGE, as their SQS and DynamoDB clients reach the
  * emulators. It speaks the service's JSON 1.1 protocol (POST, `X-Amz-Target: AWSEvents.PutEvents`),
- * checks each entry as EventBridge does and hands the valid ones to the local bus. Signatures are
- * not checked. Other operations are answered `UnknownOperationException`.
+ * checks each entry as EventBridge does and hands the valid ones to the local bus. Like the emulators'
+ * ports, it answers only SDK requests signed with the runtime's access key id (port-guard.js; the
+ * signature itself is not verified). Other operations are answered `UnknownOperationException`.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -12,6 +13,7 @@ import { type BusEntry, entrySize, MAX_ENTRY_BYTES } from '../../lib/bus/entry.j
 import { MAX_DETAIL_DEPTH, nestingDepth } from '../../lib/bus/limits.js';
 import type { EventPublisher } from '../../lib/bus/publisher.js';
 import { guardRequests } from './guard-requests.js';
+import { guardEmulator } from './port-guard.js';
 
 export interface EventBridgeEndpointOptions {
   bus: EventPublisher;
@@ -45,7 +47,7 @@ export async function startEventBridgeEndpoint(
 ): Promise<EventBridgeEndpoint> {
   const host = options.host ?? '127.0.0.1';
   const server: Server = createServer(
-    guardRequests('eventbridge', (req, res) => answer(req, res, options), options.log),
+    guardEmulator(guardRequests('eventbridge', (req, res) => answer(req, res, options), options.log)),
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

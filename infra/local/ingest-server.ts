@@ -9,12 +9,16 @@ import {
   writeApiGatewayError,
   writeApiGatewayResult,
 } from './api-gateway.js';
+import { capConnections } from './connection-cap.js';
 import type { LocalFunction } from './functions.js';
 import { guardRequests } from './guard-requests.js';
 import { createLambdaContext } from './lambda-context.js';
+import { withoutCors } from './port-guard.js';
 import { writeProblem } from './problem-response.js';
 
 const API_GATEWAY_PAYLOAD_LIMIT = 10 * 1024 * 1024;
+/** The whole request, headers and body (at most MAX_BODY_BYTES), must arrive within this; else 408. */
+const REQUEST_TIMEOUT_MS = 30_000;
 const LOOPBACK = '127.0.0.1';
 
 export interface IngestServer {
@@ -30,17 +34,26 @@ export interface IngestServerOptions {
   log: (line: string) => void;
   /** The ingest's MAX_BODY_BYTES: reading stops past it and the answer is 413 at once. */
   maxBodyBytes: number;
-  /** Open connections beyond this are answered 503 with Retry-After, their body unread. */
+  /**
+   * Open connections served at once. At the cap, a new connection closes the one that has waited
+   * longest without a request in progress (see connection-cap.ts); when every one has a request in
+   * progress, the newcomer's request is answered 503 with Retry-After, its body unread.
+   */
   maxConnections: number;
+  /**
+   * How long a request's headers may take to arrive, from the connection's opening (or the first byte
+   * of a later request on it); then 408 and the connection is closed.
+   */
+  headersTimeoutMs: number;
 }
 
 /**
  * API Gateway's HTTP API in front of the functions that have `httpApi` events, bounded so that a
- * flood cannot exhaust the process: at most `maxConnections` connections are served and no body is
+ * flood cannot exhaust the process: at most `maxConnections` connections are open and no body is
  * buffered past `maxBodyBytes`, so the bodies held at once stay under their product.
  */
 export function createIngestServer(options: IngestServerOptions): IngestServer {
-  const { functions, handlers, region, log, maxConnections } = options;
+  const { functions, handlers, region, log, maxConnections, headersTimeoutMs } = options;
   const bodyLimit = Math.min(options.maxBodyBytes, API_GATEWAY_PAYLOAD_LIMIT);
   const tooLarge = (res: ServerResponse) =>
     writeProblem(res, 413, 'body-too-large', `the body is larger than ${bodyLimit} bytes`, {
@@ -50,7 +63,6 @@ export function createIngestServer(options: IngestServerOptions): IngestServer {
     fn.httpRoutes.map((route) => ({ route, fn })),
   );
   let inFlight = 0;
-  let connections = 0;
   let drained: (() => void) | undefined;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -107,33 +119,41 @@ export function createIngestServer(options: IngestServerOptions): IngestServer {
   };
 
   const server = createServer(
-    guardRequests(
-      'ingest',
-      async (req, res) => {
-        if (connections > maxConnections) {
-          return writeProblem(
-            res,
-            503,
-            'too-many-connections',
-            `more than ${maxConnections} connections at once (LOCAL_MAX_CONNECTIONS); retry later`,
-            { 'retry-after': '1', connection: 'close' },
-          );
-        }
-        inFlight++;
-        try {
-          await handle(req, res);
-        } finally {
-          inFlight--;
-          if (inFlight === 0) drained?.();
-        }
-      },
-      log,
+    {
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: Math.max(REQUEST_TIMEOUT_MS, headersTimeoutMs),
+      // Node looks for expired headers at this interval: a timeout is then at most this late.
+      connectionsCheckingInterval: Math.min(1000, headersTimeoutMs),
+    },
+    // With HOST the CRM reaches this port from another host: no Host or Origin check here (a page cannot
+    // send a delivery's headers without a preflight, which no route answers), but no answer may let a
+    // page read it (SECURITY.md, "Local runtime").
+    withoutCors(
+      guardRequests(
+        'ingest',
+        async (req, res) => {
+          if (cap.exceeded()) {
+            return writeProblem(
+              res,
+              503,
+              'too-many-connections',
+              `more than ${maxConnections} connections at once (LOCAL_MAX_CONNECTIONS); retry later`,
+              { 'retry-after': '1', connection: 'close' },
+            );
+          }
+          inFlight++;
+          try {
+            await handle(req, res);
+          } finally {
+            inFlight--;
+            if (inFlight === 0) drained?.();
+          }
+        },
+        log,
+      ),
     ),
   );
-  server.on('connection', (socket) => {
-    connections++;
-    socket.once('close', () => connections--);
-  });
+  const cap = capConnections(server, maxConnections);
   server.keepAliveTimeout = 65_000;
 
   return {

@@ -11,13 +11,15 @@ export interface LocalConfig {
   eventbridgePort: number;
   visibilityTimeout: number | undefined;
   maxConnections: number;
+  /** How long an ingest connection may take to send a request's headers (ms). */
+  headersTimeoutMs: number;
   /** The local bus's first retry step (ms); later ones double, up to 60 s. */
   busBackoffMs: number;
 }
 
 /**
  * Reads PORT, HOST, ADMIN_PORT, DATA_DIR, SQS_PORT, DYNAMODB_PORT, EVENTBRIDGE_PORT, LOCAL_VISIBILITY_TIMEOUT,
- * LOCAL_MAX_CONNECTIONS and LOCAL_BUS_BACKOFF_MS. A malformed value throws a StartupError naming the variable, where it came
+ * LOCAL_MAX_CONNECTIONS, LOCAL_HEADERS_TIMEOUT_MS and LOCAL_BUS_BACKOFF_MS. A malformed value throws a StartupError naming the variable, where it came
  * from (`origin` says, for example `in .env`) and what is accepted.
  */
 export function readLocalConfig(env: NodeJS.ProcessEnv, origin: (name: string) => string): LocalConfig {
@@ -44,6 +46,13 @@ export function readLocalConfig(env: NodeJS.ProcessEnv, origin: (name: string) =
       ? integer('LOCAL_VISIBILITY_TIMEOUT', 0, 0, 43_200, 'whole seconds from 0 to 43200 (the SQS limit)')
       : undefined,
     maxConnections: integer('LOCAL_MAX_CONNECTIONS', 256, 1, 65_535, 'a whole number from 1 to 65535'),
+    headersTimeoutMs: integer(
+      'LOCAL_HEADERS_TIMEOUT_MS',
+      5000,
+      100,
+      60_000,
+      'whole milliseconds from 100 to 60000',
+    ),
     busBackoffMs: integer('LOCAL_BUS_BACKOFF_MS', 1000, 0, 60_000, 'whole milliseconds from 0 to 60000'),
   };
 }

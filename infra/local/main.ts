@@ -10,7 +10,7 @@ import { markSecretShown } from './webhook-secret.js';
  * `npm start`: the whole receiver on this machine. Configuration comes from the environment and an
  * optional `.env` file (ENV_FILE names another), the same variables as on AWS plus PORT, HOST,
  * ADMIN_PORT, DATA_DIR, SQS_PORT, DYNAMODB_PORT, EVENTBRIDGE_PORT, LOCAL_VISIBILITY_TIMEOUT,
- * LOCAL_MAX_CONNECTIONS and LOCAL_BUS_BACKOFF_MS.
+ * LOCAL_MAX_CONNECTIONS, LOCAL_HEADERS_TIMEOUT_MS and LOCAL_BUS_BACKOFF_MS.
  * A mistake the user can fix (a value, a busy port, a DATA_DIR in use) is one line and exit status 2.
  */
 const envFile = loadEnvFile(process.env.ENV_FILE ?? '.env');

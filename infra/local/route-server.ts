@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { stringifyExact } from '../../lib/json-text.js';
 import { guardRequests } from './guard-requests.js';
+import { guardPort } from './port-guard.js';
 
 /** A JSON route: the path's captured parts and the query in, the answer's body out. */
 export interface AdminRoute {
@@ -30,17 +31,14 @@ export interface RouteServerOptions {
 }
 
 /**
- * A loopback JSON server: refuses a foreign Host or Origin (see `refuseForeign`), lets `intercept`
- * answer first, then the first route whose pattern and method match. Used by the local admin API and
- * by `npm run ops -- dashboard`.
+ * A loopback JSON server: refuses (403) a Host other than its own loopback address and port, an
+ * Origin other than its own and any OPTIONS, and never sends CORS headers (port-guard.js: another
+ * site's page can neither write, with a cross-site POST, nor read, through DNS rebinding); then lets
+ * `intercept` answer, then the first route whose pattern and method match. Used by the local admin
+ * API and by `npm run ops -- dashboard`.
  */
 export function createRouteServer({ name, routes, intercept, log }: RouteServerOptions): Server {
   const answer = async (req: IncomingMessage, res: ServerResponse) => {
-    const refused = refuseForeign(req);
-    if (refused) {
-      req.resume();
-      return send(res, 403, { error: refused });
-    }
     const url = new URL(req.url ?? '/', 'http://admin.local');
     const path = url.pathname.replace(/\/+$/, '') || '/';
     if (intercept?.(req, res, path)) return;
@@ -73,25 +71,8 @@ export function createRouteServer({ name, routes, intercept, log }: RouteServerO
     // Serialising can fail too (a value nested too deep): guardRequests answers 500 then.
     send(res, 200, body);
   };
-  return createServer(guardRequests(name, answer, log));
-}
-
-/**
- * Why a request is refused, or undefined. The Host must be the loopback address and port the request
- * arrived on (127.0.0.1 or localhost): a DNS-rebound name pointing at 127.0.0.1 carries its own name.
- * A request with an Origin header must come from this very origin: a browser adds Origin to
- * cross-site POSTs and fetches, so another site's page can neither redrive nor read. Tools (curl,
- * fetch in Node) send no Origin.
- */
-export function refuseForeign(req: IncomingMessage): string | undefined {
-  const port = req.socket.localPort;
-  const hosts = [`127.0.0.1:${port}`, `localhost:${port}`];
-  if (!hosts.includes(req.headers.host?.toLowerCase() ?? ''))
-    return `Host must be 127.0.0.1:${port} or localhost:${port}`;
-  const origin = req.headers.origin;
-  if (origin !== undefined && !hosts.some((host) => origin.toLowerCase() === `http://${host}`))
-    return 'cross-origin requests are refused';
-  return undefined;
+  const refuse = (res: ServerResponse, reason: string) => send(res, 403, { error: reason });
+  return createServer(guardPort({ sameOrigin: true, refuse }, guardRequests(name, answer, log)));
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

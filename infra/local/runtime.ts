@@ -17,6 +17,7 @@ import { type LocalEventBus, startLocalEventBus } from './event-bus.js';
 import { importHandlers, setFunctionEnvironment, startMappings } from './function-wiring.js';
 import { loadFunctions } from './functions.js';
 import { createIngestServer } from './ingest-server.js';
+import { LOCAL_CREDENTIALS } from './port-guard.js';
 import { describeQueued } from './queued-summary.js';
 import { ensureQueues, ensureTables, type LocalQueue } from './resources.js';
 import { type SqsEmulator, startSqsEmulator } from './sqs-emulator.js';
@@ -39,8 +40,10 @@ export interface LocalRuntimeOptions {
   eventbridgePort?: number;
   stage?: string;
   region?: string;
-  /** Concurrent ingest connections served; beyond them a request is answered 503. Default 256. */
+  /** Ingest connections open at once (see createIngestServer). Default 256. */
   maxConnections?: number;
+  /** How long an ingest connection may take to send a request's headers, in ms; default 5000. */
+  headersTimeoutMs?: number;
   /** Overrides every queue's VisibilityTimeout (seconds), for quick retries in experiments and tests. */
   visibilityTimeout?: number;
   /** The local bus's first retry step in ms (later ones double, up to 60 s); default 1000. */
@@ -247,7 +250,7 @@ interface Clients {
 
 /** The runtime's own SDK clients, pointed at the emulators. */
 function localClients(sqsEmulator: SqsEmulator, dynamoEmulator: DynamoEmulator, region: string): Clients {
-  const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  const credentials = { ...LOCAL_CREDENTIALS };
   const sqs = new SQSClient({ endpoint: sqsEmulator.endpoint, region, credentials });
   const dynamodb = new DynamoDBClient({ endpoint: dynamoEmulator.endpoint, region, credentials });
   return {
@@ -321,6 +324,7 @@ async function createServers(
     log,
     maxBodyBytes: intEnv('MAX_BODY_BYTES', 1_048_576, env),
     maxConnections: options.maxConnections ?? 256,
+    headersTimeoutMs: options.headersTimeoutMs ?? 5000,
   });
   const peek = (name: string, limit?: number) => sqsEmulator.peek(name, limit);
   /** Whether the runtime is ready, and its URLs and ports once listening (for GET /health and /info). */

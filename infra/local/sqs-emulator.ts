@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequestHandler } from 'local-aws-sqs';
+import { guardEmulator } from './port-guard.js';
 import { type JournalRecord, type JournalState, openJournal, readJournal } from './sqs-journal.js';
 import {
   type Durable,
@@ -19,6 +20,8 @@ import {
  * It also keeps an ordered index of each queue's messages, which gives the local runtime a peek that
  * does not touch receive counts (for the admin API), and, with `journalPath`, journals every change to
  * them (sqs-journal.ts) so that the queues survive a restart and a killed process alike.
+ *
+ * Its port answers only what the SDK sends, signed with the runtime's key (port-guard.js): no web page.
  */
 export interface SqsEmulator {
   endpoint: string;
@@ -94,9 +97,11 @@ export async function startSqsEmulator(options: SqsEmulatorOptions = {}): Promis
   };
   let kept: JournalState = new Map();
 
-  const server = createServer((req, res) => {
-    void requestHandler(req, res);
-  });
+  const server = createServer(
+    guardEmulator((req, res) => {
+      void requestHandler(req, res);
+    }),
+  );
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

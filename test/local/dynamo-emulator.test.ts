@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type DynamoEmulator, startDynamoEmulator } from '../../infra/local/dynamo-emulator.js';
+import { LOCAL_CREDENTIALS } from '../../infra/local/port-guard.js';
 import { createTable } from '../../infra/local/resources.js';
 import { StartupError } from '../../infra/local/startup-error.js';
 import { startDynalite } from '../support/dynamo.js';
@@ -23,7 +24,7 @@ const clientOf = (endpoint: string) =>
   new DynamoDBClient({
     endpoint,
     region: 'us-east-1',
-    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    credentials: { ...LOCAL_CREDENTIALS },
   });
 
 const createItemsTable = (client: DynamoDBClient) =>

@@ -15,6 +15,7 @@ describe('the local runtime configuration', () => {
       eventbridgePort: 0,
       visibilityTimeout: undefined,
       maxConnections: 256,
+      headersTimeoutMs: 5000,
       busBackoffMs: 1000,
     });
   });
@@ -44,6 +45,11 @@ describe('the local runtime configuration', () => {
       'LOCAL_MAX_CONNECTIONS',
       '0',
       'LOCAL_MAX_CONNECTIONS="0" in the environment is not accepted: a whole number from 1 to 65535',
+    ],
+    [
+      'LOCAL_HEADERS_TIMEOUT_MS',
+      '50',
+      'LOCAL_HEADERS_TIMEOUT_MS="50" in the environment is not accepted: whole milliseconds from 100 to 60000',
     ],
     [
       'LOCAL_BUS_BACKOFF_MS',

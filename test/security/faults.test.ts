@@ -20,6 +20,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSReco
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadDefinitions, QUEUE_ENV_VARS } from '../../infra/definitions.js';
 import { toSqsRecord } from '../../infra/local/event-source-mapping.js';
+import { LOCAL_CREDENTIALS } from '../../infra/local/port-guard.js';
 import { ensureQueues, type LocalQueue } from '../../infra/local/resources.js';
 import { type SqsEmulator, startSqsEmulator } from '../../infra/local/sqs-emulator.js';
 import type { RowEvent } from '../../lib/events/index.js';
@@ -99,7 +100,12 @@ const SECRET = 'faults-secret-3c9a';
 /** functions/ingest.ts loaded afresh against `queueUrls` (the SQS endpoint from AWS_ENDPOINT_URL_SQS). */
 async function loadIngest(queueUrls: Record<string, string>, endpoint?: string): Promise<IngestHandler> {
   for (const [name, value] of Object.entries({ ...FAKE_AWS_ENV, ...queueUrls })) vi.stubEnv(name, value);
-  if (endpoint !== undefined) vi.stubEnv('AWS_ENDPOINT_URL_SQS', endpoint);
+  if (endpoint !== undefined) {
+    vi.stubEnv('AWS_ENDPOINT_URL_SQS', endpoint);
+    // The emulator answers only requests signed with the local runtime's access key id.
+    vi.stubEnv('AWS_ACCESS_KEY_ID', LOCAL_CREDENTIALS.accessKeyId);
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', LOCAL_CREDENTIALS.secretAccessKey);
+  }
   vi.stubEnv('WEBHOOK_SECRET', SECRET);
   vi.stubEnv('POWERTOOLS_LOG_LEVEL', 'SILENT');
   vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'true');
@@ -391,7 +397,7 @@ describe('DynamoDB faults during a worker batch (dynalite)', () => {
       client = new SQSClient({
         endpoint: emulator.endpoint,
         region: 'us-east-1',
-        credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+        credentials: { ...LOCAL_CREDENTIALS },
       });
       const queues = await ensureQueues(client, loadDefinitions({ stage: 'faultdlq' }).queues, {
         visibilityTimeout: 1,
