@@ -54,17 +54,19 @@ export interface Packaged {
 }
 
 /**
- * Runs `osls package` offline (fake credentials, no AWS call) with stage parameters `params` into
- * `dir` (relative to the repository, or absolute), with `env` added to the environment, and returns
- * the generated template and the provider settings it recorded. Slow (bundles four functions): call
- * it in a beforeAll. Runs from several test files wait for each other (the bundles share .esbuild/).
+ * Runs `osls package` offline (fake credentials, no AWS call but an `${ssm:…}` lookup, which `env` can
+ * point at a fake SSM with AWS_ENDPOINT_URL_SSM) for `stage` with stage parameters `params` into `dir`
+ * (relative to the repository, or absolute), with `env` added to the environment, and returns the
+ * generated template and the settings it recorded. Slow (bundles five functions): call it in a
+ * beforeAll. Runs from several test files wait for each other (the bundles share .esbuild/).
  */
 export async function packageStack(
   params: Record<string, string> = {},
   dir = '.serverless',
   env: Record<string, string> = {},
+  stage = STAGE,
 ): Promise<Packaged> {
-  await withPackagingLock(() => runPackage(params, dir, env));
+  await withPackagingLock(() => runPackage(params, dir, env, stage));
   const read = async (file: string): Promise<unknown> =>
     JSON.parse(await readFile(resolve(ROOT, dir, file), 'utf8'));
   const state = (await read('serverless-state.json')) as { service: { provider: PackagedProvider } };
@@ -74,13 +76,18 @@ export async function packageStack(
   };
 }
 
-async function runPackage(params: Record<string, string>, dir: string, env: Record<string, string>) {
+async function runPackage(
+  params: Record<string, string>,
+  dir: string,
+  env: Record<string, string>,
+  stage: string,
+) {
   await promisify(execFile)(
     join(ROOT, 'node_modules', '.bin', 'osls'),
     [
       'package',
       '--stage',
-      STAGE,
+      stage,
       '--region',
       REGION,
       '--package',

@@ -5,6 +5,8 @@ export interface FakeSsm {
   endpoint: string;
   requests: Array<{ headers: IncomingHttpHeaders; body: string }>;
   parameters: Map<string, string>;
+  /** The Type of a parameter, when not SecureString (`String`, `StringList`). */
+  types: Map<string, string>;
   close(): Promise<void>;
 }
 
@@ -12,6 +14,7 @@ export interface FakeSsm {
 export async function startFakeSsm(): Promise<FakeSsm> {
   const requests: FakeSsm['requests'] = [];
   const parameters = new Map<string, string>();
+  const types = new Map<string, string>();
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => {
@@ -27,7 +30,11 @@ export async function startFakeSsm(): Promise<FakeSsm> {
         res.end(JSON.stringify({ __type: 'com.amazonaws.ssm#ParameterNotFound', message: 'not found' }));
         return;
       }
-      res.end(JSON.stringify({ Parameter: { Name, Type: 'SecureString', Value: value, Version: 1 } }));
+      res.end(
+        JSON.stringify({
+          Parameter: { Name, Type: types.get(Name) ?? 'SecureString', Value: value, Version: 1 },
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -36,6 +43,7 @@ export async function startFakeSsm(): Promise<FakeSsm> {
     endpoint: `http://127.0.0.1:${port}/`,
     requests,
     parameters,
+    types,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
