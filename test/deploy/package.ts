@@ -51,6 +51,9 @@ export interface PackagedProvider {
 export interface Packaged {
   template: Template;
   provider: PackagedProvider;
+  /** serverless.yml's `custom`, resolved. */
+  custom: Record<string, unknown>;
+  plugins: string[];
 }
 
 /**
@@ -69,10 +72,14 @@ export async function packageStack(
   await withPackagingLock(() => runPackage(params, dir, env, stage));
   const read = async (file: string): Promise<unknown> =>
     JSON.parse(await readFile(resolve(ROOT, dir, file), 'utf8'));
-  const state = (await read('serverless-state.json')) as { service: { provider: PackagedProvider } };
+  const { service } = (await read('serverless-state.json')) as {
+    service: { provider: PackagedProvider; custom: Record<string, unknown>; plugins: string[] };
+  };
   return {
     template: (await read('cloudformation-template-update-stack.json')) as Template,
-    provider: state.service.provider,
+    provider: service.provider,
+    custom: service.custom,
+    plugins: service.plugins,
   };
 }
 

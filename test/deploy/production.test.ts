@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE } from '../../infra/definitions.js';
 import { type FakeSsm, startFakeSsm } from '../support/fake-ssm.js';
-import { packageStack, type Resource, type Template } from './package.js';
+import { type Packaged, packageStack, type Resource, type Template } from './package.js';
 
 /*
  * The production stage as docs/deploy.md deploys it: settings in serverless.yml's params.prod, the
@@ -23,6 +23,11 @@ let ssm: FakeSsm;
 let flagged: Template;
 /** The redeploy: no flag at all. */
 let kept: Template;
+let prod: Packaged;
+/** A stage of another name made production by the param, without a token but allowed to go without. */
+let live: Packaged;
+/** What packaging prod says once its token is gone from SSM. */
+let refusal: string;
 
 beforeAll(async () => {
   ssm = await startFakeSsm();
@@ -36,7 +41,19 @@ beforeAll(async () => {
     env,
     STAGE,
   ));
-  ({ template: kept } = await packageStack({}, join(DIR, 'kept'), env, STAGE));
+  prod = await packageStack({}, join(DIR, 'kept'), env, STAGE);
+  kept = prod.template;
+  live = await packageStack(
+    { production: 'true', allowUnauthenticatedStateEvents: 'true' },
+    join(DIR, 'live'),
+    env,
+    'live',
+  );
+  ssm.parameters.delete(PARAMETER('state-event-token'));
+  refusal = await packageStack({}, join(DIR, 'refused'), env, STAGE).then(
+    () => 'packaged',
+    (error: { stdout?: string; stderr?: string }) => `${error.stdout}${error.stderr}`,
+  );
 }, 600_000);
 
 afterAll(async () => {
@@ -78,5 +95,44 @@ describe('the production stage keeps its settings across redeploys', () => {
     expect(new Set(read.map((request) => request.Name))).toEqual(
       new Set([PARAMETER('state-event-token'), PARAMETER('alert-email')]),
     );
+  });
+});
+
+describe('a production stage is the param production, not the stage name', () => {
+  const functions = (template: Template) =>
+    Object.entries(template.Resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
+
+  it.each([
+    ['prod', () => prod],
+    ['live (production "true")', () => live],
+  ])('%s: termination protection, deletion-protected tables, WARN logging, 90-day retention', (_, get) => {
+    const { template, custom, plugins } = get();
+    expect(plugins).toContain('./infra/termination-protection.cjs');
+    expect(custom.terminationProtection).toBe(true);
+    expect(template.Conditions?.IsProduction).toEqual({ 'Fn::Equals': ['true', 'true'] });
+    for (const table of ['RowsTable', 'EventsTable', 'WebhooksTable']) {
+      expect(resource(template, table).Properties.DeletionProtectionEnabled).toEqual({
+        'Fn::If': ['IsProduction', true, false],
+      });
+    }
+    const logGroups = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Logs::LogGroup');
+    expect(logGroups).toHaveLength(6);
+    for (const group of logGroups) expect(group.Properties.RetentionInDays).toBe(90);
+    expect(functions(template)).toHaveLength(5);
+    for (const [id, fn] of functions(template)) {
+      expect(fn.Properties.Environment, id).toMatchObject({ Variables: { POWERTOOLS_LOG_LEVEL: 'WARN' } });
+    }
+  });
+
+  it('refuses to package without a state-event token, in one line naming the parameter', () => {
+    const line = refusal.split('\n').find((text) => text.includes('production stage'));
+    expect(line).toMatch(
+      /stage prod is a production stage \(param production "true"\) and its stage param stateEventToken is empty: put a token in SSM at \/crm-webhook-receiver\/prod\/state-event-token/,
+    );
+    expect(line).toContain('allowUnauthenticatedStateEvents');
+  });
+
+  it('packages without one when allowUnauthenticatedStateEvents is "true"', () => {
+    expect(ingestEnvironment(live.template).STATE_EVENT_TOKEN).toBe('');
   });
 });

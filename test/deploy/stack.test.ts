@@ -33,11 +33,13 @@ const pascal = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
 let template: Template;
 /** The provider settings osls recorded for `deploy` (the default stack). */
 let provider: PackagedProvider;
+/** serverless.yml's `custom`, resolved for the default stack. */
+let custom: Record<string, unknown>;
 /** The same stack with `--param=ingestFunctionUrl=true`. */
 let withFunctionUrl: Template;
 
 beforeAll(async () => {
-  ({ template, provider } = await packageStack());
+  ({ template, provider, custom } = await packageStack());
   ({ template: withFunctionUrl } = await packageStack({ ingestFunctionUrl: 'true' }, '.serverless-url'));
 }, 600_000);
 
@@ -322,7 +324,7 @@ describe('tables', () => {
   });
 
   it.each(TABLE_KEYS)(
-    '%s: on demand, fixed keys, point-in-time recovery, deletion protection on prod',
+    '%s: on demand, fixed keys, point-in-time recovery, deletion protection on production stages',
     (key) => {
       const table = resource(`${pascal(key)}Table`, 'AWS::DynamoDB::Table').Properties;
       expect(table).toMatchObject({
@@ -330,7 +332,7 @@ describe('tables', () => {
         BillingMode: 'PAY_PER_REQUEST',
         KeySchema: keys[key],
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-        DeletionProtectionEnabled: { 'Fn::If': ['IsProd', true, false] },
+        DeletionProtectionEnabled: { 'Fn::If': ['IsProduction', true, false] },
       });
       expect(table).not.toHaveProperty('ProvisionedThroughput');
     },
@@ -350,8 +352,11 @@ describe('tables', () => {
     expect(resource('WebhooksTable').Properties).not.toHaveProperty('GlobalSecondaryIndexes');
   });
 
-  it('deletion protection is bound to the stage being prod', () => {
-    expect(template.Conditions?.IsProd).toEqual({ 'Fn::Equals': [STAGE, 'prod'] });
+  it('a stage that is not production: no deletion or termination protection, INFO logging, 30-day logs', () => {
+    expect(template.Conditions?.IsProduction).toEqual({ 'Fn::Equals': ['false', 'true'] });
+    expect(custom.terminationProtection).toBe(false);
+    expect(custom.logLevel).toBe('INFO');
+    expect(resource('IngestLogGroup').Properties.RetentionInDays).toBe(30);
   });
 
   it('events expire through the TTL attribute expiresAt; the other tables have no TTL', () => {
