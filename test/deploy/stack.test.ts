@@ -8,6 +8,7 @@ import {
   SERVICE,
   TABLE_KEYS,
 } from '../../infra/definitions.js';
+import { ASSUMPTIONS } from '../../scripts/cost.js';
 import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../tools/samples.js';
 import { IMPORT_ENV } from '../bench/bundles.js';
 import { outputs } from '../support/stack-outputs.js';
@@ -83,7 +84,7 @@ describe('functions', () => {
           { Key: 'stage', Value: STAGE },
         ]),
       );
-      expect(Properties).not.toHaveProperty('ReservedConcurrentExecutions');
+      if (key !== 'ingest') expect(Properties).not.toHaveProperty('ReservedConcurrentExecutions');
     }
     expect(template.Resources).not.toHaveProperty('IamRoleLambdaExecution');
   });
@@ -99,12 +100,28 @@ describe('functions', () => {
     }
   });
 
-  it('ingest answers within a few seconds and has no concurrency cap', () => {
+  it('ingest answers within a few seconds', () => {
     const { Properties } = fn('ingest');
     expect(Properties.Timeout).toBeGreaterThanOrEqual(3);
     expect(Properties.Timeout).toBeLessThanOrEqual(10);
-    expect(Properties).not.toHaveProperty('ReservedConcurrentExecutions');
     expect(Properties).not.toHaveProperty('ProvisionedConcurrencyConfig');
+  });
+
+  it('ingest: reserved concurrency (ingestReservedConcurrency), under a route throttle above what it serves', () => {
+    const reserved = fn('ingest').Properties.ReservedConcurrentExecutions as number;
+    expect(reserved).toBe(20);
+    const throttle = resource('HttpApiStage', 'AWS::ApiGatewayV2::Stage').Properties.DefaultRouteSettings as {
+      ThrottlingRateLimit: number;
+      ThrottlingBurstLimit: number;
+    };
+    expect(throttle).toEqual({ ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 1000 });
+    // docs/capacity.md: `reserved` executions of ASSUMPTIONS.ingestMs each serve reserved × 1000 / ms per second;
+    // the throttle must never turn away what they could serve, and its burst must cover them all at once.
+    expect(throttle.ThrottlingRateLimit).toBeGreaterThan((reserved * 1000) / ASSUMPTIONS.ingestMs);
+    expect(throttle.ThrottlingBurstLimit).toBeGreaterThan(reserved);
+    // API Gateway's account-wide limits per region: 10,000 requests per second, a burst of 5,000.
+    expect(throttle.ThrottlingRateLimit).toBeLessThanOrEqual(10_000);
+    expect(throttle.ThrottlingBurstLimit).toBeLessThanOrEqual(5_000);
   });
 
   it('ingest gets its queues, the name of its secrets parameter, and never a secret', () => {
