@@ -2,7 +2,8 @@
  * The CloudFormation of the event bus and of subscriptions.yml, merged into serverless.yml's
  * `resources` through infra/subscriptions.cjs. Per stage: one custom bus, and `events:PutEvents` on
  * it for the four workers. Per subscription: a rule with one target (API destination, SQS queue or
- * Lambda), EventBridge's retry policy, an SQS dead-letter queue and an alarm on it.
+ * Lambda), EventBridge's retry policy, an SQS dead-letter queue, and alarms on the DLQ and on the rule's
+ * FailedInvocations and InvocationsFailedToBeSentToDlq.
  */
 import { logicalName, type Subscription } from '../lib/bus/subscriptions.js';
 
@@ -117,24 +118,27 @@ function subscriptionStack(subscription: Subscription, prefix: string): Template
         },
       },
     },
-    [`${id}DeadLetterQueueAlarm`]: {
-      Type: 'AWS::CloudWatch::Alarm',
-      Properties: {
-        AlarmName: `${name}-dlq-not-empty`,
-        AlarmDescription: `Events for subscription ${subscription.name} exhausted their retries and wait in its DLQ.`,
-        Namespace: 'AWS/SQS',
-        MetricName: 'ApproximateNumberOfMessagesVisible',
-        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [`${id}DeadLetterQueue`, 'QueueName'] } }],
-        Statistic: 'Maximum',
-        Period: 60,
-        EvaluationPeriods: 1,
-        Threshold: 0,
-        ComparisonOperator: 'GreaterThanThreshold',
-        TreatMissingData: 'notBreaching',
-        AlarmActions: [ref('AlertTopic')],
-        OKActions: [ref('AlertTopic')],
-      },
-    },
+    [`${id}DeadLetterQueueAlarm`]: alarm({
+      AlarmName: `${name}-dlq-not-empty`,
+      AlarmDescription: `Events for subscription ${subscription.name} exhausted their retries and wait in its DLQ (npm run ops -- redrive-subscription ${subscription.name}).`,
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [`${id}DeadLetterQueue`, 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Period: 60,
+    }),
+    // The rule's own metrics: deliveries that failed for good (they go to the DLQ), and events that could
+    // not even be put in the DLQ, which are lost.
+    [`${id}FailedInvocationsAlarm`]: alarm({
+      AlarmName: `${name}-failed-invocations`,
+      AlarmDescription: `Subscription ${subscription.name}: deliveries failed for good (after the retry policy) and went to its DLQ.`,
+      ...ruleMetric(name, 'FailedInvocations'),
+    }),
+    [`${id}DeadLetterFailuresAlarm`]: alarm({
+      AlarmName: `${name}-dlq-send-failed`,
+      AlarmDescription: `Subscription ${subscription.name}: failed deliveries could not be sent to its DLQ and are lost (check the DLQ's policy and that it exists).`,
+      ...ruleMetric(name, 'InvocationsFailedToBeSentToDlq'),
+    }),
   };
   if ('url' in target) Object.assign(resources, apiDestination(id, name, subscription, target.url));
   if ('queue' in target) resources[`${id}Queue`] = queue(`${prefix}-${target.queue}`);
@@ -212,6 +216,36 @@ function apiDestination(id: string, name: string, subscription: Subscription, ur
         ],
       },
     },
+  };
+}
+
+/** An alarm to the alert topic when the metric goes over 0 (properties may override any default). */
+function alarm(properties: Template): Template {
+  return {
+    Type: 'AWS::CloudWatch::Alarm',
+    Properties: {
+      EvaluationPeriods: 1,
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [ref('AlertTopic')],
+      OKActions: [ref('AlertTopic')],
+      ...properties,
+    },
+  };
+}
+
+/** A metric of the rule named `ruleName` on the stage's bus (AWS/Events), summed over 5 minutes. */
+function ruleMetric(ruleName: string, MetricName: string): Template {
+  return {
+    Namespace: 'AWS/Events',
+    MetricName,
+    Dimensions: [
+      { Name: 'EventBusName', Value: ref('EventBus') },
+      { Name: 'RuleName', Value: ruleName },
+    ],
+    Statistic: 'Sum',
+    Period: 300,
   };
 }
 

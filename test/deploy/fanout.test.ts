@@ -102,7 +102,7 @@ describe('each subscription', () => {
   const subscriptions = loadSubscriptions({ root: ROOT, mode: 'aws', env: { SUBSCRIPTIONS_FILE: FILE } });
 
   it.each(subscriptions.map((s) => [s.name, s] as const))(
-    '%s: a rule on the bus with its pattern, retry policy and DLQ',
+    '%s: a rule on the bus with its pattern, retry policy, DLQ and alarms',
     (name, subscription) => {
       const id = `${SUBSCRIPTIONS[name as keyof typeof SUBSCRIPTIONS]}Subscription`;
       const { properties, target } = rule(name as keyof typeof SUBSCRIPTIONS);
@@ -129,6 +129,30 @@ describe('each subscription', () => {
         ComparisonOperator: 'GreaterThanThreshold',
         AlarmActions: [ref('AlertTopic')],
       });
+      // The rule's own failures: given up on (to the DLQ), and not even put in the DLQ (lost).
+      for (const [suffix, metric, alarmName] of [
+        ['FailedInvocationsAlarm', 'FailedInvocations', 'failed-invocations'],
+        ['DeadLetterFailuresAlarm', 'InvocationsFailedToBeSentToDlq', 'dlq-send-failed'],
+      ] as const) {
+        expect(resource(`${id}${suffix}`, 'AWS::CloudWatch::Alarm').Properties).toEqual({
+          AlarmName: `${PREFIX}-${name}-${alarmName}`,
+          AlarmDescription: expect.any(String),
+          Namespace: 'AWS/Events',
+          MetricName: metric,
+          Dimensions: [
+            { Name: 'EventBusName', Value: ref('EventBus') },
+            { Name: 'RuleName', Value: `${PREFIX}-${name}` },
+          ],
+          Statistic: 'Sum',
+          Period: 300,
+          EvaluationPeriods: 1,
+          Threshold: 0,
+          ComparisonOperator: 'GreaterThanThreshold',
+          TreatMissingData: 'notBreaching',
+          AlarmActions: [ref('AlertTopic')],
+          OKActions: [ref('AlertTopic')],
+        });
+      }
       const policy = resource(`${id}QueuePolicy`, 'AWS::SQS::QueuePolicy').Properties as {
         Queues: Array<{ Ref: string }>;
         PolicyDocument: PolicyDocument;

@@ -44,7 +44,7 @@ beforeAll(async () => {
   prod = await packageStack({}, join(DIR, 'kept'), env, STAGE);
   kept = prod.template;
   live = await packageStack(
-    { production: 'true', allowUnauthenticatedStateEvents: 'true' },
+    { production: 'true', allowUnauthenticatedStateEvents: 'true', heartbeatHours: '6' },
     join(DIR, 'live'),
     env,
     'live',
@@ -134,5 +134,24 @@ describe('a production stage is the param production, not the stage name', () =>
 
   it('packages without one when allowUnauthenticatedStateEvents is "true"', () => {
     expect(ingestEnvironment(live.template).STATE_EVENT_TOKEN).toBe('');
+  });
+});
+
+describe('the heartbeat (heartbeatHours)', () => {
+  it('alarms when no delivery was accepted for that many whole hours, no data counting as none', () => {
+    expect(resource(live.template, 'IngestHeartbeatAlarm').Properties).toMatchObject({
+      AlarmName: 'crm-webhook-receiver-live-ingest-heartbeat',
+      Namespace: 'CrmWebhookReceiver',
+      MetricName: 'Accepted',
+      Dimensions: [{ Name: 'service', Value: SERVICE }],
+      Statistic: 'Sum',
+      Period: 3600,
+      EvaluationPeriods: 6,
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+      AlarmActions: [{ Ref: 'AlertTopic' }],
+    });
+    expect(kept.Resources).not.toHaveProperty('IngestHeartbeatAlarm');
   });
 });

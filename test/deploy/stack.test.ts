@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { AUTHENTICATION_FAILURES } from '../../infra/alarms.js';
 import {
   EVENT_ID_INDEX,
   loadAccessLogFormat,
@@ -573,12 +574,114 @@ describe('alarms and alerts', () => {
     },
   );
 
-  it('a webhook entering TooManyErrors, and rejected deliveries, from the receiver’s own metrics', () => {
-    for (const metric of ['WebhookTooManyErrors', 'Rejected']) {
-      const found = alarmOn(metric, { Name: 'service', Value: SERVICE });
-      expect(found, metric).toHaveLength(1);
-      expect(found[0]).toMatchObject({ Namespace: 'CrmWebhookReceiver', Statistic: 'Sum', Threshold: 0 });
+  it('a webhook entering TooManyErrors, from the receiver’s own metrics', () => {
+    const found = alarmOn('WebhookTooManyErrors', { Name: 'service', Value: SERVICE });
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ Namespace: 'CrmWebhookReceiver', Statistic: 'Sum', Threshold: 0 });
+  });
+
+  it('failed authentications above a threshold, not every rejection (scanners’ 405s and 400s do not count)', () => {
+    expect(alarms().filter((a) => a.MetricName === 'Rejected')).toEqual([]);
+    const alarm = resource('IngestSignatureFailuresAlarm', 'AWS::CloudWatch::Alarm').Properties;
+    expect(alarm).toMatchObject({
+      AlarmName: `${PREFIX}-ingest-signature-failures`,
+      EvaluationPeriods: 1,
+      Threshold: 5,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    type Query = {
+      Id: string;
+      Expression?: string;
+      ReturnData: boolean;
+      MetricStat?: Record<string, unknown>;
+    };
+    const [sum, ...series] = alarm.Metrics as Query[];
+    expect(sum).toMatchObject({
+      ReturnData: true,
+      Expression: expect.stringMatching(/^SUM\(\[FILL\(r0, 0\)/),
+    });
+    expect(series.map((query) => query.MetricStat)).toEqual(
+      AUTHENTICATION_FAILURES.map((reason) => ({
+        Metric: {
+          Namespace: 'CrmWebhookReceiver',
+          MetricName: 'RejectedByReason',
+          Dimensions: [
+            { Name: 'service', Value: SERVICE },
+            { Name: 'reason', Value: reason },
+          ],
+        },
+        Period: 900,
+        Stat: 'Sum',
+      })),
+    );
+    for (const [i, query] of series.entries()) {
+      expect(query).toMatchObject({ Id: `r${i}`, ReturnData: false });
+      expect(sum?.Expression).toContain(`FILL(r${i}, 0)`);
     }
+  });
+
+  it.each(FUNCTIONS)('%s: Lambda errors and throttles', (key) => {
+    for (const metric of ['Errors', 'Throttles']) {
+      const found = alarmOn(metric, { Name: 'FunctionName', Value: ref(`${pascal(key)}LambdaFunction`) });
+      expect(found, metric).toHaveLength(1);
+      expect(found[0]).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        Statistic: 'Sum',
+        Threshold: 0,
+        Period: 300,
+      });
+    }
+  });
+
+  it('Lambda errors and throttles of every function, and of nothing else', () => {
+    for (const metric of ['Errors', 'Throttles']) {
+      const named = alarms()
+        .filter((a) => a.Namespace === 'AWS/Lambda' && a.MetricName === metric)
+        .map((a) => JSON.stringify(a.Dimensions));
+      expect(named.sort()).toEqual(
+        ofType('AWS::Lambda::Function')
+          .map(([id]) => JSON.stringify([{ Name: 'FunctionName', Value: ref(id) }]))
+          .sort(),
+      );
+    }
+  });
+
+  it.each(TABLE_KEYS)('%s table: DynamoDB read and write throttles (its indexes’ too)', (key) => {
+    const alarm = resource(`${pascal(key)}TableThrottlesAlarm`, 'AWS::CloudWatch::Alarm').Properties;
+    expect(alarm).toMatchObject({ AlarmName: `${PREFIX}-${key}-table-throttles`, Threshold: 0 });
+    type Query = {
+      Expression?: string;
+      MetricStat?: { Metric: { MetricName: string; Dimensions: unknown[] } };
+    };
+    const [sum, ...series] = alarm.Metrics as Query[];
+    const indexes = (resource(`${pascal(key)}Table`).Properties.GlobalSecondaryIndexes ?? []) as Array<{
+      IndexName: string;
+    }>;
+    expect(series.map((query) => query.MetricStat?.Metric)).toEqual([
+      {
+        Namespace: 'AWS/DynamoDB',
+        MetricName: 'ReadThrottleEvents',
+        Dimensions: [{ Name: 'TableName', Value: ref(`${pascal(key)}Table`) }],
+      },
+      {
+        Namespace: 'AWS/DynamoDB',
+        MetricName: 'WriteThrottleEvents',
+        Dimensions: [{ Name: 'TableName', Value: ref(`${pascal(key)}Table`) }],
+      },
+      ...indexes.map((index) => ({
+        Namespace: 'AWS/DynamoDB',
+        MetricName: 'WriteThrottleEvents',
+        Dimensions: [
+          { Name: 'TableName', Value: ref(`${pascal(key)}Table`) },
+          { Name: 'GlobalSecondaryIndexName', Value: index.IndexName },
+        ],
+      })),
+    ]);
+    expect(sum?.Expression).toBe(`SUM([${series.map((_, i) => `FILL(t${i}, 0)`).join(', ')}])`);
+  });
+
+  it('no heartbeat unless heartbeatHours is set', () => {
+    expect(template.Resources).not.toHaveProperty('IngestHeartbeatAlarm');
   });
 });
 
