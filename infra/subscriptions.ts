@@ -49,12 +49,16 @@ export function subscriptionResources(
     EventBusName: { Value: ref('EventBus') },
     EventBusArn: { Value: arn('EventBus') },
   };
+  if (subscriptions.length > 0) {
+    // `npm run ops -- redrive-subscription` puts a subscription's dead letters here, for its rule alone.
+    Resources.RedriveBus = { Type: 'AWS::Events::EventBus', Properties: { Name: `${prefix}-redrive` } };
+    Outputs.RedriveBusName = { Value: ref('RedriveBus') };
+  }
   for (const subscription of subscriptions) {
     Object.assign(Resources, subscriptionStack(subscription, prefix));
-    if ('queue' in subscription.target) {
-      const id = `${logicalName(subscription.name)}SubscriptionQueue`;
-      Outputs[`${id}Url`] = { Value: ref(id) };
-    }
+    const id = `${logicalName(subscription.name)}Subscription`;
+    Outputs[`${id}DeadLetterQueueUrl`] = { Value: ref(`${id}DeadLetterQueue`) };
+    if ('queue' in subscription.target) Outputs[`${id}QueueUrl`] = { Value: ref(`${id}Queue`) };
   }
   return { Resources, Outputs };
 }
@@ -76,6 +80,15 @@ function subscriptionStack(subscription: Subscription, prefix: string): Template
   const name = `${prefix}-${subscription.name}`;
   const { target, retry } = subscription;
   const queues = [`${id}DeadLetterQueue`, ...('queue' in target ? [`${id}Queue`] : [])];
+  const rules = [`${id}Rule`, `${id}RedriveRule`];
+  const targets = [
+    {
+      Id: subscription.name,
+      ...ruleTarget(id, subscription),
+      RetryPolicy: { MaximumRetryAttempts: retry.attempts, MaximumEventAgeInSeconds: retry.maxAgeSeconds },
+      DeadLetterConfig: { Arn: arn(`${id}DeadLetterQueue`) },
+    },
+  ];
   const resources: Template = {
     [`${id}Rule`]: {
       Type: 'AWS::Events::Rule',
@@ -85,19 +98,23 @@ function subscriptionStack(subscription: Subscription, prefix: string): Template
         EventBusName: ref('EventBus'),
         EventPattern: subscription.pattern,
         State: 'ENABLED',
-        Targets: [
-          {
-            Id: subscription.name,
-            ...ruleTarget(id, subscription),
-            RetryPolicy: {
-              MaximumRetryAttempts: retry.attempts,
-              MaximumEventAgeInSeconds: retry.maxAgeSeconds,
-            },
-            DeadLetterConfig: { Arn: arn(`${id}DeadLetterQueue`) },
-          },
-        ],
+        Targets: targets,
       },
     },
+    // The same target on the redrive bus, for the events `ops redrive-subscription` puts there from the DLQ:
+    // they carry the first rule's ARN in `resources`, so each reaches the subscription it failed for, and no other.
+    [`${id}RedriveRule`]: {
+      Type: 'AWS::Events::Rule',
+      Properties: {
+        Name: name,
+        Description: `redrive of subscription ${subscription.name} (npm run ops -- redrive-subscription)`,
+        EventBusName: ref('RedriveBus'),
+        EventPattern: { resources: [arn(`${id}Rule`)] },
+        State: 'ENABLED',
+        Targets: targets,
+      },
+    },
+    // Retained, as every queue of the stack: removing a subscription, or the stack, keeps what waits in them.
     [`${id}DeadLetterQueue`]: queue(`${name}-dlq`),
     // EventBridge sends to the DLQ (and to a queue target) under its own principal, for this rule only.
     [`${id}QueuePolicy`]: {
@@ -112,7 +129,7 @@ function subscriptionStack(subscription: Subscription, prefix: string): Template
               Principal: { Service: 'events.amazonaws.com' },
               Action: 'sqs:SendMessage',
               Resource: queues.map(arn),
-              Condition: { ArnEquals: { 'aws:SourceArn': arn(`${id}Rule`) } },
+              Condition: { ArnEquals: { 'aws:SourceArn': rules.map(arn) } },
             },
           ],
         },
@@ -143,15 +160,17 @@ function subscriptionStack(subscription: Subscription, prefix: string): Template
   if ('url' in target) Object.assign(resources, apiDestination(id, name, subscription, target.url));
   if ('queue' in target) resources[`${id}Queue`] = queue(`${prefix}-${target.queue}`);
   if ('lambda' in target) {
-    resources[`${id}Permission`] = {
-      Type: 'AWS::Lambda::Permission',
-      Properties: {
-        Action: 'lambda:InvokeFunction',
-        FunctionName: target.lambda,
-        Principal: 'events.amazonaws.com',
-        SourceArn: arn(`${id}Rule`),
-      },
-    };
+    for (const rule of rules) {
+      resources[rule.replace(/Rule$/, 'Permission')] = {
+        Type: 'AWS::Lambda::Permission',
+        Properties: {
+          Action: 'lambda:InvokeFunction',
+          FunctionName: target.lambda,
+          Principal: 'events.amazonaws.com',
+          SourceArn: arn(rule),
+        },
+      };
+    }
   }
   return resources;
 }
@@ -252,6 +271,8 @@ function ruleMetric(ruleName: string, MetricName: string): Template {
 function queue(queueName: string): Template {
   return {
     Type: 'AWS::SQS::Queue',
+    DeletionPolicy: 'Retain',
+    UpdateReplacePolicy: 'Retain',
     Properties: { QueueName: queueName, MessageRetentionPeriod: 1_209_600, SqsManagedSseEnabled: true },
   };
 }

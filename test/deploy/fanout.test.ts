@@ -67,6 +67,12 @@ describe('the event bus', () => {
     expect(template.Outputs.EventBusArn?.Value).toEqual(getAtt('EventBus'));
   });
 
+  it('has a redrive bus beside it, which no function may put events on', () => {
+    expect(resource('RedriveBus', 'AWS::Events::EventBus').Properties).toEqual({ Name: `${PREFIX}-redrive` });
+    expect(template.Outputs.RedriveBusName?.Value).toEqual(ref('RedriveBus'));
+    expect(JSON.stringify(statements())).not.toContain('RedriveBus');
+  });
+
   it('only the four workers may put events, on that bus only', () => {
     const policy = resource('PublishEventsPolicy', 'AWS::IAM::Policy').Properties;
     expect(policy.Roles).toEqual(WORKERS.map((w) => ref(`${w}Role`)));
@@ -163,10 +169,43 @@ describe('each subscription', () => {
           Principal: { Service: 'events.amazonaws.com' },
           Action: 'sqs:SendMessage',
           Resource: policy.Queues.map((q: { Ref: string }) => getAtt(q.Ref)),
-          Condition: { ArnEquals: { 'aws:SourceArn': getAtt(`${id}Rule`) } },
+          Condition: { ArnEquals: { 'aws:SourceArn': [getAtt(`${id}Rule`), getAtt(`${id}RedriveRule`)] } },
         },
       ]);
       expect(policy.Queues).toContainEqual(ref(`${id}DeadLetterQueue`));
+      expect(template.Outputs[`${id}DeadLetterQueueUrl`]?.Value).toEqual(ref(`${id}DeadLetterQueue`));
+    },
+  );
+
+  it.each(subscriptions.map((s) => [s.name, s] as const))(
+    '%s: its queues are retained, as every queue of the stack (removal keeps their messages)',
+    (name) => {
+      const id = `${SUBSCRIPTIONS[name as keyof typeof SUBSCRIPTIONS]}Subscription`;
+      const queues = Object.entries(template.Resources).filter(
+        ([logicalId, r]) => r.Type === 'AWS::SQS::Queue' && logicalId.startsWith(id),
+      );
+      expect(queues.length).toBeGreaterThanOrEqual(1);
+      for (const [logicalId, queue] of queues) {
+        expect(queue.DeletionPolicy, logicalId).toBe('Retain');
+        expect(queue.UpdateReplacePolicy, logicalId).toBe('Retain');
+      }
+    },
+  );
+
+  it.each(subscriptions.map((s) => [s.name, s] as const))(
+    '%s: a redrive rule on the redrive bus, for events naming its rule, with the same target',
+    (name) => {
+      const id = `${SUBSCRIPTIONS[name as keyof typeof SUBSCRIPTIONS]}Subscription`;
+      const main = rule(name as keyof typeof SUBSCRIPTIONS).properties;
+      const redrive = resource(`${id}RedriveRule`, 'AWS::Events::Rule').Properties;
+      expect(redrive).toEqual({
+        Name: `${PREFIX}-${name}`,
+        Description: expect.any(String),
+        EventBusName: ref('RedriveBus'),
+        EventPattern: { resources: [getAtt(`${id}Rule`)] },
+        State: 'ENABLED',
+        Targets: main.Targets,
+      });
     },
   );
 
@@ -230,15 +269,18 @@ describe('each subscription', () => {
     expect(template.Outputs.SalesSoldSubscriptionQueueUrl?.Value).toEqual(ref('SalesSoldSubscriptionQueue'));
   });
 
-  it('lambda: the function invoked directly, with a permission for that rule only', () => {
+  it('lambda: the function invoked directly, with a permission for that rule and its redrive rule only', () => {
     const arn = 'arn:aws:lambda:eu-west-1:123456789012:function:contact-cleanup';
     expect(rule('contacts-deleted').target.Arn).toBe(arn);
-    expect(resource('ContactsDeletedSubscriptionPermission', 'AWS::Lambda::Permission').Properties).toEqual({
-      Action: 'lambda:InvokeFunction',
-      FunctionName: arn,
-      Principal: 'events.amazonaws.com',
-      SourceArn: getAtt('ContactsDeletedSubscriptionRule'),
-    });
+    for (const rule of ['Rule', 'RedriveRule']) {
+      const permission = `ContactsDeletedSubscription${rule.replace('Rule', 'Permission')}`;
+      expect(resource(permission, 'AWS::Lambda::Permission').Properties).toEqual({
+        Action: 'lambda:InvokeFunction',
+        FunctionName: arn,
+        Principal: 'events.amazonaws.com',
+        SourceArn: getAtt(`ContactsDeletedSubscription${rule}`),
+      });
+    }
   });
 });
 
