@@ -17,6 +17,8 @@ const PARAMETER = (name: string) => `/${SERVICE}/${STAGE}/${name}`;
 const TOKEN = 'state-token-from-ssm';
 const EMAIL = 'ops@example.com';
 const DIR = join(tmpdir(), `crm-production-${process.pid}`);
+const DOMAIN = 'hooks.example.com';
+const CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-4e5f';
 
 let ssm: FakeSsm;
 /** The first deploy as it used to be documented: every setting on the command line. */
@@ -44,7 +46,14 @@ beforeAll(async () => {
   prod = await packageStack({}, join(DIR, 'kept'), env, STAGE);
   kept = prod.template;
   live = await packageStack(
-    { production: 'true', allowUnauthenticatedStateEvents: 'true', heartbeatHours: '6' },
+    {
+      production: 'true',
+      allowUnauthenticatedStateEvents: 'true',
+      heartbeatHours: '6',
+      domainName: DOMAIN,
+      certificateArn: CERTIFICATE,
+      hostedZoneId: 'Z0123456789ABC',
+    },
     join(DIR, 'live'),
     env,
     'live',
@@ -93,7 +102,11 @@ describe('the production stage keeps its settings across redeploys', () => {
     expect(kept.Conditions?.HasAlertEmail).toEqual({ 'Fn::Not': [{ 'Fn::Equals': [EMAIL, ''] }] });
     const read = ssm.requests.map((request) => JSON.parse(request.body) as { Name: string });
     expect(new Set(read.map((request) => request.Name))).toEqual(
-      new Set([PARAMETER('state-event-token'), PARAMETER('alert-email')]),
+      new Set(
+        ['state-event-token', 'alert-email', 'domain-name', 'certificate-arn', 'hosted-zone-id'].map(
+          PARAMETER,
+        ),
+      ),
     );
   });
 });
@@ -153,5 +166,63 @@ describe('the heartbeat (heartbeatHours)', () => {
       AlarmActions: [{ Ref: 'AlertTopic' }],
     });
     expect(kept.Resources).not.toHaveProperty('IngestHeartbeatAlarm');
+  });
+});
+
+describe('a custom domain for the HTTP API (domainName, certificateArn, hostedZoneId)', () => {
+  it('the domain (regional, TLS 1.2), its mapping at the root of the $default stage, the alias record', () => {
+    const { template } = live;
+    expect(template.Conditions?.HasCustomDomain).toEqual({ 'Fn::Not': [{ 'Fn::Equals': [DOMAIN, ''] }] });
+    expect(template.Conditions?.HasCustomDomainDns).toEqual({
+      'Fn::And': [
+        { Condition: 'HasCustomDomain' },
+        { 'Fn::Not': [{ 'Fn::Equals': ['Z0123456789ABC', ''] }] },
+      ],
+    });
+    expect(resource(template, 'CustomDomain')).toEqual({
+      Type: 'AWS::ApiGatewayV2::DomainName',
+      Condition: 'HasCustomDomain',
+      Properties: {
+        DomainName: DOMAIN,
+        DomainNameConfigurations: [
+          { CertificateArn: CERTIFICATE, EndpointType: 'REGIONAL', SecurityPolicy: 'TLS_1_2' },
+        ],
+      },
+    });
+    expect(resource(template, 'CustomDomainMapping')).toEqual({
+      Type: 'AWS::ApiGatewayV2::ApiMapping',
+      Condition: 'HasCustomDomain',
+      Properties: {
+        ApiId: { Ref: 'HttpApi' },
+        DomainName: { Ref: 'CustomDomain' },
+        Stage: { Ref: 'HttpApiStage' },
+      },
+    });
+    expect(resource(template, 'CustomDomainRecord')).toEqual({
+      Type: 'AWS::Route53::RecordSet',
+      Condition: 'HasCustomDomainDns',
+      Properties: {
+        HostedZoneId: 'Z0123456789ABC',
+        Name: DOMAIN,
+        Type: 'A',
+        AliasTarget: {
+          DNSName: { 'Fn::GetAtt': ['CustomDomain', 'RegionalDomainName'] },
+          HostedZoneId: { 'Fn::GetAtt': ['CustomDomain', 'RegionalHostedZoneId'] },
+        },
+      },
+    });
+    expect(template.Outputs.CustomDomainWebhookUrl).toMatchObject({
+      Condition: 'HasCustomDomain',
+      Value: `https://${DOMAIN}/webhook`,
+    });
+    expect(template.Outputs.CustomDomainTarget).toMatchObject({ Condition: 'HasCustomDomain' });
+    // The execute-api address stays: moving the CRM to the domain is a re-registration, once.
+    expect(template.Outputs.WebhookUrl).toBeDefined();
+  });
+
+  it('none when the params are empty: the resources stay behind a false condition', () => {
+    expect(kept.Conditions?.HasCustomDomain).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] });
+    expect(resource(kept, 'CustomDomain').Condition).toBe('HasCustomDomain');
+    expect(resource(kept, 'CustomDomainRecord').Condition).toBe('HasCustomDomainDns');
   });
 });
