@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishEvents, subscriptionResources } from '../../infra/subscriptions.js';
 import { loadSubscriptions } from '../../lib/bus/subscriptions.js';
+import { missingPermissions } from './deployer-policy.js';
 import { packageStack, type Resource, ROOT, STAGE, type Template } from './package.js';
 
 const FILE = 'test/deploy/fanout-subscriptions.yml';
@@ -292,5 +293,11 @@ describe('without subscriptions', () => {
     expect(publishEvents([], 'true')).toBe('true');
     const subscriptions = loadSubscriptions({ root: ROOT, mode: 'aws', env: { SUBSCRIPTIONS_FILE: FILE } });
     expect(publishEvents(subscriptions, 'false')).toBe('false');
+  });
+});
+
+describe('the deployer policy (infra/deployer-policy.json)', () => {
+  it('grants every action CloudFormation needs for this template’s resources', () => {
+    expect(missingPermissions(template)).toEqual([]);
   });
 });

@@ -145,6 +145,11 @@ export function bundlePath(key: FunctionKey): string {
   return join(ROOT, '.esbuild', '.build', `${ENTRIES[key]}.mjs`);
 }
 
+/** The zip of a function as last packaged (serverless-esbuild zips in .esbuild/.serverless, then osls moves a copy). */
+export function zipPath(key: FunctionKey): string {
+  return join(ROOT, '.esbuild', '.serverless', `${key}.zip`);
+}
+
 export async function bundleSize(key: FunctionKey): Promise<number> {
   return (await stat(bundlePath(key))).size;
 }

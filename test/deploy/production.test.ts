@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE } from '../../infra/definitions.js';
 import { type FakeSsm, startFakeSsm } from '../support/fake-ssm.js';
+import { deployerPolicy, missingPermissions } from './deployer-policy.js';
 import { type Packaged, packageStack, type Resource, type Template } from './package.js';
 
 /*
@@ -224,5 +225,24 @@ describe('a custom domain for the HTTP API (domainName, certificateArn, hostedZo
     expect(kept.Conditions?.HasCustomDomain).toEqual({ 'Fn::Not': [{ 'Fn::Equals': ['', ''] }] });
     expect(resource(kept, 'CustomDomain').Condition).toBe('HasCustomDomain');
     expect(resource(kept, 'CustomDomainRecord').Condition).toBe('HasCustomDomainDns');
+  });
+});
+
+describe('the deployer policy (infra/deployer-policy.json)', () => {
+  it('grants every action CloudFormation needs for a production stage with a custom domain', () => {
+    expect(missingPermissions(live.template)).toEqual([]);
+  });
+
+  it('names its actions one by one (no wildcard action), each statement with a Sid', () => {
+    const { Version, Statement } = deployerPolicy();
+    expect(Version).toBe('2012-10-17');
+    for (const statement of Statement) {
+      expect(statement.Sid).toMatch(/^[A-Za-z0-9]+$/);
+      expect(statement.Effect).toBe('Allow');
+      for (const action of statement.Action) expect(action).toMatch(/^[a-z0-9-]+:[A-Za-z0-9]+$/);
+      // Resource "*" only where the service offers no resource-level permission.
+      if (statement.Resource.includes('*'))
+        expect(statement.Sid, JSON.stringify(statement)).toMatch(/NoResourceLevel|EventSourceMappings/);
+    }
   });
 });

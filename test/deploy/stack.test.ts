@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AUTHENTICATION_FAILURES } from '../../infra/alarms.js';
 import {
@@ -13,10 +14,12 @@ import { ASSUMPTIONS } from '../../scripts/cost.js';
 import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../tools/samples.js';
 import { IMPORT_ENV } from '../bench/bundles.js';
 import { outputs } from '../support/stack-outputs.js';
+import { missingPermissions } from './deployer-policy.js';
 import {
   bundleCode,
   bundlePath,
   bundleSize,
+  ENTRIES,
   FUNCTIONS,
   type FunctionKey,
   type PackagedProvider,
@@ -24,6 +27,7 @@ import {
   type Resource,
   STAGE,
   type Template,
+  zipPath,
 } from './package.js';
 
 const PREFIX = `${SERVICE}-${STAGE}`;
@@ -769,6 +773,14 @@ describe('bundles', () => {
     expect(size).toBeLessThanOrEqual(BUNDLE_BUDGET_BYTES);
   });
 
+  it.each(FUNCTIONS)('%s: the zip holds the bundle alone, no source map', async (key) => {
+    // Entry names are stored as plain text in a zip (local headers and central directory).
+    const zip = await readFile(zipPath(key));
+    expect(zip.includes(`${ENTRIES[key]}.mjs`)).toBe(true);
+    expect(zip.includes('.map')).toBe(false);
+    expect(zip.length).toBeLessThan(BUNDLE_BUDGET_BYTES);
+  });
+
   it('the AWS SDK is bundled, with the environment as the only credential source', async () => {
     for (const key of FUNCTIONS) {
       const code = await bundleCode(key);
@@ -861,5 +873,11 @@ describe('ingest function URL (ingestFunctionUrl parameter)', () => {
         .filter((id) => !/^IngestLambda(FunctionUrl|PermissionFn(Url)?)$/.test(id))
         .sort();
     expect(others(withFunctionUrl)).toEqual(others(template));
+  });
+});
+
+describe('the deployer policy (infra/deployer-policy.json)', () => {
+  it('grants every action CloudFormation needs for this template’s resources', () => {
+    expect(missingPermissions(template)).toEqual([]);
   });
 });
