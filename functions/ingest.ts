@@ -31,6 +31,7 @@ const queue = createSqsSender({
 
 let policy: DeliveryPolicy = deliveryPolicy(config);
 let parameterValue: string | undefined;
+// A throttled read is tried again for up to 500 ms (the provider's budget), inside the 3 s answer budget.
 const parameters =
   config.secretsParameter === undefined
     ? undefined

@@ -2,7 +2,8 @@
  * The CloudFormation of the event bus and of subscriptions.yml, merged into serverless.yml's
  * `resources` through infra/subscriptions.cjs. Per stage: one custom bus, and `events:PutEvents` on
  * it for the four workers. Per subscription: a rule with one target (API destination, SQS queue or
- * Lambda), EventBridge's retry policy, an SQS dead-letter queue and an alarm on it.
+ * Lambda), EventBridge's retry policy, an SQS dead-letter queue, and alarms on the DLQ and on the rule's
+ * FailedInvocations and InvocationsFailedToBeSentToDlq.
  */
 import { logicalName, type Subscription } from '../lib/bus/subscriptions.js';
 
@@ -48,12 +49,16 @@ export function subscriptionResources(
     EventBusName: { Value: ref('EventBus') },
     EventBusArn: { Value: arn('EventBus') },
   };
+  if (subscriptions.length > 0) {
+    // `npm run ops -- redrive-subscription` puts a subscription's dead letters here, for its rule alone.
+    Resources.RedriveBus = { Type: 'AWS::Events::EventBus', Properties: { Name: `${prefix}-redrive` } };
+    Outputs.RedriveBusName = { Value: ref('RedriveBus') };
+  }
   for (const subscription of subscriptions) {
     Object.assign(Resources, subscriptionStack(subscription, prefix));
-    if ('queue' in subscription.target) {
-      const id = `${logicalName(subscription.name)}SubscriptionQueue`;
-      Outputs[`${id}Url`] = { Value: ref(id) };
-    }
+    const id = `${logicalName(subscription.name)}Subscription`;
+    Outputs[`${id}DeadLetterQueueUrl`] = { Value: ref(`${id}DeadLetterQueue`) };
+    if ('queue' in subscription.target) Outputs[`${id}QueueUrl`] = { Value: ref(`${id}Queue`) };
   }
   return { Resources, Outputs };
 }
@@ -75,6 +80,15 @@ function subscriptionStack(subscription: Subscription, prefix: string): Template
   const name = `${prefix}-${subscription.name}`;
   const { target, retry } = subscription;
   const queues = [`${id}DeadLetterQueue`, ...('queue' in target ? [`${id}Queue`] : [])];
+  const rules = [`${id}Rule`, `${id}RedriveRule`];
+  const targets = [
+    {
+      Id: subscription.name,
+      ...ruleTarget(id, subscription),
+      RetryPolicy: { MaximumRetryAttempts: retry.attempts, MaximumEventAgeInSeconds: retry.maxAgeSeconds },
+      DeadLetterConfig: { Arn: arn(`${id}DeadLetterQueue`) },
+    },
+  ];
   const resources: Template = {
     [`${id}Rule`]: {
       Type: 'AWS::Events::Rule',
@@ -84,19 +98,23 @@ function subscriptionStack(subscription: Subscription, prefix: string): Template
         EventBusName: ref('EventBus'),
         EventPattern: subscription.pattern,
         State: 'ENABLED',
-        Targets: [
-          {
-            Id: subscription.name,
-            ...ruleTarget(id, subscription),
-            RetryPolicy: {
-              MaximumRetryAttempts: retry.attempts,
-              MaximumEventAgeInSeconds: retry.maxAgeSeconds,
-            },
-            DeadLetterConfig: { Arn: arn(`${id}DeadLetterQueue`) },
-          },
-        ],
+        Targets: targets,
       },
     },
+    // The same target on the redrive bus, for the events `ops redrive-subscription` puts there from the DLQ:
+    // they carry the first rule's ARN in `resources`, so each reaches the subscription it failed for, and no other.
+    [`${id}RedriveRule`]: {
+      Type: 'AWS::Events::Rule',
+      Properties: {
+        Name: name,
+        Description: `redrive of subscription ${subscription.name} (npm run ops -- redrive-subscription)`,
+        EventBusName: ref('RedriveBus'),
+        EventPattern: { resources: [arn(`${id}Rule`)] },
+        State: 'ENABLED',
+        Targets: targets,
+      },
+    },
+    // Retained, as every queue of the stack: removing a subscription, or the stack, keeps what waits in them.
     [`${id}DeadLetterQueue`]: queue(`${name}-dlq`),
     // EventBridge sends to the DLQ (and to a queue target) under its own principal, for this rule only.
     [`${id}QueuePolicy`]: {
@@ -111,43 +129,48 @@ function subscriptionStack(subscription: Subscription, prefix: string): Template
               Principal: { Service: 'events.amazonaws.com' },
               Action: 'sqs:SendMessage',
               Resource: queues.map(arn),
-              Condition: { ArnEquals: { 'aws:SourceArn': arn(`${id}Rule`) } },
+              Condition: { ArnEquals: { 'aws:SourceArn': rules.map(arn) } },
             },
           ],
         },
       },
     },
-    [`${id}DeadLetterQueueAlarm`]: {
-      Type: 'AWS::CloudWatch::Alarm',
-      Properties: {
-        AlarmName: `${name}-dlq-not-empty`,
-        AlarmDescription: `Events for subscription ${subscription.name} exhausted their retries and wait in its DLQ.`,
-        Namespace: 'AWS/SQS',
-        MetricName: 'ApproximateNumberOfMessagesVisible',
-        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [`${id}DeadLetterQueue`, 'QueueName'] } }],
-        Statistic: 'Maximum',
-        Period: 60,
-        EvaluationPeriods: 1,
-        Threshold: 0,
-        ComparisonOperator: 'GreaterThanThreshold',
-        TreatMissingData: 'notBreaching',
-        AlarmActions: [ref('AlertTopic')],
-        OKActions: [ref('AlertTopic')],
-      },
-    },
+    [`${id}DeadLetterQueueAlarm`]: alarm({
+      AlarmName: `${name}-dlq-not-empty`,
+      AlarmDescription: `Events for subscription ${subscription.name} exhausted their retries and wait in its DLQ (npm run ops -- redrive-subscription ${subscription.name}).`,
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [`${id}DeadLetterQueue`, 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Period: 60,
+    }),
+    // The rule's own metrics: deliveries that failed for good (they go to the DLQ), and events that could
+    // not even be put in the DLQ, which are lost.
+    [`${id}FailedInvocationsAlarm`]: alarm({
+      AlarmName: `${name}-failed-invocations`,
+      AlarmDescription: `Subscription ${subscription.name}: deliveries failed for good (after the retry policy) and went to its DLQ.`,
+      ...ruleMetric(name, 'FailedInvocations'),
+    }),
+    [`${id}DeadLetterFailuresAlarm`]: alarm({
+      AlarmName: `${name}-dlq-send-failed`,
+      AlarmDescription: `Subscription ${subscription.name}: failed deliveries could not be sent to its DLQ and are lost (check the DLQ's policy and that it exists).`,
+      ...ruleMetric(name, 'InvocationsFailedToBeSentToDlq'),
+    }),
   };
   if ('url' in target) Object.assign(resources, apiDestination(id, name, subscription, target.url));
   if ('queue' in target) resources[`${id}Queue`] = queue(`${prefix}-${target.queue}`);
   if ('lambda' in target) {
-    resources[`${id}Permission`] = {
-      Type: 'AWS::Lambda::Permission',
-      Properties: {
-        Action: 'lambda:InvokeFunction',
-        FunctionName: target.lambda,
-        Principal: 'events.amazonaws.com',
-        SourceArn: arn(`${id}Rule`),
-      },
-    };
+    for (const rule of rules) {
+      resources[rule.replace(/Rule$/, 'Permission')] = {
+        Type: 'AWS::Lambda::Permission',
+        Properties: {
+          Action: 'lambda:InvokeFunction',
+          FunctionName: target.lambda,
+          Principal: 'events.amazonaws.com',
+          SourceArn: arn(rule),
+        },
+      };
+    }
   }
   return resources;
 }
@@ -215,9 +238,41 @@ function apiDestination(id: string, name: string, subscription: Subscription, ur
   };
 }
 
+/** An alarm to the alert topic when the metric goes over 0 (properties may override any default). */
+function alarm(properties: Template): Template {
+  return {
+    Type: 'AWS::CloudWatch::Alarm',
+    Properties: {
+      EvaluationPeriods: 1,
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [ref('AlertTopic')],
+      OKActions: [ref('AlertTopic')],
+      ...properties,
+    },
+  };
+}
+
+/** A metric of the rule named `ruleName` on the stage's bus (AWS/Events), summed over 5 minutes. */
+function ruleMetric(ruleName: string, MetricName: string): Template {
+  return {
+    Namespace: 'AWS/Events',
+    MetricName,
+    Dimensions: [
+      { Name: 'EventBusName', Value: ref('EventBus') },
+      { Name: 'RuleName', Value: ruleName },
+    ],
+    Statistic: 'Sum',
+    Period: 300,
+  };
+}
+
 function queue(queueName: string): Template {
   return {
     Type: 'AWS::SQS::Queue',
+    DeletionPolicy: 'Retain',
+    UpdateReplacePolicy: 'Retain',
     Properties: { QueueName: queueName, MessageRetentionPeriod: 1_209_600, SqsManagedSseEnabled: true },
   };
 }

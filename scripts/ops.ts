@@ -9,9 +9,14 @@
  *   npm run ops -- webhooks --stage S
  *   npm run ops -- gaps     --stage S [--context C]
  *   npm run ops -- dashboard --stage S [--port P]     the dashboard on 127.0.0.1:P (default 3002)
+ *   npm run ops -- redrive-subscription <name> --stage S [--max N]   a subscription's DLQ → its target again
+ *   npm run ops -- rotate-subscription-key <name> --stage S < key   a url subscription's API key, in SSM and in effect
  *
  * Region and credentials come from the usual AWS environment (AWS_REGION, AWS_PROFILE, ...), or --region.
  */
+
+import { join } from 'node:path';
+import { text } from 'node:stream/consumers';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
@@ -19,6 +24,7 @@ import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { PatternError } from '../lib/bus/pattern/errors.js';
 import { ReplayBusyError, replayEventMatcher } from '../lib/ingest/index.js';
@@ -37,14 +43,45 @@ import {
   webhooks,
 } from './ops/commands.js';
 import { serveDashboard } from './ops/dashboard.js';
+import { redriveSubscription, rotateSubscriptionKey } from './ops/subscription-commands.js';
 
-/** The clients of every command, and CloudWatch and EventBridge for the dashboard. */
-export type DashboardClients = OpsClients & { cloudWatch: CloudWatchClient; eventBridge: EventBridgeClient };
+/**
+ * The clients of every command, CloudWatch and EventBridge for the dashboard and the subscriptions, SSM for
+ * rotate-subscription-key (built on first use when not given).
+ */
+export type DashboardClients = OpsClients & {
+  cloudWatch: CloudWatchClient;
+  eventBridge: EventBridgeClient;
+  ssm?: SSMClient;
+};
 
-const USAGE =
-  'usage: npm run ops -- <status|parked|replay-parked|redrive|rows|webhooks|gaps|dashboard> --stage S [options]';
+/** The commands, in the order the usage line names them. */
+export const COMMANDS = [
+  'status',
+  'parked',
+  'replay-parked',
+  'redrive',
+  'rows',
+  'webhooks',
+  'gaps',
+  'dashboard',
+  'redrive-subscription',
+  'rotate-subscription-key',
+] as const;
 
-export async function main(argv: string[], clients?: DashboardClients): Promise<unknown> {
+const USAGE = `usage: npm run ops -- <${COMMANDS.join('|')}> --stage S [options]`;
+const ROOT = join(import.meta.dirname, '..');
+
+/** Standard input as text, or "" when it is a terminal (a key typed there would show on the screen). */
+async function readStdin(): Promise<string> {
+  return process.stdin.isTTY ? '' : text(process.stdin);
+}
+
+export async function main(
+  argv: string[],
+  clients?: DashboardClients,
+  input: () => Promise<string> = readStdin,
+): Promise<unknown> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -76,20 +113,38 @@ export async function main(argv: string[], clients?: DashboardClients): Promise<
     case 'parked':
       return parked(ops, outputs, values.max === undefined ? 10 : Number(values.max));
     case 'replay-parked': {
-      const max = values.max === undefined ? undefined : Number(values.max);
-      if (max !== undefined && (!Number.isSafeInteger(max) || max <= 0))
-        throw new OpsError('--max must be a positive integer');
       try {
         replayEventMatcher(values.event);
       } catch (error) {
         if (error instanceof PatternError) throw new OpsError(`--event ${values.event}: ${error.message}`);
         throw error;
       }
-      return replayParkedOnStage(ops, outputs, { eventPattern: values.event, max }).catch(
-        (error: unknown) => {
-          if (error instanceof ReplayBusyError) throw new OpsError(error.message);
-          throw error;
-        },
+      return replayParkedOnStage(ops, outputs, {
+        eventPattern: values.event,
+        max: positiveMax(values.max),
+      }).catch((error: unknown) => {
+        if (error instanceof ReplayBusyError) throw new OpsError(error.message);
+        throw error;
+      });
+    }
+    case 'redrive-subscription': {
+      if (rest[0] === undefined)
+        throw new OpsError('usage: npm run ops -- redrive-subscription <name> --stage S [--max N]');
+      return redriveSubscription(ops, outputs, {
+        stage: values.stage,
+        name: rest[0],
+        max: positiveMax(values.max),
+      });
+    }
+    case 'rotate-subscription-key': {
+      if (rest[0] === undefined)
+        throw new OpsError(
+          'usage: npm run ops -- rotate-subscription-key <name> --stage S < file-with-the-new-key',
+        );
+      const ssm = ops.ssm ?? new SSMClient({ region });
+      return rotateSubscriptionKey(
+        { ssm, eventBridge: ops.eventBridge },
+        { stage: values.stage, name: rest[0], value: await input(), root: ROOT },
       );
     }
     case 'redrive': {
@@ -130,6 +185,13 @@ export async function main(argv: string[], clients?: DashboardClients): Promise<
     default:
       throw new OpsError(USAGE);
   }
+}
+
+function positiveMax(value: string | undefined): number | undefined {
+  const max = value === undefined ? undefined : Number(value);
+  if (max !== undefined && (!Number.isSafeInteger(max) || max <= 0))
+    throw new OpsError('--max must be a positive integer');
+  return max;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -1,4 +1,5 @@
 import { type Agent, request } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 
 export interface HttpAnswer {
   status: number;
@@ -13,7 +14,10 @@ export interface PostOptions {
   timeoutMs?: number;
 }
 
-/** One HTTP request with node:http (keep-alive through `agent`); network errors reject. */
+/**
+ * One HTTP request with node:http, or node:https for an `https:` URL (a deployed stage's WebhookUrl); keep-alive
+ * through `agent`; network errors reject.
+ */
 export function httpRequest(
   method: string,
   url: string,
@@ -23,7 +27,7 @@ export function httpRequest(
 ): Promise<HttpAnswer> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request(
+    const req = (new URL(url).protocol === 'https:' ? httpsRequest : request)(
       url,
       {
         method,

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { BaseProvider } from '@aws-lambda-powertools/parameters/base';
 import { fromEnv } from '@aws-sdk/credential-provider-env';
 import { Sha256 } from '@smithy/core/checksum';
@@ -10,17 +11,42 @@ export interface SsmParameterProviderConfig {
   /** Defaults to the Lambda environment's credentials. */
   credentials?: () => Promise<{ accessKeyId: string; secretAccessKey: string; sessionToken?: string }>;
   fetch?: typeof fetch;
+  /**
+   * How long one read may take, retries included (default 500 ms: the ingest's 3 s answer budget less the
+   * 2.5 s it keeps for SQS). A throttled or failed attempt is tried again after a random wait while time is left.
+   */
+  budgetMs?: number;
+  /** A number in [0, 1) for the waits' jitter; Math.random by default. */
+  random?: () => number;
+}
+
+/** The first wait between attempts, before jitter, and the longest. */
+const BACKOFF_BASE_MS = 25;
+const BACKOFF_CAP_MS = 200;
+/** An attempt needs at least this long to be worth starting. */
+const MIN_ATTEMPT_MS = 50;
+
+/**
+ * The wait before attempt `attempt + 1`: "full jitter", a random time up to an exponential ceiling, so that
+ * cold starts throttled together do not come back together.
+ */
+export function backoffMs(attempt: number, random: () => number = Math.random): number {
+  return Math.floor(random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)));
 }
 
 /** SSM answered with an error; carries the SSM error type, never the parameter's value. */
 export class ParameterReadError extends Error {
+  /** Whether another attempt may answer differently (a throttle, a server error, no answer). */
+  readonly retryable: boolean;
+
   constructor(
     message: string,
     readonly parameter: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryable?: boolean },
   ) {
     super(message, options);
     this.name = 'ParameterReadError';
+    this.retryable = options?.retryable ?? false;
   }
 }
 
@@ -31,7 +57,9 @@ interface Transport {
 /**
  * Reads SecureString parameters (decrypted) with Powertools Parameters' caching, through one SigV4-signed
  * `GetParameter` call instead of the SSM client: the ingest needs that single operation, and the full
- * client would add about 77 KB (a quarter of the bundle) to every cold start.
+ * client would add about 77 KB (a quarter of the bundle) to every cold start. A burst of cold starts can
+ * exceed Parameter Store's throughput: a throttled, failed or unanswered read is tried again with jittered
+ * waits until `budgetMs` is spent (docs/capacity.md, "Secrets at scale-out").
  *
  * @example
  * const provider = new SsmParameterProvider({ region: 'eu-west-1' });
@@ -60,36 +88,71 @@ function createTransport(config: SsmParameterProviderConfig): Transport {
     credentials: config.credentials ?? fromEnv(),
   });
   const send = config.fetch ?? fetch;
-  return {
-    async getParameter(name) {
-      const body = JSON.stringify({ Name: name, WithDecryption: true });
-      const signed = await signer.sign({
-        method: 'POST',
-        protocol: endpoint.protocol,
-        hostname: endpoint.hostname,
-        ...(endpoint.port !== '' && { port: Number(endpoint.port) }),
-        path: endpoint.pathname,
-        query: {},
-        headers: {
-          host: endpoint.host,
-          'content-type': 'application/x-amz-json-1.1',
-          'x-amz-target': 'AmazonSSM.GetParameter',
-        },
-        body,
-      });
-      const response = await send(endpoint, {
+  const budgetMs = config.budgetMs ?? 500;
+  const random = config.random ?? Math.random;
+
+  async function attempt(name: string, timeoutMs: number): Promise<string | undefined> {
+    const body = JSON.stringify({ Name: name, WithDecryption: true });
+    const signed = await signer.sign({
+      method: 'POST',
+      protocol: endpoint.protocol,
+      hostname: endpoint.hostname,
+      ...(endpoint.port !== '' && { port: Number(endpoint.port) }),
+      path: endpoint.pathname,
+      query: {},
+      headers: {
+        host: endpoint.host,
+        'content-type': 'application/x-amz-json-1.1',
+        'x-amz-target': 'AmazonSSM.GetParameter',
+      },
+      body,
+    });
+    let response: Response;
+    let text: string;
+    try {
+      response = await send(endpoint, {
         method: 'POST',
         headers: signed.headers,
         body,
-        signal: AbortSignal.timeout(2000),
+        signal: AbortSignal.timeout(timeoutMs),
       });
-      const text = await response.text();
-      if (!response.ok) {
-        const type = errorType(text) ?? `HTTP ${response.status}`;
-        throw new ParameterReadError(`GetParameter ${name} failed: ${type}`, name);
+      text = await response.text();
+    } catch (cause) {
+      const reason =
+        (cause as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : 'no answer';
+      throw new ParameterReadError(`GetParameter ${name} failed: ${reason}`, name, {
+        cause,
+        retryable: true,
+      });
+    }
+    if (!response.ok) {
+      const type = errorType(text) ?? `HTTP ${response.status}`;
+      const retryable = response.status >= 500 || /Throttling/.test(type);
+      throw new ParameterReadError(`GetParameter ${name} failed: ${type}`, name, { retryable });
+    }
+    const parsed = JSON.parse(text) as { Parameter?: { Value?: string } };
+    return parsed.Parameter?.Value;
+  }
+
+  return {
+    async getParameter(name) {
+      const deadline = performance.now() + budgetMs;
+      for (let attempts = 1; ; attempts++) {
+        try {
+          return await attempt(name, Math.max(1, Math.round(deadline - performance.now())));
+        } catch (error) {
+          const wait = backoffMs(attempts, random);
+          if (!(error instanceof ParameterReadError) || !error.retryable) throw error;
+          if (deadline - performance.now() - wait < MIN_ATTEMPT_MS) {
+            throw new ParameterReadError(
+              `${error.message} (${attempts} attempt${attempts === 1 ? '' : 's'} within ${budgetMs} ms)`,
+              name,
+              { cause: error },
+            );
+          }
+          await sleep(wait);
+        }
       }
-      const parsed = JSON.parse(text) as { Parameter?: { Value?: string } };
-      return parsed.Parameter?.Value;
     },
   };
 }

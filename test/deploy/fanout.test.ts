@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishEvents, subscriptionResources } from '../../infra/subscriptions.js';
 import { loadSubscriptions } from '../../lib/bus/subscriptions.js';
+import { missingPermissions } from './deployer-policy.js';
 import { packageStack, type Resource, ROOT, STAGE, type Template } from './package.js';
 
 const FILE = 'test/deploy/fanout-subscriptions.yml';
@@ -67,6 +68,12 @@ describe('the event bus', () => {
     expect(template.Outputs.EventBusArn?.Value).toEqual(getAtt('EventBus'));
   });
 
+  it('has a redrive bus beside it, which no function may put events on', () => {
+    expect(resource('RedriveBus', 'AWS::Events::EventBus').Properties).toEqual({ Name: `${PREFIX}-redrive` });
+    expect(template.Outputs.RedriveBusName?.Value).toEqual(ref('RedriveBus'));
+    expect(JSON.stringify(statements())).not.toContain('RedriveBus');
+  });
+
   it('only the four workers may put events, on that bus only', () => {
     const policy = resource('PublishEventsPolicy', 'AWS::IAM::Policy').Properties;
     expect(policy.Roles).toEqual(WORKERS.map((w) => ref(`${w}Role`)));
@@ -102,7 +109,7 @@ describe('each subscription', () => {
   const subscriptions = loadSubscriptions({ root: ROOT, mode: 'aws', env: { SUBSCRIPTIONS_FILE: FILE } });
 
   it.each(subscriptions.map((s) => [s.name, s] as const))(
-    '%s: a rule on the bus with its pattern, retry policy and DLQ',
+    '%s: a rule on the bus with its pattern, retry policy, DLQ and alarms',
     (name, subscription) => {
       const id = `${SUBSCRIPTIONS[name as keyof typeof SUBSCRIPTIONS]}Subscription`;
       const { properties, target } = rule(name as keyof typeof SUBSCRIPTIONS);
@@ -129,6 +136,30 @@ describe('each subscription', () => {
         ComparisonOperator: 'GreaterThanThreshold',
         AlarmActions: [ref('AlertTopic')],
       });
+      // The rule's own failures: given up on (to the DLQ), and not even put in the DLQ (lost).
+      for (const [suffix, metric, alarmName] of [
+        ['FailedInvocationsAlarm', 'FailedInvocations', 'failed-invocations'],
+        ['DeadLetterFailuresAlarm', 'InvocationsFailedToBeSentToDlq', 'dlq-send-failed'],
+      ] as const) {
+        expect(resource(`${id}${suffix}`, 'AWS::CloudWatch::Alarm').Properties).toEqual({
+          AlarmName: `${PREFIX}-${name}-${alarmName}`,
+          AlarmDescription: expect.any(String),
+          Namespace: 'AWS/Events',
+          MetricName: metric,
+          Dimensions: [
+            { Name: 'EventBusName', Value: ref('EventBus') },
+            { Name: 'RuleName', Value: `${PREFIX}-${name}` },
+          ],
+          Statistic: 'Sum',
+          Period: 300,
+          EvaluationPeriods: 1,
+          Threshold: 0,
+          ComparisonOperator: 'GreaterThanThreshold',
+          TreatMissingData: 'notBreaching',
+          AlarmActions: [ref('AlertTopic')],
+          OKActions: [ref('AlertTopic')],
+        });
+      }
       const policy = resource(`${id}QueuePolicy`, 'AWS::SQS::QueuePolicy').Properties as {
         Queues: Array<{ Ref: string }>;
         PolicyDocument: PolicyDocument;
@@ -139,10 +170,43 @@ describe('each subscription', () => {
           Principal: { Service: 'events.amazonaws.com' },
           Action: 'sqs:SendMessage',
           Resource: policy.Queues.map((q: { Ref: string }) => getAtt(q.Ref)),
-          Condition: { ArnEquals: { 'aws:SourceArn': getAtt(`${id}Rule`) } },
+          Condition: { ArnEquals: { 'aws:SourceArn': [getAtt(`${id}Rule`), getAtt(`${id}RedriveRule`)] } },
         },
       ]);
       expect(policy.Queues).toContainEqual(ref(`${id}DeadLetterQueue`));
+      expect(template.Outputs[`${id}DeadLetterQueueUrl`]?.Value).toEqual(ref(`${id}DeadLetterQueue`));
+    },
+  );
+
+  it.each(subscriptions.map((s) => [s.name, s] as const))(
+    '%s: its queues are retained, as every queue of the stack (removal keeps their messages)',
+    (name) => {
+      const id = `${SUBSCRIPTIONS[name as keyof typeof SUBSCRIPTIONS]}Subscription`;
+      const queues = Object.entries(template.Resources).filter(
+        ([logicalId, r]) => r.Type === 'AWS::SQS::Queue' && logicalId.startsWith(id),
+      );
+      expect(queues.length).toBeGreaterThanOrEqual(1);
+      for (const [logicalId, queue] of queues) {
+        expect(queue.DeletionPolicy, logicalId).toBe('Retain');
+        expect(queue.UpdateReplacePolicy, logicalId).toBe('Retain');
+      }
+    },
+  );
+
+  it.each(subscriptions.map((s) => [s.name, s] as const))(
+    '%s: a redrive rule on the redrive bus, for events naming its rule, with the same target',
+    (name) => {
+      const id = `${SUBSCRIPTIONS[name as keyof typeof SUBSCRIPTIONS]}Subscription`;
+      const main = rule(name as keyof typeof SUBSCRIPTIONS).properties;
+      const redrive = resource(`${id}RedriveRule`, 'AWS::Events::Rule').Properties;
+      expect(redrive).toEqual({
+        Name: `${PREFIX}-${name}`,
+        Description: expect.any(String),
+        EventBusName: ref('RedriveBus'),
+        EventPattern: { resources: [getAtt(`${id}Rule`)] },
+        State: 'ENABLED',
+        Targets: main.Targets,
+      });
     },
   );
 
@@ -206,15 +270,18 @@ describe('each subscription', () => {
     expect(template.Outputs.SalesSoldSubscriptionQueueUrl?.Value).toEqual(ref('SalesSoldSubscriptionQueue'));
   });
 
-  it('lambda: the function invoked directly, with a permission for that rule only', () => {
+  it('lambda: the function invoked directly, with a permission for that rule and its redrive rule only', () => {
     const arn = 'arn:aws:lambda:eu-west-1:123456789012:function:contact-cleanup';
     expect(rule('contacts-deleted').target.Arn).toBe(arn);
-    expect(resource('ContactsDeletedSubscriptionPermission', 'AWS::Lambda::Permission').Properties).toEqual({
-      Action: 'lambda:InvokeFunction',
-      FunctionName: arn,
-      Principal: 'events.amazonaws.com',
-      SourceArn: getAtt('ContactsDeletedSubscriptionRule'),
-    });
+    for (const rule of ['Rule', 'RedriveRule']) {
+      const permission = `ContactsDeletedSubscription${rule.replace('Rule', 'Permission')}`;
+      expect(resource(permission, 'AWS::Lambda::Permission').Properties).toEqual({
+        Action: 'lambda:InvokeFunction',
+        FunctionName: arn,
+        Principal: 'events.amazonaws.com',
+        SourceArn: getAtt(`ContactsDeletedSubscription${rule}`),
+      });
+    }
   });
 });
 
@@ -226,5 +293,11 @@ describe('without subscriptions', () => {
     expect(publishEvents([], 'true')).toBe('true');
     const subscriptions = loadSubscriptions({ root: ROOT, mode: 'aws', env: { SUBSCRIPTIONS_FILE: FILE } });
     expect(publishEvents(subscriptions, 'false')).toBe('false');
+  });
+});
+
+describe('the deployer policy (infra/deployer-policy.json)', () => {
+  it('grants every action CloudFormation needs for this template’s resources', () => {
+    expect(missingPermissions(template)).toEqual([]);
   });
 });

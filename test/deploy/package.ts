@@ -51,36 +51,50 @@ export interface PackagedProvider {
 export interface Packaged {
   template: Template;
   provider: PackagedProvider;
+  /** serverless.yml's `custom`, resolved. */
+  custom: Record<string, unknown>;
+  plugins: string[];
 }
 
 /**
- * Runs `osls package` offline (fake credentials, no AWS call) with stage parameters `params` into
- * `dir` (relative to the repository, or absolute), with `env` added to the environment, and returns
- * the generated template and the provider settings it recorded. Slow (bundles four functions): call
- * it in a beforeAll. Runs from several test files wait for each other (the bundles share .esbuild/).
+ * Runs `osls package` offline (fake credentials, no AWS call but an `${ssm:…}` lookup, which `env` can
+ * point at a fake SSM with AWS_ENDPOINT_URL_SSM) for `stage` with stage parameters `params` into `dir`
+ * (relative to the repository, or absolute), with `env` added to the environment, and returns the
+ * generated template and the settings it recorded. Slow (bundles five functions): call it in a
+ * beforeAll. Runs from several test files wait for each other (the bundles share .esbuild/).
  */
 export async function packageStack(
   params: Record<string, string> = {},
   dir = '.serverless',
   env: Record<string, string> = {},
+  stage = STAGE,
 ): Promise<Packaged> {
-  await withPackagingLock(() => runPackage(params, dir, env));
+  await withPackagingLock(() => runPackage(params, dir, env, stage));
   const read = async (file: string): Promise<unknown> =>
     JSON.parse(await readFile(resolve(ROOT, dir, file), 'utf8'));
-  const state = (await read('serverless-state.json')) as { service: { provider: PackagedProvider } };
+  const { service } = (await read('serverless-state.json')) as {
+    service: { provider: PackagedProvider; custom: Record<string, unknown>; plugins: string[] };
+  };
   return {
     template: (await read('cloudformation-template-update-stack.json')) as Template,
-    provider: state.service.provider,
+    provider: service.provider,
+    custom: service.custom,
+    plugins: service.plugins,
   };
 }
 
-async function runPackage(params: Record<string, string>, dir: string, env: Record<string, string>) {
+async function runPackage(
+  params: Record<string, string>,
+  dir: string,
+  env: Record<string, string>,
+  stage: string,
+) {
   await promisify(execFile)(
     join(ROOT, 'node_modules', '.bin', 'osls'),
     [
       'package',
       '--stage',
-      STAGE,
+      stage,
       '--region',
       REGION,
       '--package',
@@ -129,6 +143,11 @@ async function withPackagingLock<T>(run: () => Promise<T>): Promise<T> {
 /** The packaged bundle of a function (kept by serverless-esbuild after `osls package`). */
 export function bundlePath(key: FunctionKey): string {
   return join(ROOT, '.esbuild', '.build', `${ENTRIES[key]}.mjs`);
+}
+
+/** The zip of a function as last packaged (serverless-esbuild zips in .esbuild/.serverless, then osls moves a copy). */
+export function zipPath(key: FunctionKey): string {
+  return join(ROOT, '.esbuild', '.serverless', `${key}.zip`);
 }
 
 export async function bundleSize(key: FunctionKey): Promise<number> {

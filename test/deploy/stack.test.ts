@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { AUTHENTICATION_FAILURES } from '../../infra/alarms.js';
 import {
   EVENT_ID_INDEX,
   loadAccessLogFormat,
@@ -8,13 +10,16 @@ import {
   SERVICE,
   TABLE_KEYS,
 } from '../../infra/definitions.js';
+import { ASSUMPTIONS } from '../../scripts/cost.js';
 import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../tools/samples.js';
 import { IMPORT_ENV } from '../bench/bundles.js';
 import { outputs } from '../support/stack-outputs.js';
+import { missingPermissions } from './deployer-policy.js';
 import {
   bundleCode,
   bundlePath,
   bundleSize,
+  ENTRIES,
   FUNCTIONS,
   type FunctionKey,
   type PackagedProvider,
@@ -22,6 +27,7 @@ import {
   type Resource,
   STAGE,
   type Template,
+  zipPath,
 } from './package.js';
 
 const PREFIX = `${SERVICE}-${STAGE}`;
@@ -33,11 +39,13 @@ const pascal = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
 let template: Template;
 /** The provider settings osls recorded for `deploy` (the default stack). */
 let provider: PackagedProvider;
+/** serverless.yml's `custom`, resolved for the default stack. */
+let custom: Record<string, unknown>;
 /** The same stack with `--param=ingestFunctionUrl=true`. */
 let withFunctionUrl: Template;
 
 beforeAll(async () => {
-  ({ template, provider } = await packageStack());
+  ({ template, provider, custom } = await packageStack());
   ({ template: withFunctionUrl } = await packageStack({ ingestFunctionUrl: 'true' }, '.serverless-url'));
 }, 600_000);
 
@@ -81,7 +89,7 @@ describe('functions', () => {
           { Key: 'stage', Value: STAGE },
         ]),
       );
-      expect(Properties).not.toHaveProperty('ReservedConcurrentExecutions');
+      if (key !== 'ingest') expect(Properties).not.toHaveProperty('ReservedConcurrentExecutions');
     }
     expect(template.Resources).not.toHaveProperty('IamRoleLambdaExecution');
   });
@@ -97,12 +105,28 @@ describe('functions', () => {
     }
   });
 
-  it('ingest answers within a few seconds and has no concurrency cap', () => {
+  it('ingest answers within a few seconds', () => {
     const { Properties } = fn('ingest');
     expect(Properties.Timeout).toBeGreaterThanOrEqual(3);
     expect(Properties.Timeout).toBeLessThanOrEqual(10);
-    expect(Properties).not.toHaveProperty('ReservedConcurrentExecutions');
     expect(Properties).not.toHaveProperty('ProvisionedConcurrencyConfig');
+  });
+
+  it('ingest: reserved concurrency (ingestReservedConcurrency), under a route throttle above what it serves', () => {
+    const reserved = fn('ingest').Properties.ReservedConcurrentExecutions as number;
+    expect(reserved).toBe(20);
+    const throttle = resource('HttpApiStage', 'AWS::ApiGatewayV2::Stage').Properties.DefaultRouteSettings as {
+      ThrottlingRateLimit: number;
+      ThrottlingBurstLimit: number;
+    };
+    expect(throttle).toEqual({ ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 1000 });
+    // docs/capacity.md: `reserved` executions of ASSUMPTIONS.ingestMs each serve reserved × 1000 / ms per second;
+    // the throttle must never turn away what they could serve, and its burst must cover them all at once.
+    expect(throttle.ThrottlingRateLimit).toBeGreaterThan((reserved * 1000) / ASSUMPTIONS.ingestMs);
+    expect(throttle.ThrottlingBurstLimit).toBeGreaterThan(reserved);
+    // API Gateway's account-wide limits per region: 10,000 requests per second, a burst of 5,000.
+    expect(throttle.ThrottlingRateLimit).toBeLessThanOrEqual(10_000);
+    expect(throttle.ThrottlingBurstLimit).toBeLessThanOrEqual(5_000);
   });
 
   it('ingest gets its queues, the name of its secrets parameter, and never a secret', () => {
@@ -322,7 +346,7 @@ describe('tables', () => {
   });
 
   it.each(TABLE_KEYS)(
-    '%s: on demand, fixed keys, point-in-time recovery, deletion protection on prod',
+    '%s: on demand, fixed keys, point-in-time recovery, deletion protection on production stages',
     (key) => {
       const table = resource(`${pascal(key)}Table`, 'AWS::DynamoDB::Table').Properties;
       expect(table).toMatchObject({
@@ -330,7 +354,7 @@ describe('tables', () => {
         BillingMode: 'PAY_PER_REQUEST',
         KeySchema: keys[key],
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-        DeletionProtectionEnabled: { 'Fn::If': ['IsProd', true, false] },
+        DeletionProtectionEnabled: { 'Fn::If': ['IsProduction', true, false] },
       });
       expect(table).not.toHaveProperty('ProvisionedThroughput');
     },
@@ -350,8 +374,11 @@ describe('tables', () => {
     expect(resource('WebhooksTable').Properties).not.toHaveProperty('GlobalSecondaryIndexes');
   });
 
-  it('deletion protection is bound to the stage being prod', () => {
-    expect(template.Conditions?.IsProd).toEqual({ 'Fn::Equals': [STAGE, 'prod'] });
+  it('a stage that is not production: no deletion or termination protection, INFO logging, 30-day logs', () => {
+    expect(template.Conditions?.IsProduction).toEqual({ 'Fn::Equals': ['false', 'true'] });
+    expect(custom.terminationProtection).toBe(false);
+    expect(custom.logLevel).toBe('INFO');
+    expect(resource('IngestLogGroup').Properties.RetentionInDays).toBe(30);
   });
 
   it('events expire through the TTL attribute expiresAt; the other tables have no TTL', () => {
@@ -551,12 +578,114 @@ describe('alarms and alerts', () => {
     },
   );
 
-  it('a webhook entering TooManyErrors, and rejected deliveries, from the receiver’s own metrics', () => {
-    for (const metric of ['WebhookTooManyErrors', 'Rejected']) {
-      const found = alarmOn(metric, { Name: 'service', Value: SERVICE });
-      expect(found, metric).toHaveLength(1);
-      expect(found[0]).toMatchObject({ Namespace: 'CrmWebhookReceiver', Statistic: 'Sum', Threshold: 0 });
+  it('a webhook entering TooManyErrors, from the receiver’s own metrics', () => {
+    const found = alarmOn('WebhookTooManyErrors', { Name: 'service', Value: SERVICE });
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ Namespace: 'CrmWebhookReceiver', Statistic: 'Sum', Threshold: 0 });
+  });
+
+  it('failed authentications above a threshold, not every rejection (scanners’ 405s and 400s do not count)', () => {
+    expect(alarms().filter((a) => a.MetricName === 'Rejected')).toEqual([]);
+    const alarm = resource('IngestSignatureFailuresAlarm', 'AWS::CloudWatch::Alarm').Properties;
+    expect(alarm).toMatchObject({
+      AlarmName: `${PREFIX}-ingest-signature-failures`,
+      EvaluationPeriods: 1,
+      Threshold: 5,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    type Query = {
+      Id: string;
+      Expression?: string;
+      ReturnData: boolean;
+      MetricStat?: Record<string, unknown>;
+    };
+    const [sum, ...series] = alarm.Metrics as Query[];
+    expect(sum).toMatchObject({
+      ReturnData: true,
+      Expression: expect.stringMatching(/^SUM\(\[FILL\(r0, 0\)/),
+    });
+    expect(series.map((query) => query.MetricStat)).toEqual(
+      AUTHENTICATION_FAILURES.map((reason) => ({
+        Metric: {
+          Namespace: 'CrmWebhookReceiver',
+          MetricName: 'RejectedByReason',
+          Dimensions: [
+            { Name: 'service', Value: SERVICE },
+            { Name: 'reason', Value: reason },
+          ],
+        },
+        Period: 900,
+        Stat: 'Sum',
+      })),
+    );
+    for (const [i, query] of series.entries()) {
+      expect(query).toMatchObject({ Id: `r${i}`, ReturnData: false });
+      expect(sum?.Expression).toContain(`FILL(r${i}, 0)`);
     }
+  });
+
+  it.each(FUNCTIONS)('%s: Lambda errors and throttles', (key) => {
+    for (const metric of ['Errors', 'Throttles']) {
+      const found = alarmOn(metric, { Name: 'FunctionName', Value: ref(`${pascal(key)}LambdaFunction`) });
+      expect(found, metric).toHaveLength(1);
+      expect(found[0]).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        Statistic: 'Sum',
+        Threshold: 0,
+        Period: 300,
+      });
+    }
+  });
+
+  it('Lambda errors and throttles of every function, and of nothing else', () => {
+    for (const metric of ['Errors', 'Throttles']) {
+      const named = alarms()
+        .filter((a) => a.Namespace === 'AWS/Lambda' && a.MetricName === metric)
+        .map((a) => JSON.stringify(a.Dimensions));
+      expect(named.sort()).toEqual(
+        ofType('AWS::Lambda::Function')
+          .map(([id]) => JSON.stringify([{ Name: 'FunctionName', Value: ref(id) }]))
+          .sort(),
+      );
+    }
+  });
+
+  it.each(TABLE_KEYS)('%s table: DynamoDB read and write throttles (its indexes’ too)', (key) => {
+    const alarm = resource(`${pascal(key)}TableThrottlesAlarm`, 'AWS::CloudWatch::Alarm').Properties;
+    expect(alarm).toMatchObject({ AlarmName: `${PREFIX}-${key}-table-throttles`, Threshold: 0 });
+    type Query = {
+      Expression?: string;
+      MetricStat?: { Metric: { MetricName: string; Dimensions: unknown[] } };
+    };
+    const [sum, ...series] = alarm.Metrics as Query[];
+    const indexes = (resource(`${pascal(key)}Table`).Properties.GlobalSecondaryIndexes ?? []) as Array<{
+      IndexName: string;
+    }>;
+    expect(series.map((query) => query.MetricStat?.Metric)).toEqual([
+      {
+        Namespace: 'AWS/DynamoDB',
+        MetricName: 'ReadThrottleEvents',
+        Dimensions: [{ Name: 'TableName', Value: ref(`${pascal(key)}Table`) }],
+      },
+      {
+        Namespace: 'AWS/DynamoDB',
+        MetricName: 'WriteThrottleEvents',
+        Dimensions: [{ Name: 'TableName', Value: ref(`${pascal(key)}Table`) }],
+      },
+      ...indexes.map((index) => ({
+        Namespace: 'AWS/DynamoDB',
+        MetricName: 'WriteThrottleEvents',
+        Dimensions: [
+          { Name: 'TableName', Value: ref(`${pascal(key)}Table`) },
+          { Name: 'GlobalSecondaryIndexName', Value: index.IndexName },
+        ],
+      })),
+    ]);
+    expect(sum?.Expression).toBe(`SUM([${series.map((_, i) => `FILL(t${i}, 0)`).join(', ')}])`);
+  });
+
+  it('no heartbeat unless heartbeatHours is set', () => {
+    expect(template.Resources).not.toHaveProperty('IngestHeartbeatAlarm');
   });
 });
 
@@ -642,6 +771,14 @@ describe('bundles', () => {
     const size = await bundleSize(key);
     expect(size).toBeGreaterThan(10_000);
     expect(size).toBeLessThanOrEqual(BUNDLE_BUDGET_BYTES);
+  });
+
+  it.each(FUNCTIONS)('%s: the zip holds the bundle alone, no source map', async (key) => {
+    // Entry names are stored as plain text in a zip (local headers and central directory).
+    const zip = await readFile(zipPath(key));
+    expect(zip.includes(`${ENTRIES[key]}.mjs`)).toBe(true);
+    expect(zip.includes('.map')).toBe(false);
+    expect(zip.length).toBeLessThan(BUNDLE_BUDGET_BYTES);
   });
 
   it('the AWS SDK is bundled, with the environment as the only credential source', async () => {
@@ -736,5 +873,11 @@ describe('ingest function URL (ingestFunctionUrl parameter)', () => {
         .filter((id) => !/^IngestLambda(FunctionUrl|PermissionFn(Url)?)$/.test(id))
         .sort();
     expect(others(withFunctionUrl)).toEqual(others(template));
+  });
+});
+
+describe('the deployer policy (infra/deployer-policy.json)', () => {
+  it('grants every action CloudFormation needs for this template’s resources', () => {
+    expect(missingPermissions(template)).toEqual([]);
   });
 });

@@ -201,4 +201,39 @@ describe('functions/ingest with WEBHOOK_SECRETS_PARAMETER', () => {
       await ssm.close();
     }
   });
+
+  it('a cold start whose secrets read is throttled twice answers 200, not 503', async () => {
+    const { startFakeSsm } = await import('../support/fake-ssm.js');
+    const ssm = await startFakeSsm();
+    try {
+      ssm.parameters.set('/crm/test/webhook-secrets', JSON.stringify({ CustA: ['from-ssm'] }));
+      ssm.faults.push(
+        { type: 'ThrottlingException', status: 400 },
+        { type: 'ThrottlingException', status: 400 },
+      );
+      sqs.reset();
+      sqs.on(SendMessageCommand).resolves({});
+      for (const [name, value] of Object.entries(URLS)) vi.stubEnv(name, value);
+      vi.stubEnv('WEBHOOK_SECRET', '');
+      vi.stubEnv('WEBHOOK_SECRETS_PARAMETER', '/crm/test/webhook-secrets');
+      vi.stubEnv('AWS_ENDPOINT_URL_SSM', ssm.endpoint);
+      vi.stubEnv('AWS_REGION', 'eu-west-1');
+      vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKID');
+      vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret');
+      vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+      vi.resetModules();
+      const { handler } = await import('../../functions/ingest.js');
+      const delivery = buildSampleDelivery(buildSampleBody('contact.changed', { context: 'CustA' }), {
+        secret: 'from-ssm',
+      });
+
+      const result = await handler(httpEvent(delivery.headers, delivery.body));
+
+      expect(result.statusCode).toBe(200);
+      expect(ssm.requests).toHaveLength(3);
+      expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(1);
+    } finally {
+      await ssm.close();
+    }
+  });
 });

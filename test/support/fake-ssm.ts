@@ -5,6 +5,10 @@ export interface FakeSsm {
   endpoint: string;
   requests: Array<{ headers: IncomingHttpHeaders; body: string }>;
   parameters: Map<string, string>;
+  /** The Type of a parameter, when not SecureString (`String`, `StringList`). */
+  types: Map<string, string>;
+  /** Errors to answer the next requests with, in order (`ThrottlingException` as SSM sends it: HTTP 400). */
+  faults: Array<{ type: string; status: number }>;
   close(): Promise<void>;
 }
 
@@ -12,6 +16,8 @@ export interface FakeSsm {
 export async function startFakeSsm(): Promise<FakeSsm> {
   const requests: FakeSsm['requests'] = [];
   const parameters = new Map<string, string>();
+  const types = new Map<string, string>();
+  const faults: FakeSsm['faults'] = [];
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => {
@@ -19,15 +25,25 @@ export async function startFakeSsm(): Promise<FakeSsm> {
     });
     req.on('end', () => {
       requests.push({ headers: req.headers, body });
+      const fault = faults.shift();
+      res.setHeader('content-type', 'application/x-amz-json-1.1');
+      if (fault !== undefined) {
+        res.statusCode = fault.status;
+        res.end(JSON.stringify({ __type: `com.amazonaws.ssm#${fault.type}`, message: 'Rate exceeded' }));
+        return;
+      }
       const { Name } = JSON.parse(body) as { Name: string };
       const value = parameters.get(Name);
-      res.setHeader('content-type', 'application/x-amz-json-1.1');
       if (value === undefined) {
         res.statusCode = 400;
         res.end(JSON.stringify({ __type: 'com.amazonaws.ssm#ParameterNotFound', message: 'not found' }));
         return;
       }
-      res.end(JSON.stringify({ Parameter: { Name, Type: 'SecureString', Value: value, Version: 1 } }));
+      res.end(
+        JSON.stringify({
+          Parameter: { Name, Type: types.get(Name) ?? 'SecureString', Value: value, Version: 1 },
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -36,6 +52,8 @@ export async function startFakeSsm(): Promise<FakeSsm> {
     endpoint: `http://127.0.0.1:${port}/`,
     requests,
     parameters,
+    types,
+    faults,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -1,0 +1,188 @@
+/**
+ * The alarms that come one per function, per table or per setting, merged into serverless.yml's
+ * `resources` through infra/alarms.cjs (infra/alarms.yml holds the rest: queues, 5xx, TooManyErrors).
+ * Every alarm notifies the alert topic, whose key admits only alarms named `<service>-<stage>-*`.
+ *
+ * - deliveries failing authentication (RejectedByReason for the ingest's 401 reasons) above a threshold,
+ *   so that scanners (405s, bodies without the event headers) do not keep an alarm firing;
+ * - Lambda Errors and Throttles of every function of serverless.yml;
+ * - DynamoDB read and write throttles of every table (and of its indexes);
+ * - optionally, a heartbeat: no delivery accepted for `heartbeatHours` hours.
+ */
+import { readFileSync } from 'node:fs';
+import { load } from 'js-yaml';
+import * as z from 'zod';
+import { loadDefinitions } from './definitions.js';
+
+type Template = Record<string, unknown>;
+
+export interface AlarmSettings {
+  service: string;
+  stage: string;
+  /** `signatureFailureThreshold`: failed authentications in 15 minutes that raise the alarm. */
+  signatureFailureThreshold: string;
+  /** `heartbeatHours`: "" for no heartbeat, else whole hours from 1 to 24. */
+  heartbeatHours: string;
+}
+
+/**
+ * The RejectedByReason reasons of a 401 in lib/ingest/pipeline.ts: a wrong, rotated or missing secret, an
+ * unsigned event for a context that has one, a state event without the receiver's token.
+ */
+export const AUTHENTICATION_FAILURES = [
+  'signature-missing',
+  'signature-invalid',
+  'signature-wrong-context',
+  'no-secret-configured',
+  'state-token-invalid',
+] as const;
+
+const NAMESPACE = 'CrmWebhookReceiver';
+const ServerlessSchema = z.object({ functions: z.record(z.string(), z.unknown()) });
+const DEFAULT_SERVERLESS = new URL('../serverless.yml', import.meta.url);
+
+/** The functions of serverless.yml, by key (`contactWorker`). */
+export function functionKeys(serverlessPath: string | URL = DEFAULT_SERVERLESS): string[] {
+  return Object.keys(ServerlessSchema.parse(load(readFileSync(serverlessPath, 'utf8'))).functions);
+}
+
+/** `Resources` of the generated alarms. */
+export function alarmResources(settings: AlarmSettings): { Resources: Template } {
+  const prefix = `${settings.service}-${settings.stage}`;
+  const threshold = positiveInteger('signatureFailureThreshold', settings.signatureFailureThreshold);
+  const Resources: Template = {
+    IngestSignatureFailuresAlarm: alarm({
+      AlarmName: `${prefix}-ingest-signature-failures`,
+      AlarmDescription:
+        `More than ${threshold} deliveries in 15 minutes failed authentication (a wrong or rotated secret, a ` +
+        'context without one, a state event without the token); RejectedByReason says which.',
+      Metrics: [
+        {
+          Id: 'failures',
+          Label: 'deliveries failing authentication',
+          Expression: `SUM([${AUTHENTICATION_FAILURES.map((_, i) => `FILL(r${i}, 0)`).join(', ')}])`,
+          ReturnData: true,
+        },
+        ...AUTHENTICATION_FAILURES.map((reason, i) => ({
+          Id: `r${i}`,
+          ReturnData: false,
+          MetricStat: {
+            Metric: {
+              Namespace: NAMESPACE,
+              MetricName: 'RejectedByReason',
+              Dimensions: [
+                { Name: 'service', Value: settings.service },
+                { Name: 'reason', Value: reason },
+              ],
+            },
+            Period: 900,
+            Stat: 'Sum',
+          },
+        })),
+      ],
+      EvaluationPeriods: 1,
+      Threshold: threshold,
+    }),
+  };
+  for (const key of functionKeys()) {
+    const logicalId = `${pascal(key)}LambdaFunction`;
+    const name = kebab(key);
+    const dimensions = [{ Name: 'FunctionName', Value: { Ref: logicalId } }];
+    Resources[`${pascal(key)}ErrorsAlarm`] = alarm({
+      AlarmName: `${prefix}-${name}-errors`,
+      AlarmDescription: `The ${name} function failed (an exception out of the handler, a timeout, out of memory); see its log group.`,
+      ...metric('AWS/Lambda', 'Errors', dimensions, 300),
+    });
+    Resources[`${pascal(key)}ThrottlesAlarm`] = alarm({
+      AlarmName: `${prefix}-${name}-throttles`,
+      AlarmDescription: `Lambda throttled the ${name} function (its reserved concurrency, or the account's, was used up; docs/capacity.md).`,
+      ...metric('AWS/Lambda', 'Throttles', dimensions, 300),
+    });
+  }
+  for (const table of loadDefinitions({ stage: settings.stage, service: settings.service }).tables) {
+    const indexes = table.createTableInput.GlobalSecondaryIndexes ?? [];
+    const series = [
+      ...['ReadThrottleEvents', 'WriteThrottleEvents'].map((MetricName) => ({
+        MetricName,
+        index: undefined,
+      })),
+      ...indexes.map((index) => ({ MetricName: 'WriteThrottleEvents', index: index.IndexName })),
+    ];
+    Resources[`${table.logicalId}ThrottlesAlarm`] = alarm({
+      AlarmName: `${prefix}-${table.key}-table-throttles`,
+      AlarmDescription: `DynamoDB throttled reads or writes of the ${table.key} table${indexes.length > 0 ? ' or its indexes' : ''} (the workers retry; a lasting throttle fills the queues).`,
+      Metrics: [
+        {
+          Id: 'throttles',
+          Label: 'throttle events',
+          Expression: `SUM([${series.map((_, i) => `FILL(t${i}, 0)`).join(', ')}])`,
+          ReturnData: true,
+        },
+        ...series.map(({ MetricName, index }, i) => ({
+          Id: `t${i}`,
+          ReturnData: false,
+          MetricStat: {
+            Metric: {
+              Namespace: 'AWS/DynamoDB',
+              MetricName,
+              Dimensions: [
+                { Name: 'TableName', Value: { Ref: table.logicalId } },
+                ...(index === undefined ? [] : [{ Name: 'GlobalSecondaryIndexName', Value: index }]),
+              ],
+            },
+            Period: 300,
+            Stat: 'Sum',
+          },
+        })),
+      ],
+      EvaluationPeriods: 1,
+      Threshold: 0,
+    });
+  }
+  const heartbeatHours = settings.heartbeatHours.trim();
+  if (heartbeatHours !== '') {
+    const hours = positiveInteger('heartbeatHours', heartbeatHours);
+    if (hours > 24)
+      throw new Error(`serverless.yml: the stage param heartbeatHours must be from 1 to 24 (hours), or ""`);
+    Resources.IngestHeartbeatAlarm = alarm({
+      AlarmName: `${prefix}-ingest-heartbeat`,
+      AlarmDescription: `No delivery was accepted for ${hours} hours: is the webhook still Active in the CRM, and registered with this URL?`,
+      ...metric(NAMESPACE, 'Accepted', [{ Name: 'service', Value: settings.service }], 3600),
+      EvaluationPeriods: hours,
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      // No data is the point: no delivery, no metric.
+      TreatMissingData: 'breaching',
+    });
+  }
+  return { Resources };
+}
+
+function alarm(properties: Template): Template {
+  return {
+    Type: 'AWS::CloudWatch::Alarm',
+    Properties: {
+      ComparisonOperator: 'GreaterThanThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: 'AlertTopic' }],
+      OKActions: [{ Ref: 'AlertTopic' }],
+      ...properties,
+    },
+  };
+}
+
+function metric(Namespace: string, MetricName: string, Dimensions: unknown[], Period: number): Template {
+  return { Namespace, MetricName, Dimensions, Statistic: 'Sum', Period, EvaluationPeriods: 1, Threshold: 0 };
+}
+
+function positiveInteger(param: string, value: string): number {
+  const number = Number(value);
+  if (!Number.isSafeInteger(number) || number <= 0)
+    throw new Error(
+      `serverless.yml: the stage param ${param} must be a positive whole number, not "${value}"`,
+    );
+  return number;
+}
+
+const pascal = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
+const kebab = (key: string) => key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);

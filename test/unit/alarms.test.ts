@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AUTHENTICATION_FAILURES, alarmResources } from '../../infra/alarms.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const settings = {
+  service: 'crm-webhook-receiver',
+  stage: 'dev',
+  signatureFailureThreshold: '5',
+  heartbeatHours: '',
+};
+
+describe('infra/alarms.ts', () => {
+  it('the failed-authentication alarm counts every reason the ingest answers 401 for, and no other', () => {
+    const pipeline = readFileSync(join(ROOT, 'lib', 'ingest', 'pipeline.ts'), 'utf8');
+    const unauthorized = [...pipeline.matchAll(/reject\(\s*[\w.]+,\s*401,\s*'([a-z-]+)'/g)].map((m) => m[1]);
+    expect(new Set(unauthorized)).toEqual(new Set(AUTHENTICATION_FAILURES));
+  });
+
+  it.each([
+    [
+      { signatureFailureThreshold: '0' },
+      'the stage param signatureFailureThreshold must be a positive whole number, not "0"',
+    ],
+    [
+      { signatureFailureThreshold: 'five' },
+      'the stage param signatureFailureThreshold must be a positive whole number, not "five"',
+    ],
+    [{ heartbeatHours: '1.5' }, 'the stage param heartbeatHours must be a positive whole number, not "1.5"'],
+    [{ heartbeatHours: '25' }, 'the stage param heartbeatHours must be from 1 to 24 (hours), or ""'],
+  ])('refuses %o in one line naming the param', (override, message) => {
+    expect(() => alarmResources({ ...settings, ...override })).toThrow(`serverless.yml: ${message}`);
+  });
+});
