@@ -45,6 +45,9 @@ export const DROPPED_WHEN_TRUNCATED = [
 
 export type DroppedPart = (typeof DROPPED_WHEN_TRUNCATED)[number];
 
+/** What a truncated entry adds; a delivered top-level field of these names never reaches the bus. */
+const TRUNCATION_MARKS = ['truncated', 'dropped'] as const;
+
 /** The envelope's fields: strings and safe integers, written by value in a truncated entry. */
 const ENVELOPE_FIELDS: ReadonlySet<string> = new Set([...Object.keys(EnvelopeSchema.shape), 'Entity']);
 
@@ -114,13 +117,16 @@ export function webhookSnapshot(
  * it fits, with `truncated: true` and `dropped` naming them; the envelope's fields it keeps are then
  * written by value (the same strings and integers, without whatever padding the sender's text had).
  * Still over without all of them, it throws {@link EntryTooLargeError}. A delivered top-level field
- * named like one of the added ones (`seq`, `row`, `dropped`, …) is replaced by it.
+ * named like one of the added ones (`seq`, `row`, …) is replaced by it; one named `truncated` or
+ * `dropped` is left out of every entry, truncated or not.
  *
  * @example
  * buildEntry({ body, seq, outcome: 'applied', echo: false, row: rowSnapshot(row) }, bookkeepingFilter(DEFAULT_BOOKKEEPING_FIELDS))
  */
 export function buildEntry(event: AppliedEvent, isBookkeeping: FieldFilter): BusEntry {
   const delivered = objectMembers(event.body);
+  // The receiver's marks only: a delivered `truncated: true` would tell consumers a whole entry was cut.
+  for (const mark of TRUNCATION_MARKS) delivered.delete(mark);
   const detailType = String(parseMember(delivered, 'Event'));
   const changes = parseMember(delivered, 'Changes');
   const added: Added = {

@@ -32,11 +32,13 @@ const HolderSchema = z.object({ since: z.optional(z.string()), expiresAt: z.opti
 
 /**
  * One replay of the parked queue at a time, by a conditional write in the stage's webhooks table:
- * PutItem succeeds only where no lease exists or the last one ran out (a crashed run's), UpdateItem
+ * PutItem succeeds only where no lease exists, the last one ran out (a crashed run's) or it ends
+ * more than two leases from now (written by a clock over a lease ahead: without this, a run killed on
+ * a machine a day ahead would keep every other out for a day), UpdateItem
  * renews it only for the run that holds it, DeleteItem releases it only for that run. DynamoDB's
  * conditional writes are atomic, so two runs (the dashboard and `ops replay-parked`, on two
- * machines) cannot both hold it; clocks that disagree by more than the lease could let a second run
- * in early, which costs work, never messages (lib/ingest/replay-parked.ts stays correct beside another run).
+ * machines) cannot both hold it; clocks that disagree by more than the lease (either way) could let a
+ * second run in early, which costs work, never messages (lib/ingest/replay-parked.ts stays correct beside another run).
  */
 export function createDynamoReplayLock(config: DynamoReplayLockConfig): ReplayLock {
   const { client, table } = config;
@@ -61,8 +63,10 @@ export function createDynamoReplayLock(config: DynamoReplayLockConfig): ReplayLo
           new PutCommand({
             TableName: table,
             Item: { ...replayLockKey, owner, since: new Date(at).toISOString(), expiresAt: at + leaseMs },
-            ConditionExpression: 'attribute_not_exists(sk) OR expiresAt < :now',
-            ExpressionAttributeValues: { ':now': at },
+            // A lease ending more than two leases from now was written by a clock over a lease ahead of
+            // this one (within a lease, a clock behind this one must still see a fresh lease as held).
+            ConditionExpression: 'attribute_not_exists(sk) OR expiresAt < :now OR expiresAt > :latest',
+            ExpressionAttributeValues: { ':now': at, ':latest': at + 2 * leaseMs },
           }),
         ),
       );

@@ -147,7 +147,7 @@ describe('npm run ops', () => {
     expect(dynamo.commandCalls(PutCommand)[0]!.args[0].input).toMatchObject({
       TableName: 'crm-webhook-receiver-test-webhooks',
       Item: replayLockKey,
-      ConditionExpression: 'attribute_not_exists(sk) OR expiresAt < :now',
+      ConditionExpression: 'attribute_not_exists(sk) OR expiresAt < :now OR expiresAt > :latest',
     });
     expect(sqs.commandCalls(ReceiveMessageCommand)).toHaveLength(0);
   });

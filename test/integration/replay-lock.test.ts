@@ -66,6 +66,27 @@ describe('the replay lock', () => {
     await next.release();
   });
 
+  it('left by a crashed run whose clock ran ahead, keeps the next run out for two leases at most, not until that clock’s time', async () => {
+    const start = Date.now();
+    const ahead = lock(() => start + 24 * 3_600_000); // a day ahead, then killed
+    await ahead.acquire();
+
+    const next = lock(() => start + 1_000);
+    await next.acquire();
+    await expect(ahead.renew()).rejects.toBeInstanceOf(ReplayBusyError);
+    await next.release();
+  });
+
+  it('keeps out a run whose clock is behind by less than a lease, however fresh the lease', async () => {
+    const start = Date.now();
+    const holder = lock(() => start);
+    await holder.acquire();
+
+    await expect(lock(() => start - 1).acquire()).rejects.toBeInstanceOf(ReplayBusyError);
+    await expect(lock(() => start - 59_000).acquire()).rejects.toBeInstanceOf(ReplayBusyError);
+    await holder.release();
+  });
+
   it('a second replay while one runs receives nothing, and POST /parked/replay answers 409 saying why', async () => {
     const [eventId] = await queues.park([
       buildSampleBody('person.created', { context: 'CustL', primaryKey: 1 }),

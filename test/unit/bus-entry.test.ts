@@ -138,6 +138,16 @@ describe('buildEntry', () => {
     expect(entrySize(entry)).toBeLessThanOrEqual(MAX_ENTRY_BYTES);
   });
 
+  it('never publishes a delivered truncated or dropped: an entry that fits is not marked truncated', () => {
+    const forged = changedBody(['a'], '"truncated":true,"dropped":["Changes"]');
+
+    const detail = JSON.parse(buildEntry(applied(forged), defaults).Detail);
+
+    expect(detail).not.toHaveProperty('truncated');
+    expect(detail).not.toHaveProperty('dropped');
+    expect(detail.Changes).toEqual(['a']);
+  });
+
   it('publishes an entry of exactly 256 KB whole', () => {
     const small = buildEntry(applied(changedBody(['a'], '"Pad":""')), defaults);
     const pad = 'x'.repeat(MAX_ENTRY_BYTES - entrySize(small));
