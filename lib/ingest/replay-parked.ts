@@ -12,7 +12,9 @@ export interface ReceivedParked extends ParkedMessage {
 
 /** The parked queue, as the replay uses it (lib/queue/sqs-parked.ts for SQS). */
 export interface ParkedSource {
-  /** Up to `max` messages, hidden from other readers for the rest of the run. */
+  /** How long a received message stays hidden from other readers (the visibility timeout). */
+  readonly hiddenForMs: number;
+  /** Up to `max` messages, hidden from other readers for {@link hiddenForMs}. */
   receive(max: number): Promise<ReceivedParked[]>;
   remove(message: ReceivedParked): Promise<void>;
   /** Visible again at once. */
@@ -46,6 +48,11 @@ export interface ReplayReport {
   kept: number;
   /** Today's reasons of the kept ones, with their counts. */
   keptBy: Record<string, number>;
+  /**
+   * False when the run stopped at its time budget (half of {@link ParkedSource.hiddenForMs}) with
+   * messages perhaps left: run it again to go on.
+   */
+  complete: boolean;
 }
 
 /**
@@ -60,13 +67,19 @@ export interface ReplayReport {
  * beside it (another replay, a crash half-way), no message is removed without its successor queued;
  * the worst is a duplicate, which the EventId and the history absorb. The run's own copies are held
  * until it ends, then made visible again. The filter is checked before anything is received.
+ *
+ * A run stops receiving after half the time a received message stays hidden (`complete: false`): a
+ * held copy must never become visible while the run goes on, or it would be received again and spend
+ * its receives towards the parked queue's DLQ (5).
  */
 export async function replayParked(options: ReplayOptions): Promise<ReplayReport> {
   const { source, sender, policy, lock } = options;
   const max = options.max ?? Number.POSITIVE_INFINITY;
   const matches = replayEventMatcher(options.eventPattern);
-  const replayedAt = (options.now ?? (() => new Date()))();
-  const report: ReplayReport = { replayed: 0, kept: 0, keptBy: {} };
+  const now = options.now ?? (() => new Date());
+  const replayedAt = now();
+  const stopAt = replayedAt.getTime() + source.hiddenForMs / 2;
+  const report: ReplayReport = { replayed: 0, kept: 0, keptBy: {}, complete: true };
   const decided = () => report.replayed + report.kept;
   /** Deduplication ids of the copies this run parked; the messages whose successor it queued. */
   const copies = new Set<string>();
@@ -95,6 +108,10 @@ export async function replayParked(options: ReplayOptions): Promise<ReplayReport
   await lock?.acquire();
   try {
     while (decided() < max) {
+      if (now().getTime() >= stopAt) {
+        report.complete = false;
+        break;
+      }
       await lock?.renew();
       inHand = await source.receive(Math.min(10, max - decided()));
       if (inHand.length === 0) break;

@@ -9,7 +9,7 @@ import type { ParkedSource, ReceivedParked } from '../ingest/replay-parked.js';
 export interface SqsParkedSourceConfig {
   client: SQSClient;
   queueUrl: string;
-  /** How long a received message stays hidden: longer than a replay run. Default 300 s. */
+  /** How long a received message stays hidden, in seconds: a replay run lasts at most half. Default 300 s. */
   visibilityTimeout?: number;
 }
 
@@ -26,6 +26,7 @@ export function createSqsParkedSource({
   const handles = new Map<string, string>();
   const handle = (message: ReceivedParked) => handles.get(message.messageId) ?? '';
   return {
+    hiddenForMs: visibilityTimeout * 1000,
     async receive(max) {
       const { Messages = [] } = await client.send(
         new ReceiveMessageCommand({

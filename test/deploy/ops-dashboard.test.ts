@@ -495,7 +495,7 @@ describe('npm run ops -- dashboard', () => {
 
       expect({ status: replayed.status, body: JSON.parse(replayed.body) }).toEqual({
         status: 200,
-        body: { replayed: 1, kept: 0, keptBy: {} },
+        body: { replayed: 1, kept: 0, keptBy: {}, complete: true },
       });
       expect(sqs.commandCalls(ReceiveMessageCommand)[0]!.args[0].input).toMatchObject({
         QueueUrl: url('parked'),

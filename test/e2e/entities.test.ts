@@ -54,7 +54,7 @@ describe('npm start with every family of the catalogue', () => {
     runtime = await spawnLocalRuntime({ dataDir, env: { WEBHOOK_SECRET: SECRET } });
     expect(await admin('/parked/replay', { method: 'POST' })).toEqual({
       status: 200,
-      body: { replayed: 1, kept: 0, keptBy: {} },
+      body: { replayed: 1, kept: 0, keptBy: {}, complete: true },
     });
     await expect
       .poll(async () => (await admin(`/rows/${CONTEXT}/person/31`)).status, { timeout: 15_000 })

@@ -139,7 +139,7 @@ describe('the replay lock', () => {
     }
 
     proceed();
-    expect(await running).toEqual({ replayed: 1, kept: 0, keptBy: {} });
+    expect(await running).toEqual({ replayed: 1, kept: 0, keptBy: {}, complete: true });
     expect(queues.peek('entities').map((message) => message.values.eventId)).toEqual([eventId]);
     // Released at the end: the next replay runs.
     expect(
@@ -149,7 +149,7 @@ describe('the replay lock', () => {
         policy: personsToo,
         lock: lock(),
       }),
-    ).toEqual({ replayed: 0, kept: 0, keptBy: {} });
+    ).toEqual({ replayed: 0, kept: 0, keptBy: {}, complete: true });
   });
 });
 

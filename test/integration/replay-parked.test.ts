@@ -55,6 +55,7 @@ describe('replayParked', () => {
       replayed: 1,
       kept: 3,
       keptBy: { 'unknown-event': 1, 'invalid-event': 1, 'invalid-utf8': 1 },
+      complete: true,
     });
     const [replayed, ...more] = peek('entities');
     expect(more).toHaveLength(0);
@@ -99,6 +100,7 @@ describe('replayParked', () => {
       replayed: 0,
       kept: 1,
       keptBy: { 'unknown-event': 1 },
+      complete: true,
     });
     expect(await replayParked({ source, sender: queue, policy: policy(), max: 2 })).toMatchObject({
       kept: 2,

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ReplayFilter, replayParked } from '../../lib/ingest/index.js';
+import { createSqsParkedSource } from '../../lib/queue/sqs-parked.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { policy } from '../support/delivery.js';
 import { type ParkedQueues, type PeekedMessage, startParkedQueues } from '../support/parked.js';
@@ -102,4 +103,49 @@ describe('a filtered or bounded replay', () => {
     expect([...after.parked.keys()].sort()).toEqual([...persons].sort());
     expect(expectUnchanged(before, after.parked)).toBe(2);
   });
+});
+
+describe('a long replay', () => {
+  it('stops at half the time a received message stays hidden, so its held copies never spend a receive', async () => {
+    // 41 deliveries in 41 groups; messages hidden for 1 s; each receive takes 400 ms: a run of all of
+    // them would outlast the hiding, receive its own copies again and again, and dead-letter them.
+    const persons = await queues.park(
+      Array.from({ length: 41 }, (_, i) =>
+        buildSampleBody('person.created', { context: `CustLong${i}`, primaryKey: i + 1 }),
+      ),
+    );
+    const parked = createSqsParkedSource({
+      client: queues.local.client,
+      queueUrl: queues.queueUrls.parked,
+      visibilityTimeout: 1,
+    });
+    const source = {
+      ...parked,
+      receive: async (max: number) => {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        return parked.receive(max);
+      },
+    };
+    const run = () => replayParked({ source, sender: queues.sender(), policy: onlyContacts });
+
+    const first = await run();
+
+    const afterFirst = await where(persons);
+    expect(afterFirst.dlq).toEqual([]);
+    expect(afterFirst.parked.size).toBe(41);
+    expect(first.complete).toBe(false);
+    expect(first.kept).toBeLessThan(41);
+    // Later runs go on where it stopped: every delivery is decided, none dead-lettered.
+    for (let runs = 1; runs < 8; runs++) {
+      const { parked: now } = await where(persons);
+      if ([...now.values()].every((message) => message.values.replayedAt !== undefined)) break;
+      await run();
+    }
+    const after = await where(persons);
+    expect(after.dlq).toEqual([]);
+    expect([...after.parked.values()].filter((message) => message.values.replayedAt === undefined)).toEqual(
+      [],
+    );
+    expect(expectUnchanged(afterFirst.parked, after.parked)).toBe(0);
+  }, 60_000);
 });

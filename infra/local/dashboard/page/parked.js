@@ -91,10 +91,11 @@ function replayForm(info, replay) {
   return form;
 }
 
-/** `Replay: 1 replayed, 2 kept (entity-not-enabled: 2).` */
+/** `Replay: 1 replayed, 2 kept (entity-not-enabled: 2).`, and when it stopped at its time budget, so. */
 function describe(report) {
   const reasons = Object.entries(report.keptBy).map(([reason, count]) => `${reason}: ${count}`);
-  return `Replay: ${report.replayed} replayed, ${report.kept} kept${reasons.length > 0 ? ` (${reasons.join(', ')})` : ''}.`;
+  const more = report.complete === false ? ' It stopped at its time budget: replay again to go on.' : '';
+  return `Replay: ${report.replayed} replayed, ${report.kept} kept${reasons.length > 0 ? ` (${reasons.join(', ')})` : ''}.${more}`;
 }
 
 /** The parked DLQ: what a look or a replay received too often (maxReceiveCount); a redrive brings it back. */
