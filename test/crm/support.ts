@@ -78,12 +78,28 @@ export function crmOnTempDir(options: Partial<DispatcherOptions> = {}) {
     dir,
     core: open(),
     reopen: open,
-    async cleanup() {
-      for (const core of cores) {
-        await core.dispatcher.idle();
-        core.dispatcher.close();
-      }
+    cleanup() {
+      // Not waiting for cycles: one may sleep on a fake clock that no longer runs.
+      for (const core of cores) core.dispatcher.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Under fake timers: runs the dispatcher's cycles to their end, letting each pause pass on the fake
+ * clock as soon as every cycle is either sleeping or done (real I/O in between), so that a wrong
+ * delay or a missing stop fails an assertion instead of hanging.
+ */
+export async function settle(core: CrmCore, advance: () => Promise<unknown>, timers: () => number) {
+  let done = false;
+  void core.dispatcher.idle().then(() => {
+    done = true;
+  });
+  for (let step = 0; step < 100; step++) {
+    await until(() => done || timers() > 0);
+    if (done) return;
+    await advance();
+  }
+  throw new Error('the delivery cycles did not end within 100 pauses');
 }
