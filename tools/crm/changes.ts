@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { effectOfVerb } from '../../lib/events/index.js';
 import { buildSampleBody } from '../samples.js';
 import { CrmError } from './errors.js';
@@ -191,4 +192,24 @@ function raise(table: Table, verbName: string, id: number, row: Row, changes?: s
 
 function unique(items: string[]): string[] {
   return [...new Set(items)];
+}
+
+const Fields = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]));
+const Id = z.number().int().positive();
+const ChangeSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('create'), table: z.string(), id: Id.optional(), fields: Fields.optional() }),
+  z.object({ op: z.literal('change'), table: z.string(), id: Id, fields: Fields }),
+  z.object({ op: z.literal('softdelete'), table: z.string(), id: Id }),
+  z.object({ op: z.literal('delete'), table: z.string(), id: Id }),
+  z.object({ op: z.literal('action'), table: z.string(), id: Id, action: z.string() }),
+]);
+
+/** A change from JSON, or a one-line 400 saying what is accepted. */
+export function parseChange(body: unknown): Change {
+  const parsed = ChangeSchema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new CrmError(
+    `the change is not accepted at ${issue?.path.join('.') || 'op'}: ${issue?.message}; use {"op": "create|change|softdelete|delete|action", "table", "id", "fields"|"action"}`,
+  );
 }

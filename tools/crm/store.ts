@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TableRows } from './changes.js';
+import { CrmError } from './errors.js';
 import type { Webhook } from './webhooks.js';
 
 /** Everything the simulated CRM holds for one context (tenant). */
@@ -34,7 +35,9 @@ export function openStore(dir: string): CrmStore {
   const file = (name: string) => join(dir, `${name}.json`);
   const context = (name: string): ContextData => {
     if (!CONTEXT_NAME.test(name))
-      throw new Error(`context ${JSON.stringify(name)} is not accepted: letters, digits, _ and -, up to 64`);
+      throw new CrmError(
+        `context ${JSON.stringify(name)} is not accepted: letters, digits, _ and -, up to 64`,
+      );
     let data = loaded.get(name);
     if (data !== undefined) return data;
     try {
