@@ -4,7 +4,7 @@ import { CrmError } from './errors.js';
 import type { FaultGate, Faults } from './faults.js';
 import { type CrmAnswer, type CrmRequest, notImplemented, objectBody, ok } from './http.js';
 import { tableOf } from './tables.js';
-import type { WebhookState } from './webhooks.js';
+import { publicWebhook, type WebhookState } from './webhooks.js';
 
 /**
  * The simulator's own control API (`/sim/...`, no CRM authentication; loopback only), what the
@@ -52,12 +52,12 @@ export async function controlApi(core: CrmCore, faults: FaultGate, request: CrmR
   }
   if (resource === 'webhooks' && method === 'POST' && id === undefined) {
     const body = objectBody(request.body, 'name, events, targetUrl, secret, headers, properties');
-    return ok(await core.register(context, body as never));
+    return ok(publicWebhook(await core.register(context, body as never)));
   }
   if (resource === 'webhooks' && method === 'PUT' && id !== undefined && action === 'state') {
     const state = objectBody(request.body, '{"state": "Active"|"Stopped"}').state as WebhookState;
     if (state !== 'Active' && state !== 'Stopped') throw new CrmError('state must be Active or Stopped');
-    return ok(await core.setState(context, Number(id), state));
+    return ok(publicWebhook(await core.setState(context, Number(id), state)));
   }
   return notImplemented(method, request.path);
 }
@@ -72,7 +72,7 @@ function status(core: CrmCore, faults: Faults) {
         const rows = Object.fromEntries(
           Object.entries(data.rows).map(([table, byId]) => [table, Object.keys(byId).length]),
         );
-        const webhooks = data.webhooks.map(({ secret: _secret, ...webhook }) => webhook);
+        const webhooks = data.webhooks.map(publicWebhook);
         return [name, { rows, discarded: data.discarded, webhooks }];
       }),
     ),

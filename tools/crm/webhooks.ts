@@ -113,3 +113,11 @@ export function usageRow(webhook: Webhook): Record<string, string | number> {
     last_error: webhook.lastError,
   };
 }
+
+/** A webhook as the control API shows it: everything but the secret (whether there is one). */
+export function publicWebhook({
+  secret,
+  ...webhook
+}: Webhook): Omit<Webhook, 'secret'> & { signed: boolean } {
+  return { ...webhook, signed: secret !== undefined };
+}
