@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { validEvent } from '../../lib/events/index.js';
 import type { CrmCore } from '../../tools/crm/crm.js';
 import { signBody } from '../../tools/samples.js';
 import { crmOnTempDir, settle, startTarget, until } from './support.js';
@@ -119,6 +120,7 @@ describe('the CRM simulator delivers with the real sender policy', () => {
       ChangedByAssociateId: 0,
       FieldValues: { state: 2, events: 3, updated_associate_id: 0 },
     });
+    expect(validEvent(errors?.body)).toBeDefined();
     expect(errors?.headers['x-superoffice-signature']).toBeUndefined();
     expect(errors?.headers['x-receiver-token']).toBe('tok');
     expect(watcher.state).toBe('Active');
@@ -128,6 +130,7 @@ describe('the CRM simulator delivers with the real sender policy', () => {
     await finish(core);
     expect(target.received).toHaveLength(posted);
     expect(data.discarded).toBe(3);
+    expect(hook.notSent).toBe(1);
   });
 
   it('sets the webhook to TooManyErrors at once on 410 Gone, after one attempt', async () => {
@@ -188,5 +191,7 @@ describe('the CRM simulator delivers with the real sender policy', () => {
     await finish(core);
     expect(hook.state).toBe('Active');
     expect(target.of('webhook1.started')[0]?.body.FieldValues).toMatchObject({ state: 0 });
+    for (const request of target.received.filter((r) => r.body.Event !== 'test'))
+      expect(validEvent(request.body), request.raw).toBeDefined();
   });
 });

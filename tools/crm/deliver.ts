@@ -124,10 +124,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     name: string,
     envelopeFor: (webhook: Webhook) => Record<string, unknown>,
   ) => {
-    const subscribers = context.webhooks.filter(
-      (webhook) => webhook.state === 'Active' && webhook.events.includes(name),
-    );
+    const registered = context.webhooks.filter((webhook) => webhook.events.includes(name));
+    const subscribers = registered.filter((webhook) => webhook.state === 'Active');
+    for (const webhook of registered)
+      if (webhook.state !== 'Active') webhook.notSent = (webhook.notSent ?? 0) + 1;
     for (const webhook of subscribers) send(context, webhook, envelopeFor(webhook));
+    if (subscribers.length < registered.length) save(context);
     return subscribers.length;
   };
 

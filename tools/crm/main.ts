@@ -189,7 +189,7 @@ async function main(argv: string[]): Promise<number> {
       const mine = status[context];
       for (const webhook of mine?.webhooks ?? [])
         console.log(
-          `webhook ${webhook.id} ${webhook.state}: ${webhook.totalCalls} calls, ${webhook.totalErrors} errors, ${webhook.discarded} events discarded`,
+          `webhook ${webhook.id} ${webhook.state}: ${webhook.totalCalls} calls, ${webhook.totalErrors} errors, ${webhook.discarded} events discarded, ${webhook.notSent ?? 0} not sent (not Active)`,
         );
       return 0;
     }

@@ -36,6 +36,8 @@ export interface Webhook {
   lastError: string;
   /** Events of this webhook discarded after their third failed attempt. */
   discarded: number;
+  /** Events it is registered for that were never sent because it was not Active. */
+  notSent: number;
 }
 
 export interface WebhookInput {
@@ -69,6 +71,7 @@ export function newWebhook(id: number, input: WebhookInput, now = new Date()): W
     consecutiveErrors: 0,
     lastError: '',
     discarded: 0,
+    notSent: 0,
   };
 }
 
@@ -95,7 +98,8 @@ export function webhookResource(webhook: Webhook): Record<string, unknown> {
 export function stateFieldValues(webhook: Webhook): Record<string, unknown> {
   return {
     events: webhook.eventsSent,
-    registered: webhook.registered,
+    // The spec writes this one with an offset (the CRM's times are UTC), `updated` without.
+    registered: `${webhook.registered}+00:00`,
     registered_associate_id: webhook.registeredAssociateId,
     state: STATE_NUMBER[webhook.state],
     updated: webhook.updated,
