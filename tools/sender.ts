@@ -185,7 +185,7 @@ export async function postDelivery(
 ): Promise<number> {
   try {
     const answer = await httpRequest('POST', url, headers, body, {
-      agent: options.agent,
+      ...options,
       timeoutMs: options.timeoutMs ?? 10_000,
     });
     onAnswer?.(answer.ms);

@@ -195,3 +195,35 @@ describe('the CRM simulator delivers with the real sender policy', () => {
       expect(validEvent(request.body), request.raw).toBeDefined();
   });
 });
+
+describe('a target that answers forever', () => {
+  it('counts its 200 at the status line and holds none of the endless body', async () => {
+    const { createServer } = await import('node:http');
+    const server = createServer((req, res) => {
+      req.resume();
+      res.writeHead(200);
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', pump);
+      };
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const crm = crmOnTempDir({ timeoutMs: 1000 });
+    try {
+      const hook = await crm.core.register('Cust1', {
+        name: 'rows',
+        events: ['contact.created'],
+        targetUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}/webhook`,
+      });
+      crm.core.change('Cust1', { op: 'create', table: 'contact', id: 1 });
+      await crm.core.dispatcher.idle();
+      expect(hook).toMatchObject({ totalCalls: 1, totalErrors: 0, discarded: 0 });
+    } finally {
+      crm.cleanup();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

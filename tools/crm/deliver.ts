@@ -105,7 +105,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       },
     };
     const cycle = deliveryCycle(
-      (sent) => postDelivery(webhook.targetUrl, sent, raw, { agent, timeoutMs: options.timeoutMs }),
+      (sent) =>
+        postDelivery(webhook.targetUrl, sent, raw, {
+          agent,
+          timeoutMs: options.timeoutMs,
+          discardBody: true,
+        }),
       headers,
       target,
       policy,
@@ -168,7 +173,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     async test(context, target) {
       const body = buildRegistrationTestBody({ context: context.name, webhookName: target.name });
       const { headers, raw } = headersOf(target, body);
-      return postDelivery(target.targetUrl, headers, raw, { agent, timeoutMs: options.timeoutMs });
+      return postDelivery(target.targetUrl, headers, raw, {
+        agent,
+        timeoutMs: options.timeoutMs,
+        discardBody: true,
+      });
     },
     async idle() {
       while (cycles.size > 0) await Promise.allSettled([...cycles]);
