@@ -196,6 +196,34 @@ describe('the CRM simulator delivers with the real sender policy', () => {
   });
 });
 
+describe('the same re-activation twice at once', () => {
+  it('sends one test delivery and one started event', async () => {
+    vi.useRealTimers();
+    const target = await startTarget();
+    const crm = crmOnTempDir();
+    try {
+      await crm.core.register('Cust1', { name: 'rows', events: ['contact.created'], targetUrl: target.url });
+      await crm.core.register('Cust1', {
+        name: 'state',
+        events: ['webhook1.started'],
+        targetUrl: target.url,
+      });
+      await crm.core.setState('Cust1', 1, 'Stopped');
+      const both = await Promise.all([
+        crm.core.setState('Cust1', 1, 'Active'),
+        crm.core.setState('Cust1', 1, 'Active'),
+      ]);
+      await crm.core.dispatcher.idle();
+      expect(both.map((webhook) => webhook.state)).toEqual(['Active', 'Active']);
+      expect(target.of('test')).toHaveLength(1);
+      expect(target.of('webhook1.started')).toHaveLength(1);
+    } finally {
+      crm.cleanup();
+      await target.close();
+    }
+  });
+});
+
 describe('a target that answers forever', () => {
   it('counts its 200 at the status line and holds none of the endless body', async () => {
     const { createServer } = await import('node:http');

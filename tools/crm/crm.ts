@@ -22,6 +22,8 @@ export interface CrmCore {
 }
 
 export function createCrmCore(store: CrmStore, dispatcher: Dispatcher): CrmCore {
+  // A state change in progress per webhook: the same request twice at once shares it (one test delivery).
+  const changing = new Map<string, { state: WebhookState; done: Promise<Webhook> }>();
   const save = (data: ContextData) => store.save(data.name);
   const checkTarget = async (data: ContextData, target: Parameters<Dispatcher['test']>[1]) => {
     const status = await dispatcher.test(data, target);
@@ -69,9 +71,17 @@ export function createCrmCore(store: CrmStore, dispatcher: Dispatcher): CrmCore 
     async setState(context, id, state, associateId = 5) {
       const data = store.context(context);
       const webhook = core.webhook(context, id);
-      if (state === 'Active') await checkTarget(data, webhook);
-      dispatcher.setState(data, webhook, state, associateId);
-      return webhook;
+      const key = `${context}/${id}`;
+      const pending = changing.get(key);
+      if (pending?.state === state) return pending.done;
+      if (pending) throw new CrmError(`webhook ${id} is being set to ${pending.state}: try again`, 409);
+      const done = (async () => {
+        if (state === 'Active') await checkTarget(data, webhook);
+        dispatcher.setState(data, webhook, state, associateId);
+        return webhook;
+      })().finally(() => changing.delete(key));
+      changing.set(key, { state, done });
+      return done;
     },
   };
   return core;
