@@ -237,6 +237,39 @@ describe('the CRM simulator REST API', () => {
     expect((await patch({ Name: 'x' })).status).toBe(501);
   });
 
+  it('registers a webhook by POST only when its target answered the test delivery with 200', async () => {
+    let answer = 503;
+    const target = await startTarget(() => answer);
+    cleanups.push(target.close);
+    const post = () =>
+      httpRequest(
+        'POST',
+        `${crm.url}/Cust1/api/v1/Webhook`,
+        { ...BASIC, 'content-type': 'application/json' },
+        JSON.stringify({
+          Name: 'mine',
+          Events: ['contact.changed'],
+          TargetUrl: target.url,
+          Secret: 'x',
+          Properties: { a: 1 },
+        }),
+      );
+    const refused = await post();
+    expect(refused.status).toBe(400);
+    expect(crm.core.store.context('Cust1').webhooks).toEqual([]);
+    answer = 200;
+    const created = await post();
+    expect(created.status).toBe(201);
+    expect(json(created)).toMatchObject({
+      WebhookId: 1,
+      Name: 'mine',
+      State: 'Active',
+      Secret: null,
+      Properties: { a: 1 },
+    });
+    expect(target.of('test')[1]?.headers['x-superoffice-signature']).toBeDefined();
+  });
+
   it('shows faults: 429 with Retry-After beyond N requests per second per tenant, 503 while unavailable', async () => {
     crm.faults.set({ rateLimitPerSecond: 2 });
     const statuses = [];
