@@ -12,6 +12,11 @@ export interface HttpAnswer {
 export interface PostOptions {
   agent?: Agent;
   timeoutMs?: number;
+  /**
+   * Resolve at the status line and drain the body unread (the answer's `body` is empty, `ms` the time
+   * to the headers): a sender that ignores answers holds nothing of a peer that answers forever.
+   */
+  discardBody?: boolean;
 }
 
 /**
@@ -37,6 +42,17 @@ export function httpRequest(
         timeout: options.timeoutMs ?? 10_000,
       },
       (res) => {
+        if (options.discardBody) {
+          res.resume();
+          res.on('error', () => undefined);
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: '',
+            ms: performance.now() - started,
+          });
+          return;
+        }
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('error', reject);

@@ -50,7 +50,7 @@ const ACTIVITY_FIELDS = ['status', 'done', 'do_by', 'endDate', 'type', 'project_
 const ALL_ENTITIES = [...ROW_ENTITIES, ...Object.keys(FIXED_CATALOGUE), 'list.category', 'y_equipment'];
 
 /** The verbs an entity is documented with (lists and custom tables by their grammar). */
-function verbsOf(entity: string): readonly string[] {
+export function verbsOf(entity: string): readonly string[] {
   if (entity === 'contact') return ['created', 'changed', 'softdeleted', 'deleted'];
   if (entity === 'activity') return ['created', 'changed', 'deleted'];
   if (Object.hasOwn(FIXED_CATALOGUE, entity)) return FIXED_CATALOGUE[entity as keyof typeof FIXED_CATALOGUE];

@@ -1,0 +1,105 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type CrmCore, createCrmCore } from '../../tools/crm/crm.js';
+import { createDispatcher, type DispatcherOptions } from '../../tools/crm/deliver.js';
+import { openStore } from '../../tools/crm/store.js';
+
+/** A request the target received, with the (possibly fake) clock's time of arrival. */
+export interface Received {
+  at: number;
+  headers: IncomingHttpHeaders;
+  raw: string;
+  body: Record<string, unknown>;
+}
+
+/**
+ * A real local HTTP target for webhook deliveries: answers each request with `answer(request)`
+ * (200 by default) and keeps every request.
+ */
+export async function startTarget(answer: (request: Received) => number = () => 200) {
+  const received: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const request = {
+        at: Date.now(),
+        headers: req.headers,
+        raw,
+        body: JSON.parse(raw) as Record<string, unknown>,
+      };
+      received.push(request);
+      res.statusCode = answer(request);
+      res.end('ignored');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook`;
+  return {
+    url,
+    received,
+    /** The requests whose X-SuperOffice-Event header is `event`. */
+    of: (event: string) => received.filter((request) => request.headers['x-superoffice-event'] === event),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Waits (through real I/O turns, never the timers a test may fake) until `condition` holds. */
+export async function until(condition: () => boolean, turns = 20_000): Promise<void> {
+  for (let turn = 0; turn < turns; turn++) {
+    if (condition()) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  throw new Error('condition never held');
+}
+
+/** A CRM core on a fresh data directory; `reopen` starts another on the same directory. */
+export function crmOnTempDir(options: Partial<DispatcherOptions> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'crm-sim-'));
+  const cores: CrmCore[] = [];
+  const open = () => {
+    const store = openStore(dir);
+    const core = createCrmCore(
+      store,
+      createDispatcher({ ...options, save: (data) => store.save(data.name) }),
+    );
+    cores.push(core);
+    return core;
+  };
+  return {
+    dir,
+    core: open(),
+    reopen: open,
+    cleanup() {
+      // Not waiting for cycles: one may sleep on a fake clock that no longer runs.
+      for (const core of cores) core.dispatcher.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Under fake timers: runs the dispatcher's cycles to their end, letting each pause pass on the fake
+ * clock as soon as every cycle is either sleeping or done (real I/O in between), so that a wrong
+ * delay or a missing stop fails an assertion instead of hanging.
+ */
+export async function settle(core: CrmCore, advance: () => Promise<unknown>, timers: () => number) {
+  let done = false;
+  void core.dispatcher.idle().then(() => {
+    done = true;
+  });
+  for (let step = 0; step < 100; step++) {
+    await until(() => done || timers() > 0);
+    if (done) return;
+    await advance();
+  }
+  throw new Error('the delivery cycles did not end within 100 pauses');
+}

@@ -1,0 +1,172 @@
+import { buildSampleBody, dotNetTimestamp } from '../samples.js';
+import { verbsOf } from '../stream.js';
+import { CrmError } from './errors.js';
+
+/** A value of a row's field, as the CRM's database holds it. */
+export type FieldValue = string | number | boolean;
+export type Row = Record<string, FieldValue>;
+
+/** One table of the simulated CRM: its primary key, the Entity of its webhook events, its REST name. */
+export interface Table {
+  name: string;
+  key: string;
+  /** Event names are `<entity>.<verb>`: an appointment's are `activity.*`, the list's `list.category.*`. */
+  entity: string;
+  /** The REST entity (`GET /api/v1/Contact/{id}`); lists and custom tables have none here. */
+  rest?: string;
+  verbs: readonly string[];
+  /** The table's own fields: a change of one raises an event. */
+  own: ReadonlySet<string>;
+  /** The row a create starts from (before the given fields), for a primary key and a time. */
+  defaults: (id: number, now: string) => Row;
+}
+
+/** The minimum date the CRM writes for "never". */
+export const NEVER = '0001-01-01T00:00:00';
+
+/** A CRM timestamp, as the database fields carry it: UTC, 7 fractional digits, no offset. */
+export function crmTime(date: Date = new Date()): string {
+  return dotNetTimestamp(date).slice(0, -1);
+}
+
+/**
+ * Fields that live in other tables (phone numbers, e-mail addresses, web addresses, user-defined
+ * fields): a change of one changes the row silently, as the CRM raises events only for an entity's
+ * own table (crm-rest-api.md).
+ */
+export function isSilentField(field: string): boolean {
+  return ['phone', 'email', 'url'].includes(field) || field.startsWith('udef_');
+}
+
+const STRING_FIELDS = new Set([
+  'name',
+  'department',
+  'kananame',
+  'number1',
+  'number2',
+  'orgNr',
+  'soundEx',
+  'dbi_key',
+  'heading',
+  'firstname',
+  'lastname',
+  'title',
+  'location',
+  'rejectReason',
+  'Name',
+  'Tooltip',
+  'description',
+]);
+const DATE_FIELDS = new Set([
+  'registered',
+  'updated',
+  'DeletedDate',
+  'dbi_last_modified',
+  'dbi_last_syncronized',
+  'activeDate',
+  'do_by',
+  'endDate',
+  'saledate',
+  'alarm',
+]);
+
+/** Fields a table has beyond its created event's Changes, so that the usual edits raise events. */
+const EXTRA_FIELDS: Record<string, string[]> = {
+  person: ['firstname', 'lastname', 'title', 'department', 'legalBase', 'consentSource'],
+  sale: ['heading', 'done', 'reason_id', 'completed'],
+  project: ['name', 'description'],
+  document: ['name', 'description', 'checkedOut'],
+  quote: ['approvalStatus', 'sentDate', 'orderedDate'],
+  category: [],
+  y_equipment: [],
+};
+
+/** Every table receiving per-row lifecycle fields (`updated`, `updatedCount`, ...). */
+const LIFECYCLE_FIELDS = [
+  'registered',
+  'registered_associate_id',
+  'updated',
+  'updated_associate_id',
+  'updatedCount',
+];
+
+const TYPED = /^\[(I|S|F|B|DT):(.*)\]$/s;
+
+const TABLE_SHAPES: Array<Pick<Table, 'name' | 'key' | 'entity' | 'rest'>> = [
+  { name: 'contact', key: 'contact_id', entity: 'contact', rest: 'Contact' },
+  { name: 'person', key: 'person_id', entity: 'person', rest: 'Person' },
+  { name: 'sale', key: 'sale_id', entity: 'sale', rest: 'Sale' },
+  { name: 'project', key: 'project_id', entity: 'project', rest: 'Project' },
+  { name: 'appointment', key: 'appointment_id', entity: 'activity', rest: 'Appointment' },
+  { name: 'document', key: 'document_id', entity: 'document', rest: 'Document' },
+  { name: 'category', key: 'Id', entity: 'list.category' },
+  { name: 'y_equipment', key: 'id', entity: 'y_equipment' },
+];
+
+/** The tables of the simulated CRM, by name. */
+export const TABLES: ReadonlyMap<string, Table> = new Map(
+  TABLE_SHAPES.map((shape) => {
+    const created = buildSampleBody(`${shape.entity}.created`, { primaryKey: 1 });
+    const sampleValues = decodeSample((created.FieldValues ?? {}) as Record<string, unknown>);
+    const own = new Set([
+      shape.key,
+      ...(created.Changes as string[]),
+      ...Object.keys(sampleValues),
+      ...(EXTRA_FIELDS[shape.name] ?? []),
+      ...LIFECYCLE_FIELDS,
+    ]);
+    const defaults = (id: number, now: string): Row => {
+      const row: Row = {};
+      for (const field of own) row[field] = defaultOf(field);
+      Object.assign(row, sampleValues, { [shape.key]: id, registered: now, updated: NEVER, updatedCount: 0 });
+      return row;
+    };
+    return [shape.name, { ...shape, verbs: verbsOf(shape.entity), own, defaults }];
+  }),
+);
+
+/** The table named `name`, or a one-line error naming the tables there are. */
+export function tableOf(name: string): Table {
+  const table = TABLES.get(name);
+  if (table === undefined)
+    throw new CrmError(`no table ${JSON.stringify(name)}: use one of ${[...TABLES.keys()].join(', ')}`);
+  return table;
+}
+
+function defaultOf(field: string): FieldValue {
+  if (DATE_FIELDS.has(field)) return NEVER;
+  return STRING_FIELDS.has(field) ? '' : 0;
+}
+
+/** A custom table's typed string (`[I:6]`, `[DT:09/16/2025 10:11:12]`) as a plain value; others as they are. */
+function decodeSample(values: Record<string, unknown>): Row {
+  const row: Row = {};
+  for (const [field, value] of Object.entries(values)) {
+    const typed = typeof value === 'string' ? TYPED.exec(value) : null;
+    if (typed === null) {
+      row[field] = value as FieldValue;
+      continue;
+    }
+    const [, type, text] = typed as unknown as [string, string, string];
+    row[field] =
+      type === 'I' || type === 'F'
+        ? Number(text)
+        : type === 'B'
+          ? text === 'True'
+          : type === 'DT'
+            ? text.replace(/^(\d\d)\/(\d\d)\/(\d{4}) (.*)$/, '$3-$1-$2T$4')
+            : text;
+  }
+  return row;
+}
+
+/**
+ * A custom table's field as the CRM writes it in FieldValues: `[I:6]`, `[F:1.5]`, `[B:True]`,
+ * `[DT:MM/dd/yyyy HH:mm:ss]` (a date-time field) or `[S:text]`.
+ */
+export function encodeTyped(value: FieldValue): string {
+  if (typeof value === 'boolean') return `[B:${value ? 'True' : 'False'}]`;
+  if (typeof value === 'number') return Number.isInteger(value) ? `[I:${value}]` : `[F:${value}]`;
+  const date = /^(\d{4})-(\d\d)-(\d\d)T(\d\d:\d\d:\d\d)/.exec(value);
+  return date ? `[DT:${date[2]}/${date[3]}/${date[1]} ${date[4]}]` : `[S:${value}]`;
+}
