@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { refuseForeign } from '../../infra/local/route-server.js';
+import { refusal } from '../../infra/local/port-guard.js';
 import { type AuthOptions, createAuth, generateAppKeys } from './auth.js';
 import { controlApi } from './control.js';
 import { type CrmCore, createCrmCore } from './crm.js';
@@ -104,7 +104,7 @@ export async function startCrm(options: CrmOptions): Promise<RunningCrm> {
 
   const server: Server = createServer((req, res) => {
     const answer = async (): Promise<CrmAnswer> => {
-      const refused = refuseForeign(req);
+      const refused = refusal(req, {});
       if (refused) {
         req.resume();
         return { status: 403, body: { Error: refused } };
