@@ -40,10 +40,21 @@ const parameters =
         endpoint: optionalEnv('AWS_ENDPOINT_URL_SSM'),
       });
 
-/** With WEBHOOK_SECRETS_PARAMETER, secrets come from SSM (cached 5 minutes); rebuilt only when they change. */
+/**
+ * With WEBHOOK_SECRETS_PARAMETER, secrets come from SSM (cached 5 minutes); rebuilt only when they change.
+ * A refresh that fails (SSM throttled or slow past the read's budget) keeps the secrets read before: only a
+ * cold start without any answers 503.
+ */
 async function currentPolicy(): Promise<DeliveryPolicy> {
   if (parameters === undefined || config.secretsParameter === undefined) return policy;
-  const value = (await parameters.get(config.secretsParameter, { maxAge: 300 })) as string | undefined;
+  let value: string | undefined;
+  try {
+    value = (await parameters.get(config.secretsParameter, { maxAge: 300 })) as string | undefined;
+  } catch (error) {
+    if (parameterValue === undefined) throw error;
+    logger.warn('secrets parameter not refreshed; verifying with the secrets read before', { error });
+    return policy;
+  }
   if (value !== undefined && value !== parameterValue) {
     const byContext = parseSecretsJson(value, 'WEBHOOK_SECRETS_PARAMETER');
     policy = deliveryPolicy(

@@ -11,6 +11,8 @@ module.exports = async ({ resolveVariable }) => {
   return {
     resources: alarmResources({
       service: await resolveVariable('self:service'),
+      // What POWERTOOLS_SERVICE_NAME is set to, as infra/alarms.yml's metric alarms read it.
+      metricsService: await resolveVariable('self:custom.powertoolsServiceName'),
       stage: await resolveVariable('sls:stage'),
       signatureFailureThreshold: await setting('signatureFailureThreshold'),
       heartbeatHours: await setting('heartbeatHours'),

@@ -18,6 +18,8 @@ type Template = Record<string, unknown>;
 
 export interface AlarmSettings {
   service: string;
+  /** The `service` dimension the functions' metrics carry (custom.powertoolsServiceName); default `service`. */
+  metricsService?: string;
   stage: string;
   /** `signatureFailureThreshold`: failed authentications in 15 minutes that raise the alarm. */
   signatureFailureThreshold: string;
@@ -49,6 +51,7 @@ export function functionKeys(serverlessPath: string | URL = DEFAULT_SERVERLESS):
 /** `Resources` of the generated alarms. */
 export function alarmResources(settings: AlarmSettings): { Resources: Template } {
   const prefix = `${settings.service}-${settings.stage}`;
+  const metricsService = settings.metricsService ?? settings.service;
   const threshold = positiveInteger('signatureFailureThreshold', settings.signatureFailureThreshold);
   const Resources: Template = {
     IngestSignatureFailuresAlarm: alarm({
@@ -71,7 +74,7 @@ export function alarmResources(settings: AlarmSettings): { Resources: Template }
               Namespace: NAMESPACE,
               MetricName: 'RejectedByReason',
               Dimensions: [
-                { Name: 'service', Value: settings.service },
+                { Name: 'service', Value: metricsService },
                 { Name: 'reason', Value: reason },
               ],
             },
@@ -147,7 +150,7 @@ export function alarmResources(settings: AlarmSettings): { Resources: Template }
     Resources.IngestHeartbeatAlarm = alarm({
       AlarmName: `${prefix}-ingest-heartbeat`,
       AlarmDescription: `No delivery was accepted for ${hours} hours: is the webhook still Active in the CRM, and registered with this URL?`,
-      ...metric(NAMESPACE, 'Accepted', [{ Name: 'service', Value: settings.service }], 3600),
+      ...metric(NAMESPACE, 'Accepted', [{ Name: 'service', Value: metricsService }], 3600),
       EvaluationPeriods: hours,
       Threshold: 1,
       ComparisonOperator: 'LessThanThreshold',

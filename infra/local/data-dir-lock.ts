@@ -7,6 +7,8 @@ export const LOCK_FILE = 'receiver.lock';
 
 interface LockContent {
   pid: number;
+  /** When that process started (see {@link startOf}): a pid reused by another process is no holder. */
+  start?: string;
   ports?: { ingest: number; admin: number };
 }
 
@@ -23,21 +25,23 @@ export interface DataDirLock {
  */
 export function lockDataDir(dataDir: string, pid = process.pid): DataDirLock {
   const path = join(dataDir, LOCK_FILE);
+  const start = startOf(pid);
+  const own = { pid, ...(start !== undefined && { start }) };
   const write = (content: LockContent) => writeFileSync(path, `${JSON.stringify(content)}\n`, { flag: 'w' });
   for (let attempt = 0; ; attempt++) {
     try {
-      writeFileSync(path, `${JSON.stringify({ pid })}\n`, { flag: 'wx' });
+      writeFileSync(path, `${JSON.stringify(own)}\n`, { flag: 'wx' });
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw busy(error, path, dataDir);
       const holder = readLock(path);
-      if (holder && holder.pid !== pid && isRunning(holder.pid)) throw busy(holder, path, dataDir);
-      rmSync(path, { force: true }); // stale: its process is gone
+      if (holder && holder.pid !== pid && holds(holder)) throw busy(holder, path, dataDir);
+      rmSync(path, { force: true }); // stale: its process is gone (or its pid is another process's now)
     }
   }
   let released = false;
   return {
-    update: (ports) => write({ pid, ports }),
+    update: (ports) => write({ ...own, ports }),
     release() {
       if (released) return;
       released = true;
@@ -67,14 +71,29 @@ function readLock(path: string): LockContent | undefined {
   }
 }
 
-/** Whether `pid` runs: it exists and is not a zombie. */
-function isRunning(pid: number): boolean {
+/**
+ * Whether the lock's process still runs: its pid exists, is not a zombie, and started when the lock says
+ * (after a reboot or a container's restart the pid may be another process's, which holds nothing).
+ */
+function holds({ pid, start }: LockContent): boolean {
   try {
     process.kill(pid, 0);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  if (start !== undefined && startOf(pid) !== undefined && startOf(pid) !== start) return false;
   return !isZombie(pid);
+}
+
+/** When `pid` started, in clock ticks since boot (Linux: /proc/<pid>/stat's 22nd field); undefined elsewhere. */
+function startOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name (in parentheses, any character) start with the 3rd, the state.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
 }
 
 /**

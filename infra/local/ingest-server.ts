@@ -36,8 +36,9 @@ export interface IngestServerOptions {
   maxBodyBytes: number;
   /**
    * Open connections served at once. At the cap, a new connection closes the one that has waited
-   * longest without a request in progress (see connection-cap.ts); when every one has a request in
-   * progress, the newcomer's request is answered 503 with Retry-After, its body unread.
+   * longest without a request in progress, else the oldest whose body is still arriving (see
+   * connection-cap.ts); when every one has a whole request in progress, the newcomer's request is
+   * answered 503 with Retry-After, its body unread.
    */
   maxConnections: number;
   /**

@@ -1,4 +1,13 @@
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeSync,
+} from 'node:fs';
 
 /**
  * The write-ahead journal that makes the in-memory SQS emulator survive a killed process.
@@ -109,10 +118,7 @@ export function openJournal(path: string, live: JournalState, onCompact: () => J
     try {
       for (const [queue, records] of state) {
         for (const record of records.values()) {
-          written += writeSync(
-            out,
-            `${JSON.stringify({ op: 'put', queue, record } satisfies JournalLine)}\n`,
-          );
+          written += writeLine(out, { op: 'put', queue, record });
         }
       }
     } finally {
@@ -129,7 +135,23 @@ export function openJournal(path: string, live: JournalState, onCompact: () => J
     if (fd < 0) throw new Error(`the journal ${path} is closed`);
     // Before the line, so that the rewrite cannot drop a message that is not in the live set yet.
     if (bytes > COMPACT_BYTES && bytes > 2 * compactedBytes) rewrite(onCompact());
-    bytes += writeSync(fd, `${JSON.stringify(line)}\n`);
+    try {
+      bytes += writeLine(fd, line);
+    } catch (error) {
+      // Cut back to the last whole line, or the next line would be glued to the torn one.
+      ftruncateSync(fd, bytes);
+      throw error;
+    }
+  };
+
+  /** Writes one line whole, or throws: write(2) cuts a write short on a full disk, silently to Node. */
+  const writeLine = (out: number, line: JournalLine): number => {
+    const text = `${JSON.stringify(line)}\n`;
+    const length = Buffer.byteLength(text);
+    const written = writeSync(out, text);
+    if (written !== length)
+      throw new Error(`the journal ${path}: ${written} of ${length} bytes written (is the disk full?)`);
+    return written;
   };
 
   rewrite(live);

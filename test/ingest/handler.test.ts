@@ -202,6 +202,44 @@ describe('functions/ingest with WEBHOOK_SECRETS_PARAMETER', () => {
     }
   });
 
+  it('a warm environment whose secrets read fails once they expired keeps the secrets it read: 200, not 503', async () => {
+    const { startFakeSsm } = await import('../support/fake-ssm.js');
+    const ssm = await startFakeSsm();
+    try {
+      ssm.parameters.set('/crm/test/webhook-secrets', JSON.stringify({ CustA: ['from-ssm'] }));
+      sqs.reset();
+      sqs.on(SendMessageCommand).resolves({});
+      for (const [name, value] of Object.entries(URLS)) vi.stubEnv(name, value);
+      vi.stubEnv('WEBHOOK_SECRET', '');
+      vi.stubEnv('WEBHOOK_SECRETS_PARAMETER', '/crm/test/webhook-secrets');
+      vi.stubEnv('AWS_ENDPOINT_URL_SSM', ssm.endpoint);
+      vi.stubEnv('AWS_REGION', 'eu-west-1');
+      vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKID');
+      vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret');
+      vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+      vi.resetModules();
+      const { handler } = await import('../../functions/ingest.js');
+      const send = () => {
+        const delivery = buildSampleDelivery(buildSampleBody('contact.changed', { context: 'CustA' }), {
+          secret: 'from-ssm',
+        });
+        return handler(httpEvent(delivery.headers, delivery.body));
+      };
+      expect((await send()).statusCode).toBe(200);
+
+      // Five minutes later the cached value has expired, and SSM throttles every read past the budget.
+      const now = Date.now();
+      vi.spyOn(Date, 'now').mockReturnValue(now + 301_000);
+      ssm.faults.push(...Array.from({ length: 100 }, () => ({ type: 'ThrottlingException', status: 400 })));
+
+      expect((await send()).statusCode).toBe(200);
+      expect(ssm.requests.length).toBeGreaterThan(1);
+      expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(2);
+    } finally {
+      await ssm.close();
+    }
+  });
+
   it('a cold start whose secrets read is throttled twice answers 200, not 503', async () => {
     const { startFakeSsm } = await import('../support/fake-ssm.js');
     const ssm = await startFakeSsm();

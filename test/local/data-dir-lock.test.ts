@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,14 +69,37 @@ describe('lockDataDir', () => {
   it('takes DATA_DIR over at once from a receiver killed with SIGKILL that is not reaped yet (a zombie)', async () => {
     const directory = dataDir();
     const child = await holder(directory);
-    expect(JSON.parse(readFileSync(join(directory, LOCK_FILE), 'utf8'))).toEqual({ pid: child.pid });
+    expect(JSON.parse(readFileSync(join(directory, LOCK_FILE), 'utf8'))).toMatchObject({ pid: child.pid });
 
     child.kill('SIGKILL');
     waitForZombieWithoutReaping(child.pid!);
     const lock = lockDataDir(directory);
 
     expect(state(child.pid!)).toBe('Z'); // still unreaped when the restart took the directory
-    expect(JSON.parse(readFileSync(join(directory, LOCK_FILE), 'utf8'))).toEqual({ pid: process.pid });
+    expect(JSON.parse(readFileSync(join(directory, LOCK_FILE), 'utf8'))).toMatchObject({ pid: process.pid });
     lock.release();
+  });
+
+  it('takes DATA_DIR over from a lock whose pid another process has taken since (a reboot, a container restart)', async () => {
+    const directory = dataDir();
+    const child = await holder(directory);
+    const lock = JSON.parse(readFileSync(join(directory, LOCK_FILE), 'utf8')) as {
+      pid: number;
+      start: string;
+    };
+    expect(lock.start).toMatch(/^\d+$/);
+    child.kill('SIGKILL');
+    // The lock as a receiver left it, its pid now naming this other process (which started later).
+    const other = spawn('sleep', ['30']);
+    children.push(other);
+    writeFileSync(
+      join(directory, LOCK_FILE),
+      JSON.stringify({ pid: other.pid, start: String(Number(lock.start) - 1) }),
+    );
+
+    const taken = lockDataDir(directory);
+
+    expect(JSON.parse(readFileSync(join(directory, LOCK_FILE), 'utf8'))).toMatchObject({ pid: process.pid });
+    taken.release();
   });
 });

@@ -199,6 +199,30 @@ describe('the local ingest against slowloris', () => {
     expect((await served).status).toBe(200);
   });
 
+  it('answers real deliveries 200 while every connection at the cap trickles a body after complete headers', async () => {
+    const listening = await start({ maxBodyBytes: 64 * 1024, maxConnections: 4 });
+    port = () => listening;
+    const slow = [];
+    for (let i = 0; i < 4; i++) {
+      const socket = await open(listening);
+      socket.on('error', () => {});
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      // Headers complete, then a body that never ends: its request is "in progress" for 30 s.
+      socket.write('POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 60000\r\n\r\n{');
+      const timer = setInterval(() => !socket.destroyed && socket.write(' '), 100);
+      void closed.then(() => clearInterval(timer));
+      slow.push({ socket, closed });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300)); // every one has sent its headers since
+
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await deliver());
+
+    expect(answers).toEqual(Array.from({ length: 4 }, () => [200, '7']));
+    // The oldest gave way (the deliveries then reuse their kept-alive connection).
+    await slow[0]!.closed;
+  });
+
   it('answers 408 and closes a connection that has not sent its headers within LOCAL_HEADERS_TIMEOUT_MS', async () => {
     const listening = await start({ maxBodyBytes: 64 * 1024, maxConnections: 10, headersTimeoutMs: 500 });
     const silent = await open(listening);

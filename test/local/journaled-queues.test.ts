@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openJournaledQueues } from '../../infra/local/journaled-queues.js';
-import type { JournalRecord } from '../../infra/local/sqs-journal.js';
+import { type JournalRecord, readJournal } from '../../infra/local/sqs-journal.js';
 import { removeJournals, tempJournal } from '../support/bus.js';
 
 afterEach(removeJournals);
@@ -49,5 +51,27 @@ describe('journaled queues (the local bus journal)', () => {
     first.close();
 
     expect(contents(openJournaledQueues(path).state)).toEqual({ q: [['q/49', '2']] });
+  });
+
+  it('a put the disk cuts short (full, or over the file size limit) throws and leaves no torn line', () => {
+    const path = tempJournal();
+    // A child whose files may not pass 2 KiB (ulimit -f): the second put's write(2) is cut short.
+    const script = `
+      import { openJournaledQueues } from ${JSON.stringify(new URL('../../infra/local/journaled-queues.ts', import.meta.url).href)};
+      const queues = openJournaledQueues(${JSON.stringify(path)});
+      const record = (id, size) => ({ MessageId: id, MessageBody: 'x'.repeat(size), attributes: {} });
+      queues.put('q', record('small', 10));
+      let failed = false;
+      try { queues.put('q', record('large', 3000)); } catch { failed = true; }
+      process.stdout.write(JSON.stringify({ failed, held: [...queues.state.get('q').keys()] }));`;
+    const out = execFileSync(
+      'bash',
+      ['-c', 'ulimit -f 2 && exec "$0" --import tsx --input-type=module -e "$1"', process.execPath, script],
+      { encoding: 'utf8' },
+    );
+
+    expect(JSON.parse(out)).toEqual({ failed: true, held: ['small'] });
+    expect(readFileSync(path, 'utf8').endsWith('\n')).toBe(true);
+    expect([...(readJournal(path).get('q')?.keys() ?? [])]).toEqual(['small']);
   });
 });

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AUTHENTICATION_FAILURES, alarmResources } from '../../infra/alarms.js';
@@ -31,5 +32,22 @@ describe('infra/alarms.ts', () => {
     [{ heartbeatHours: '25' }, 'the stage param heartbeatHours must be from 1 to 24 (hours), or ""'],
   ])('refuses %o in one line naming the param', (override, message) => {
     expect(() => alarmResources({ ...settings, ...override })).toThrow(`serverless.yml: ${message}`);
+  });
+
+  it("the alarms on the functions' own metrics filter on the service the functions emit (custom.powertoolsServiceName)", async () => {
+    const bridge = createRequire(import.meta.url)('../../infra/alarms.cjs') as (args: {
+      resolveVariable: (name: string) => Promise<unknown>;
+    }) => Promise<{ resources: { Resources: Record<string, unknown> } }>;
+    const variables: Record<string, string> = {
+      'self:service': 'crm-webhook-receiver',
+      'sls:stage': 'prod',
+      'self:custom.powertoolsServiceName': 'crm-webhook-receiver-prod',
+      'param:signatureFailureThreshold': '5',
+      'param:heartbeatHours': '6',
+    };
+    const { Resources } = (await bridge({ resolveVariable: async (name) => variables[name] })).resources;
+
+    const services = JSON.stringify(Resources).match(/"Name":"service","Value":"[^"]*"/g);
+    expect(new Set(services)).toEqual(new Set(['"Name":"service","Value":"crm-webhook-receiver-prod"']));
   });
 });
