@@ -9,9 +9,13 @@
 const { join } = require('node:path');
 const { require: tsxRequire } = require('tsx/cjs/api');
 
+// osls resolves several variables from this file: the warnings are printed once.
+let warned = false;
+
 module.exports = async ({ resolveVariable }) => {
   const { loadSubscriptions } = tsxRequire('../lib/bus/subscriptions.ts', __filename);
   const { SubscriptionsError } = tsxRequire('../lib/bus/errors.ts', __filename);
+  const { neverMatching } = tsxRequire('../lib/bus/never-matching.ts', __filename);
   const { publishEvents, subscriptionResources } = tsxRequire('./subscriptions.ts', __filename);
   let subscriptions;
   try {
@@ -21,6 +25,8 @@ module.exports = async ({ resolveVariable }) => {
     console.error(error.message);
     process.exit(1);
   }
+  if (!warned) for (const warning of neverMatching(subscriptions)) console.warn(`warning: ${warning}`);
+  warned = true;
   const names = { service: await resolveVariable('self:service'), stage: await resolveVariable('sls:stage') };
   return {
     resources: subscriptionResources(subscriptions, names),

@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { REGION, ROOT } from './package.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'package-errors-'));
@@ -47,6 +48,29 @@ describe('npm run package, with a subscriptions file it cannot deploy', () => {
       expect.stringMatching(
         /subscriptions-\w+\.yml: subscription "department-changes": target\.url must be https/,
       ),
+    ]);
+  });
+});
+
+describe('npm run package, with a subscription that can never match', () => {
+  it('warns once, naming the subscription, the field and the nearest known one', async () => {
+    const file = join(dir, 'typo.yml');
+    writeFileSync(
+      file,
+      '- name: typo\n  pattern: { detail-typ: [contact.changed] }\n  target: { queue: typo }\n',
+    );
+    vi.stubEnv('SUBSCRIPTIONS_FILE', file);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const names: Record<string, string> = { 'self:service': 'crm-webhook-receiver', 'sls:stage': 'dev' };
+    const resolveVariable = async (name: string) => names[name] ?? '';
+    // The bridge osls calls once per variable it resolves from the file.
+    const bridge = createRequire(import.meta.url)('../../infra/subscriptions.cjs');
+    await bridge({ resolveVariable });
+    await bridge({ resolveVariable });
+    expect(warn.mock.calls).toEqual([
+      [
+        'warning: subscription "typo" can never match: detail-typ is no field of a published event (did you mean detail-type?)',
+      ],
     ]);
   });
 });
