@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
+/** The repository root, where the scripts run from. */
+export const CLI_ROOT = join(import.meta.dirname, '..', '..');
+const TSX = join(CLI_ROOT, 'node_modules', '.bin', 'tsx');
 
 export interface CliRun {
   code: number;
@@ -23,7 +24,7 @@ export function runCli(
   const merged: Record<string, string | undefined> = { ...process.env, ...env };
   for (const [key, value] of Object.entries(merged)) if (value === undefined) delete merged[key];
   return new Promise((resolve) => {
-    execFile(TSX, [script, ...args], { cwd: ROOT, env: merged }, (error, stdout, stderr) => {
+    execFile(TSX, [script, ...args], { cwd: CLI_ROOT, env: merged }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
       resolve({ code, stdout, errors: stderr.split('\n').filter((line) => line !== '') });
     });
