@@ -218,9 +218,11 @@ async function awsClients(region: string | undefined): Promise<DashboardClients>
   }
   try {
     await cloudFormation.config.credentials();
-  } catch {
+  } catch (error) {
+    // The SDK's own reason too: an expired SSO session is not the same fix as no credentials at all.
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new OpsError(
-      'no AWS credentials: set AWS_PROFILE (aws configure, aws sso login) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY',
+      `no AWS credentials: set AWS_PROFILE (aws configure, aws sso login) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (the SDK: ${reason})`,
     );
   }
   return {
