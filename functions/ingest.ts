@@ -84,7 +84,8 @@ export const handler = async (
     return toProxyResult(unavailableAnswer());
   } finally {
     logger.resetKeys();
-    metrics.publishStoredMetrics();
+    // Only when there are (see lib/workers/handler.ts): overlapping local invocations share the buffer.
+    if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
   }
 };
 

@@ -1,18 +1,7 @@
 /**
- * Operations against a deployed stage, reading every name from the stack's outputs:
- *
- *   npm run ops -- status   --stage S                  queues: visible, in flight, dead-lettered
- *   npm run ops -- parked   --stage S [--max N]        parked deliveries and why (each look is a receive)
- *   npm run ops -- redrive  <queue> --stage S [--rate N]   DLQ → its queue (StartMessageMoveTask)
- *   npm run ops -- replay-parked --stage S [--event PATTERN] [--max N]   parked → their queues, when they route now
- *   npm run ops -- rows     <context> <entity> <primaryKey> --stage S [--events]
- *   npm run ops -- webhooks --stage S
- *   npm run ops -- gaps     --stage S [--context C]
- *   npm run ops -- dashboard --stage S [--port P]     the dashboard on 127.0.0.1:P (default 3002)
- *   npm run ops -- redrive-subscription <name> --stage S [--max N]   a subscription's DLQ → its target again
- *   npm run ops -- rotate-subscription-key <name> --stage S < key   a url subscription's API key, in SSM and in effect
- *
- * Region and credentials come from the usual AWS environment (AWS_REGION, AWS_PROFILE, ...), or --region.
+ * Operations against a deployed stage, reading every name from the stack's outputs; `npm run ops -- --help`
+ * prints the commands (HELP below). Region and credentials come from the usual AWS environment
+ * (AWS_REGION, AWS_PROFILE, ...), or --region; a missing one is one line before any AWS call.
  */
 
 import { join } from 'node:path';
@@ -69,7 +58,23 @@ export const COMMANDS = [
   'rotate-subscription-key',
 ] as const;
 
-const USAGE = `usage: npm run ops -- <${COMMANDS.join('|')}> --stage S [options]`;
+const USAGE = `usage: npm run ops -- <${COMMANDS.join('|')}> --stage S [options] (--help lists them)`;
+
+/** What `--help` prints: every command and its options. */
+export const HELP = `npm run ops -- <command> --stage S [--region R] [options]
+
+  status                               queues: visible, in flight, dead-lettered
+  parked [--max N]                     parked deliveries and why (each look is a receive)
+  redrive <queue> [--rate N]           DLQ → its queue (StartMessageMoveTask)
+  replay-parked [--event PATTERN] [--max N]   parked → their queues, when they route now
+  rows <context> <entity> <primaryKey> [--events]
+  webhooks
+  gaps [--context C]
+  dashboard [--port P]                 the dashboard on 127.0.0.1:P (default 3002)
+  redrive-subscription <name> [--max N]        a subscription's DLQ → its target again
+  rotate-subscription-key <name> < key         a url subscription's API key, in SSM and in effect
+
+Region and credentials come from the usual AWS environment (AWS_REGION, AWS_PROFILE, ...), or --region.`;
 const ROOT = join(import.meta.dirname, '..');
 
 /** Standard input as text, or "" when it is a terminal (a key typed there would show on the screen). */
@@ -82,30 +87,15 @@ export async function main(
   clients?: DashboardClients,
   input: () => Promise<string> = readStdin,
 ): Promise<unknown> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      stage: { type: 'string' },
-      region: { type: 'string' },
-      max: { type: 'string' },
-      rate: { type: 'string' },
-      context: { type: 'string' },
-      event: { type: 'string' },
-      events: { type: 'boolean', default: false },
-      port: { type: 'string' },
-    },
-  });
+  const { values, positionals } = parseCommandLine(argv);
+  if (values.help) return HELP;
   const [command, ...rest] = positionals;
-  if (command === undefined || values.stage === undefined) throw new OpsError(USAGE);
+  if (command === undefined) throw new OpsError(USAGE);
+  if (!(COMMANDS as readonly string[]).includes(command))
+    throw new OpsError(`unknown command ${command}; ${USAGE}`);
+  if (values.stage === undefined) throw new OpsError(`--stage is missing; ${USAGE}`);
   const region = values.region;
-  const ops = clients ?? {
-    cloudFormation: new CloudFormationClient({ region }),
-    sqs: new SQSClient({ region }),
-    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region })),
-    cloudWatch: new CloudWatchClient({ region }),
-    eventBridge: new EventBridgeClient({ region }),
-  };
+  const ops = clients ?? (await awsClients(region));
   const outputs = await readOutputs(ops, values.stage);
   switch (command) {
     case 'status':
@@ -187,6 +177,63 @@ export async function main(
   }
 }
 
+/** The arguments parsed, or an OpsError naming the unknown option or missing value in one line. */
+function parseCommandLine(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        stage: { type: 'string' },
+        region: { type: 'string' },
+        max: { type: 'string' },
+        rate: { type: 'string' },
+        context: { type: 'string' },
+        event: { type: 'string' },
+        events: { type: 'boolean', default: false },
+        port: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    // Node's parseArgs errors carry a code (ERR_PARSE_ARGS_UNKNOWN_OPTION, …) and a long second sentence.
+    if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
+      throw new OpsError(`${error.message.split('. ')[0]}; ${USAGE}`);
+    throw error;
+  }
+}
+
+/**
+ * The SDK clients for the region given or found in the environment, once the region and the credentials
+ * resolve (both are read locally, before any AWS call), else an OpsError saying what to set.
+ */
+async function awsClients(region: string | undefined): Promise<DashboardClients> {
+  const cloudFormation = new CloudFormationClient({ region });
+  try {
+    await cloudFormation.config.region();
+  } catch {
+    throw new OpsError(
+      'no AWS region: set AWS_REGION (or a profile with a region in AWS_PROFILE), or pass --region',
+    );
+  }
+  try {
+    await cloudFormation.config.credentials();
+  } catch (error) {
+    // The SDK's own reason too: an expired SSO session is not the same fix as no credentials at all.
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new OpsError(
+      `no AWS credentials: set AWS_PROFILE (aws configure, aws sso login) or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (the SDK: ${reason})`,
+    );
+  }
+  return {
+    cloudFormation,
+    sqs: new SQSClient({ region }),
+    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region })),
+    cloudWatch: new CloudWatchClient({ region }),
+    eventBridge: new EventBridgeClient({ region }),
+  };
+}
+
 function positiveMax(value: string | undefined): number | undefined {
   const max = value === undefined ? undefined : Number(value);
   if (max !== undefined && (!Number.isSafeInteger(max) || max <= 0))
@@ -195,8 +242,11 @@ function positiveMax(value: string | undefined): number | undefined {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  // The SDK's notice that its 2027 versions need Node 22: this project pins its SDK, Node 20.19+ runs it.
+  // The SDK documents this variable to silence it (aws/aws-sdk-js-v3#7983).
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   main(process.argv.slice(2)).then(
-    (result) => console.log(JSON.stringify(result, null, 2)),
+    (result) => console.log(typeof result === 'string' ? result : JSON.stringify(result, null, 2)),
     (error: unknown) => {
       console.error(error instanceof OpsError ? error.message : error);
       process.exitCode = 1;

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadEnvFile } from '../infra/local/env-file.js';
 import { familyOf } from '../lib/events/index.js';
+import { nearestEventName } from '../lib/events/nearest.js';
 import { httpRequest } from './http-client.js';
 import {
   ALL_SAMPLE_EVENTS,
@@ -74,6 +75,9 @@ async function main(argv: string[]): Promise<number> {
     body = buildSampleBody(name, { primaryKey, context });
   } else if (/^[\w-]+\.[\w-]+$/.test(name)) {
     // An event outside the catalogue: same envelope, its own Event and Entity.
+    console.warn(
+      `warning: ${name} is outside the catalogue (did you mean ${nearestEventName(name)}?): the receiver parks it`,
+    );
     body = {
       ...buildSampleBody('contact.changed', { primaryKey, context }),
       Event: name,

@@ -12,6 +12,9 @@ waits for the queues to drain, and checks every row through the admin API. Exits
 --families all mixes in every family of the catalogue (person, sale, quote actions, list.category,
 y_equipment, ...); the default, spec, sends contacts and activities.`;
 
+/** A mistake in the arguments: its message and the usage text, exit 2 (anything else is one line, exit 1). */
+class UsageError extends Error {}
+
 async function main(argv: string[]): Promise<number> {
   loadEnvFile(process.env.ENV_FILE ?? '.env');
   const { values } = parseArgs({
@@ -38,13 +41,17 @@ async function main(argv: string[]): Promise<number> {
   const number = (name: string, raw: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER) => {
     const value = Number(raw);
     if (!Number.isInteger(value) || value < min || value > max)
-      throw new Error(`--${name} must be an integer in ${min}..${max}`);
+      throw new UsageError(`--${name} must be an integer in ${min}..${max}`);
     return value;
   };
   const context = values.context;
   if (values.families !== 'spec' && values.families !== 'all')
-    throw new Error('--families must be spec or all');
+    throw new UsageError('--families must be spec or all');
+  // Ctrl-C: stop sending and print what was sent; a second one ends the process at once.
+  const interrupt = new AbortController();
+  process.once('SIGINT', () => interrupt.abort());
   const report = await runSimulation({
+    signal: interrupt.signal,
     url: values.url ?? localWebhookUrl(),
     adminUrl: values['admin-url'] ?? localAdminUrl(),
     secret: senderSecret(context ?? ''),
@@ -62,14 +69,21 @@ async function main(argv: string[]): Promise<number> {
     log: values.json ? undefined : (line) => console.log(line),
   });
   console.log(values.json ? JSON.stringify(report, null, 2) : formatReport(report));
+  if (report.interrupted) return 130;
   return report.mismatches === 0 && report.drained ? 0 : 1;
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
-    console.error(`\n${USAGE}`);
-    process.exit(2);
+    const parseError =
+      error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS');
+    if (error instanceof UsageError || parseError) {
+      console.error(`${error.message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`simulate stopped: ${message} (is npm start running, and at these URLs?)`);
+    process.exit(1);
   },
 );

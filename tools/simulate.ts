@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { Agent } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import { type QueueView, type RowView, toRowView } from '../infra/local/views.js';
@@ -32,6 +33,8 @@ export interface SimulationOptions {
   drainTimeoutMs?: number;
   retryDelaysMs?: readonly [number, number];
   log?: (line: string) => void;
+  /** Aborted (Ctrl-C): no new delivery is sent, and the report says what was, without checking rows. */
+  signal?: AbortSignal;
 }
 
 export interface Mismatch {
@@ -56,6 +59,8 @@ export interface SimulationReport extends Omit<SenderStats, 'latencies'> {
   mismatches: number;
   mismatchDetails: Mismatch[];
   drained: boolean;
+  /** Stopped by `signal` before the end: the figures are those of what was sent, no row was checked. */
+  interrupted: boolean;
   /** Messages that reached a worker queue's DLQ during the run (should be 0). */
   deadLettered: number;
   /** Deliveries parked during the run (answered 200, on the parked queue, not in a row). */
@@ -110,25 +115,34 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   const accepted = new Set<string>();
   const started = performance.now();
   let next = 0;
-  await Promise.all(
+  const sending = Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (next < stream.deliveries.length) {
+      while (next < stream.deliveries.length && !options.signal?.aborted) {
         const delivery = stream.deliveries[next++]!;
         const outcome = await sender.deliver(delivery.body);
         if (outcome === 'accepted') accepted.add(delivery.eventId);
       }
     }),
   );
+  // Interrupted: the deliveries under way (a receiver that does not answer holds them 10 s) are not awaited.
+  await (options.signal === undefined ? sending : Promise.race([sending, aborted(options.signal)]));
   const sent = performance.now();
   sender.close();
-  log(`sent in ${((sent - started) / 1000).toFixed(1)} s; waiting for the worker queues to drain`);
+  const interrupted = () => options.signal?.aborted === true;
+  if (!interrupted())
+    log(`sent in ${((sent - started) / 1000).toFixed(1)} s; waiting for the worker queues to drain`);
 
   const admin = new Agent({ keepAlive: true, maxSockets: 16 });
   try {
-    const drained = await waitForDrain(options.adminUrl, admin, options.drainTimeoutMs ?? 120_000);
+    const drained =
+      !interrupted() &&
+      (await waitForDrain(options.adminUrl, admin, options.drainTimeoutMs ?? 120_000, options.signal));
     const done = performance.now();
-    const deadLetteredDuring = (await deadLettered(options.adminUrl)) - deadLetteredBefore;
-    const parkedDuring = (await parkedCount(options.adminUrl)) - parkedBefore;
+    // Interrupted: the receiver may be what went wrong, so the admin API is not asked again.
+    const deadLetteredDuring = interrupted()
+      ? 0
+      : (await deadLettered(options.adminUrl)) - deadLetteredBefore;
+    const parkedDuring = interrupted() ? 0 : (await parkedCount(options.adminUrl)) - parkedBefore;
 
     // The rows as applying every accepted event in timestamp order makes them.
     const expected = new Map<string, Row>();
@@ -144,7 +158,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
 
     const mismatchDetails: Mismatch[] = [];
     let mismatches = 0;
-    const keys = [...expected.keys()];
+    const keys = interrupted() ? [] : [...expected.keys()];
     let cursor = 0;
     await Promise.all(
       Array.from({ length: 16 }, async () => {
@@ -219,6 +233,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       mismatches,
       mismatchDetails,
       drained,
+      interrupted: interrupted(),
       deadLettered: deadLetteredDuring,
       parked: parkedDuring,
       eventsPerSecond: round(accepted.size / seconds(done - started)),
@@ -232,6 +247,11 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   } finally {
     admin.destroy();
   }
+}
+
+/** Resolves when `signal` is aborted (at once if it is). */
+function aborted(signal: AbortSignal): Promise<unknown> {
+  return signal.aborted ? Promise.resolve() : once(signal, 'abort');
 }
 
 /** Messages on the parked queue (visible or being looked at). */
@@ -248,10 +268,15 @@ async function deadLettered(adminUrl: string): Promise<number> {
 }
 
 /** Waits until no worker queue has a message visible or in flight, twice in a row. */
-async function waitForDrain(adminUrl: string, agent: Agent, timeoutMs: number): Promise<boolean> {
+async function waitForDrain(
+  adminUrl: string,
+  agent: Agent,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   let quiet = 0;
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && !signal?.aborted) {
     const queues = await getJson<QueueView[]>(`${adminUrl}/queues`, { agent });
     const busy = queues
       .filter((queue) => WORKER_QUEUES.has(queue.key))
@@ -275,6 +300,9 @@ function round(value: number): number {
 /** The report as a person reads it. */
 export function formatReport(report: SimulationReport): string {
   const lines = [
+    ...(report.interrupted
+      ? [`interrupted     after ${report.sent} of ${report.deliveries} deliveries; rows not checked`]
+      : []),
     `context         ${report.context}`,
     `events          ${report.events} over ${report.rows} rows (${report.deliveries} deliveries)`,
     `sent            ${report.sent}`,

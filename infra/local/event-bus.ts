@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { BusError } from '../../lib/bus/errors.js';
+import { neverMatching } from '../../lib/bus/never-matching.js';
 import { loadSubscriptions } from '../../lib/bus/subscriptions.js';
 import { optionalEnv } from '../../lib/config/env.js';
 import { SERVICE } from '../definitions.js';
@@ -62,6 +63,7 @@ export async function startLocalEventBus(options: LocalEventBusOptions): Promise
       throw error;
     },
   );
+  for (const warning of neverMatching(subscriptions)) log(`warning: ${warning}`);
   for (const notice of bus.notices) log(notice);
   env.EVENT_BUS_NAME = busName;
   env.AWS_ENDPOINT_URL_EVENTBRIDGE = server.endpoint;

@@ -1,4 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { readBusConfig } from '../../lib/config/bus.js';
+import { readIngestConfig } from '../../lib/config/ingest.js';
+import { readRowWorkerConfig, readStateWorkerConfig } from '../../lib/config/workers.js';
 import type { Definitions } from '../definitions.js';
 import type { ProxyHandler } from './api-gateway.js';
 import { type DeliveryFeed, watchIngest } from './dashboard/activity.js';
@@ -55,6 +58,24 @@ export function setFunctionEnvironment(
     delete env.WEBHOOK_SECRETS_PARAMETER;
   }
   return tables;
+}
+
+/**
+ * Reads the functions' settings as they will at import (ENTITIES, WEBHOOK_SECRETS, HEADER_PREFIX, ...),
+ * with what the runtime sets itself (queue URLs, table and bus names) filled in: a ConfigError naming the
+ * variable before the start takes DATA_DIR or restores its journal, not after.
+ */
+export function checkFunctionSettings(env: NodeJS.ProcessEnv, definitions: Definitions): void {
+  const setAtStart = [
+    ...definitions.queues.map((queue) => queue.envVar),
+    ...definitions.tables.map((table) => table.envVar),
+    'EVENT_BUS_NAME',
+  ];
+  const probe = { ...env, ...Object.fromEntries(setAtStart.map((name) => [name, 'set at start'])) };
+  readIngestConfig(probe);
+  readRowWorkerConfig(probe);
+  readStateWorkerConfig(probe);
+  readBusConfig(probe);
 }
 
 /** Imports every function's handler (after the environment is set: they read it at import). */

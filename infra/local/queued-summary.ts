@@ -29,5 +29,5 @@ export function describeQueued(
   if (parked > 0) parts.push(`${parked} parked (never drain: GET /parked)`);
   if (deadLettered > 0)
     parts.push(`${deadLettered} dead-lettered (until redriven: POST /queues/{name}/redrive)`);
-  return `${total} messages stay queued: ${parts.join('; ')}`;
+  return `${total} ${total === 1 ? 'message stays' : 'messages stay'} queued: ${parts.join('; ')}`;
 }

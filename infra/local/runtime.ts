@@ -14,7 +14,12 @@ import { createDashboard } from './dashboard/server.js';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
 import { type DynamoEmulator, startDynamoEmulator } from './dynamo-emulator.js';
 import { type LocalEventBus, startLocalEventBus } from './event-bus.js';
-import { importHandlers, setFunctionEnvironment, startMappings } from './function-wiring.js';
+import {
+  checkFunctionSettings,
+  importHandlers,
+  setFunctionEnvironment,
+  startMappings,
+} from './function-wiring.js';
 import { loadFunctions } from './functions.js';
 import { createIngestServer } from './ingest-server.js';
 import { LOCAL_CREDENTIALS } from './port-guard.js';
@@ -94,6 +99,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const log = options.log ?? ((line: string) => console.log(line));
   const dataDir = resolve(options.dataDir ?? '.data');
   const region = options.region ?? env.AWS_REGION ?? 'us-east-1';
+  checkFunctionSettings(env, loadDefinitions({ stage: options.stage ?? 'local' }));
   mkdirSync(dataDir, { recursive: true });
   const lock = lockDataDir(dataDir);
 
@@ -277,9 +283,13 @@ async function createResources(options: LocalRuntimeOptions, startedWith: Starte
   ]);
   const recovered = sqsEmulator.recover();
   if (recovered.restored > 0)
-    log(`restored ${recovered.restored} queued messages from ${join(dataDir, SQS_JOURNAL)}`);
+    log(
+      `restored ${recovered.restored} queued message${recovered.restored === 1 ? '' : 's'} from ${join(dataDir, SQS_JOURNAL)}`,
+    );
   if (recovered.kept > 0)
-    log(`kept ${recovered.kept} journaled messages of queues this stage does not define`);
+    log(
+      `kept ${recovered.kept} journaled message${recovered.kept === 1 ? '' : 's'} of queues this version does not define`,
+    );
   const tables = setFunctionEnvironment(env, {
     queues,
     tables: definitions.tables,

@@ -23,7 +23,7 @@ export function readEntities(env: Env = process.env): EntityFilter | undefined {
   for (const entry of entries) {
     if (!FIXED_ENTITIES.includes(entry) && !isDynamicEntity(entry) && !PATTERNS.includes(entry)) {
       throw new ConfigError(
-        `ENTITIES must be a comma-separated list of ${FIXED_ENTITIES.join(', ')}, list.<name>, y_<table>, list.*, y_* or *`,
+        `ENTITIES: ${JSON.stringify(entry)} is not an entity; ENTITIES must be a comma-separated list of ${FIXED_ENTITIES.join(', ')}, list.<name>, y_<table>, list.*, y_* or *`,
         'ENTITIES',
       );
     }

@@ -83,7 +83,9 @@ export function createFifoBatchHandler<T>(
         })),
       };
     } finally {
-      metrics.publishStoredMetrics();
+      // Only when there are: an empty flush warns (Powertools' hasStoredMetrics is for this), and local
+      // invocations that overlap share the buffer, so one may find it flushed by the other.
+      if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
     }
   };
 }

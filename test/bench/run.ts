@@ -13,13 +13,23 @@ import { benchWorkers } from './workers.js';
 
 type Bench = () => Promise<Record<string, number | string>>;
 
-const benches: Record<string, Bench> = {
-  ingest: () => benchIngestCpu(),
-  'ingest-instructions': () => benchIngestInstructions(),
-  bundles: () => benchBundles(),
-  workers: () => benchWorkers(),
-  local: () => benchLocal(),
-  load: () => benchLoad(),
+/** Each bench, with what it runs (said before it starts: some take minutes and print only at the end). */
+const benches: Record<string, { runs: string; run: Bench }> = {
+  ingest: { runs: 'the ingest handler in CPU µs per event, against its floors', run: () => benchIngestCpu() },
+  'ingest-instructions': {
+    runs: 'the same cases in instructions, under valgrind (skipped without it)',
+    run: () => benchIngestInstructions(),
+  },
+  bundles: {
+    runs: 'each function bundled as serverless.yml does, its size and import time in fresh processes',
+    run: () => benchBundles(),
+  },
+  workers: { runs: 'the workers on batches against dynalite', run: () => benchWorkers() },
+  local: {
+    runs: 'npm start in a child process and simulate with 50 senders, next to the emulators’ raw rates',
+    run: () => benchLocal(),
+  },
+  load: { runs: 'the 20,000-event load of npm start (a few minutes)', run: () => benchLoad() },
 };
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
@@ -28,8 +38,12 @@ if (unknown.length > 0) {
   console.error(`unknown bench ${unknown.join(', ')}; benches: ${Object.keys(benches).join(', ')}`);
   process.exit(2);
 }
-for (const [name, run] of Object.entries(benches)) {
-  if (wanted.length > 0 && !wanted.includes(name)) continue;
+const chosen = Object.entries(benches).filter(([name]) => wanted.length === 0 || wanted.includes(name));
+console.log(
+  `${chosen.length} bench${chosen.length === 1 ? '' : 'es'}: ${chosen.map(([name]) => name).join(', ')}`,
+);
+for (const [name, { runs, run }] of chosen) {
+  console.log(`\nrunning ${name}: ${runs}…`);
   const started = performance.now();
   const figures = await run();
   console.log(`\n## ${name} (${((performance.now() - started) / 1000).toFixed(1)} s)`);

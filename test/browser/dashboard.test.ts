@@ -138,7 +138,7 @@ describe('the dashboard in Chromium', () => {
       await page.getByLabel('EventId').fill(parked);
       await page.getByLabel('EventId').press('Enter');
       const place = page.locator('[data-where="parked"]');
-      await waitForText(place, /⏸ Parked: \S+/);
+      await waitForText(place, /‖ Parked: \S+/);
       expect(await place.textContent()).toContain('signatureVerified');
       expect(await place.locator('pre.body').textContent()).toContain('"Event": "invoice.created"');
 
@@ -165,7 +165,7 @@ describe('the dashboard in Chromium', () => {
       const row = page.locator('tr', { hasText: eventId });
       await row.waitFor();
       const cells = await row.locator('td').allTextContents();
-      expect(cells[0]).toContain(`⏸ ${message!.reason}`);
+      expect(cells[0]).toContain(`‖ ${message!.reason}`);
       expect(cells[1]).toBe('invoice.created');
       expect(cells[2]).toBe(eventId);
       expect(await row.locator('time').getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -211,7 +211,7 @@ describe('the dashboard in Chromium', () => {
       const row = page.locator('table.parked tr', { hasText: 'e-null-body' });
       await row.waitFor();
       expect((await row.locator('td').allTextContents()).slice(0, 3)).toEqual([
-        '⏸ invalid-event',
+        '‖ invalid-event',
         'contact.created',
         'e-null-body',
       ]);
@@ -342,6 +342,85 @@ describe('the dashboard in Chromium', () => {
       expect(await page.locator('.legend li').allTextContents()).toEqual(totals);
       expect(totals[0]).not.toBe('applied: 0');
       expect(await page.locator('.chart rect').count()).toBeGreaterThan(0);
+    });
+  });
+
+  it('a failed lookup’s message goes with its view; `/` is the overview, marked and titled', async () => {
+    await withPage(
+      browser,
+      'views',
+      async (page) => {
+        await page.goto(`${runtime.adminUrl}/`);
+        await waitForText(page.locator('main h2'), 'Overview');
+        expect(await page.getByRole('link', { name: 'Overview' }).getAttribute('aria-current')).toBe('page');
+        expect(await page.title()).toBe('overview · crm-webhook-receiver');
+
+        await page.getByRole('link', { name: 'Row' }).click();
+        await page.getByLabel('Context').fill('CustNone');
+        await page.getByLabel('Entity').fill('contact');
+        await page.getByLabel('PrimaryKey').fill('404');
+        await page.getByLabel('PrimaryKey').press('Enter');
+        await waitForText(page.locator('#status'), /^Row contact 404: /);
+
+        await page.getByRole('link', { name: 'Parked' }).click();
+        await waitForText(page.locator('main h2'), 'Parked');
+        expect(await page.locator('#status').textContent()).toBe('');
+      },
+      (url, status) => status === 404 && url.endsWith('/rows/CustNone/contact/404'),
+    );
+  });
+
+  it('overview: webhooks counted by state, then listed by state and context, a page at a time', async () => {
+    // 23 Active webhooks in one context, one Stopped in another, each with its own webhook id.
+    for (let id = 101; id <= 123; id++)
+      await deliver(buildSampleBody('webhook.started', { context: 'CustMany', primaryKey: id }));
+    await deliver(buildSampleBody('webhook.stopped', { context: 'CustFew', primaryKey: 201 }));
+    await until(
+      '/webhooks',
+      (webhooks: Array<{ context: string }>) =>
+        webhooks.filter((w) => w.context === 'CustMany' || w.context === 'CustFew').length === 24,
+    );
+    const { body: all } = await admin<Array<{ stateName: string }>>('/webhooks');
+    const { body: gaps } =
+      await admin<Array<{ closedAt?: string; context: string; webhookId: number }>>('/gaps');
+    const count = (state: string) => all.filter((w) => w.stateName === state).length;
+    const openGaps = new Set(gaps.filter((g) => !g.closedAt).map((g) => `${g.context}/${g.webhookId}`)).size;
+
+    await withPage(browser, 'overview-list', async (page) => {
+      await page.goto(`${runtime.adminUrl}/#/overview`);
+      const counted = (state: string) => page.locator(`[data-count="${state}"] strong`);
+      await waitForText(counted('Active'), String(count('Active')));
+      expect(await counted('Stopped').textContent()).toBe(String(count('Stopped')));
+      expect(await counted('TooManyErrors').textContent()).toBe(String(count('TooManyErrors')));
+      expect(await counted('open-gap').textContent()).toBe(String(openGaps));
+
+      await page.getByLabel('Context').fill('custmany');
+      const pager = page.locator('.pager span');
+      await waitForText(pager, '1–20 of 23');
+      expect(await page.locator('#webhook-list article.webhook').count()).toBe(20);
+      await page.getByRole('button', { name: 'Next' }).click();
+      await waitForText(pager, '21–23 of 23');
+      expect(await page.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
+
+      // A count is a filter: Stopped in CustMany is none, in CustFew the one webhook.
+      await page.locator('[data-count="Stopped"] button').click();
+      expect(await page.getByLabel('State', { exact: true }).inputValue()).toBe('Stopped');
+      await waitForText(page.locator('#webhook-list'), /^None of the \d+ webhooks matches\.$/);
+      await page.getByLabel('Context').fill('CustFew');
+      const card = page.locator('[data-webhook="CustFew/201"]');
+      await waitForText(card.locator('dd.state'), '■ Stopped');
+      expect(await card.textContent()).toContain('Sent, as the CRM counts');
+    });
+  });
+
+  it('the parked mark is plain text, not an emoji a browser without an emoji font shows as a box', async () => {
+    await withPage(browser, 'live-parked', async (page) => {
+      await page.goto(`${runtime.adminUrl}/#/live`);
+      const eventId = await deliver(personCreated('CustMark'));
+      await waitForText(page.locator(`tr[data-event-id="${eventId}"]`), '‖ parked (200)');
+      // Every character of the page's icons is below the emoji blocks (U+1F000 on) and is not U+23F8.
+      const text = (await page.locator('main').textContent()) ?? '';
+      expect([...text].filter((c) => c === '\u23f8' || c.codePointAt(0)! >= 0x1f000)).toEqual([]);
     });
   });
 });

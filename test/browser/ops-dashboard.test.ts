@@ -106,7 +106,7 @@ describe('the ops dashboard in Chromium, on mocked AWS clients', () => {
       await look.waitFor();
       expect(sqs.commandCalls(ReceiveMessageCommand)).toHaveLength(0);
       await look.press('Enter');
-      await waitForText(page.locator('tr[data-message="m-1"]'), '⏸ unknown-event');
+      await waitForText(page.locator('tr[data-message="m-1"]'), '‖ unknown-event');
       // The parked queue until an empty answer, then its DLQ.
       expect(sqs.commandCalls(ReceiveMessageCommand).map((call) => call.args[0].input.QueueUrl)).toEqual([
         url('parked'),

@@ -51,7 +51,7 @@ describe('replay of the parked deliveries in Chromium', () => {
       const row = page.locator('tr', { hasText: String(person.EventId) });
       await row.waitFor();
       expect(await row.locator('td').first().textContent()).toBe(
-        '⏸ entity-not-enabledENTITIES does not include person',
+        '‖ entity-not-enabledENTITIES does not include person',
       );
       expect(await row.locator('td').nth(1).textContent()).toBe('person.created');
     });

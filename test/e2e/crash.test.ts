@@ -154,7 +154,7 @@ it('loses no accepted event when the runtime is killed mid-stream and restarted'
   });
   // And the crash did hit messages in the queues, which the restart brought back.
   expect(backlog).toBeGreaterThan(0);
-  const restored = Number(/restored (\d+) queued messages/.exec(runtime.output())?.[1] ?? 0);
+  const restored = Number(/restored (\d+) queued messages?/.exec(runtime.output())?.[1] ?? 0);
   expect(restored).toBeGreaterThan(0);
   expect(acceptedBeforeKill).toBeLessThan(accepted.size);
   const queues = await getJson<QueueView[]>(`${adminUrl}/queues`);

@@ -72,6 +72,17 @@ describe('npm start, when something is wrong', () => {
     ]);
   }, 30_000);
 
+  it('names a function setting it refuses, and the value, before it looks at DATA_DIR (held here by another start)', async () => {
+    expect(await failedStart({ ENTITIES: 'contact,foo' })).toEqual({
+      code: 2,
+      lines: [
+        expect.stringMatching(
+          /^ENTITIES: "foo" is not an entity; ENTITIES must be .* \(in the environment\)$/,
+        ),
+      ],
+    });
+  }, 30_000);
+
   it('says on stop which messages stay queued because they are parked', async () => {
     const secret = readFileSync(join(dataDir, 'webhook-secret'), 'utf8').trim();
     const body = { ...buildSampleBody('contact.changed'), Event: 'invoice.created', Entity: 'invoice' };
@@ -84,7 +95,7 @@ describe('npm start, when something is wrong', () => {
     expect(answer.status).toBe(200);
     await runtime!.stop();
     expect(runtime!.output()).toMatch(
-      /1 messages stay queued: 0 pending, processed on the next start; 1 parked \(never drain/,
+      /1 message stays queued: 0 pending, processed on the next start; 1 parked \(never drain/,
     );
     runtime = undefined;
   }, 30_000);

@@ -75,6 +75,9 @@ beforeAll(async () => {
   pattern: { detail-type: [activity.created] }
   target: { url: "${url}/down" }
   retry: { attempts: 1, maxAgeSeconds: 60 }
+- name: typo
+  pattern: { detail-typ: [contact.changed] }
+  target: { lambda: "arn:aws:lambda:eu-west-1:123456789012:function:typo" }
 `,
   );
   runtime = await spawnLocalRuntime({
@@ -159,12 +162,15 @@ async function redeliver(body: string, primaryKey: number): Promise<void> {
 const receivedFor = (eventId: unknown) => received.filter((r) => r.event.detail.EventId === eventId);
 
 describe('npm start with subscriptions', () => {
-  it('says in the ready line how many subscriptions it loaded, and which it does not deliver locally', () => {
+  it('says in the ready line how many subscriptions it loaded, which it does not deliver locally, and which can never match', () => {
     expect(runtime.output()).toMatch(
-      /^ready in \d+ ms: .* · eventbridge http:\/\/127\.0\.0\.1:\d+ · 4 subscriptions · /m,
+      /^ready in \d+ ms: .* · eventbridge http:\/\/127\.0\.0\.1:\d+ · 5 subscriptions · /m,
     );
     expect(runtime.output()).toContain(
       'subscription "cleanup": lambda targets are delivered on AWS only; the local bus counts its matches',
+    );
+    expect(runtime.output()).toContain(
+      'warning: subscription "typo" can never match: detail-typ is no field of a published event (did you mean detail-type?)',
     );
   });
 
@@ -204,6 +210,7 @@ describe('npm start with subscriptions', () => {
       { name: 'cleanup', matched: 1, delivered: 0 },
       { name: 'flaky', matched: 0 },
       { name: 'down', matched: 0 },
+      { name: 'typo', matched: 0 },
     ]);
   });
 

@@ -180,7 +180,9 @@ describe('functions/ingest with WEBHOOK_SECRETS_PARAMETER', () => {
       vi.stubEnv('AWS_REGION', 'eu-west-1');
       vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKID');
       vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret');
+      // The handler's log lines (a refusal is a WARN, on stderr) are not this test's.
       vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+      vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
       vi.resetModules();
       const { handler } = await import('../../functions/ingest.js');
       const send = (context: string, secret: string) => {
@@ -258,7 +260,9 @@ describe('functions/ingest with WEBHOOK_SECRETS_PARAMETER', () => {
       vi.stubEnv('AWS_REGION', 'eu-west-1');
       vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKID');
       vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret');
+      // The handler's log lines (a refusal is a WARN, on stderr) are not this test's.
       vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+      vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
       vi.resetModules();
       const { handler } = await import('../../functions/ingest.js');
       const delivery = buildSampleDelivery(buildSampleBody('contact.changed', { context: 'CustA' }), {

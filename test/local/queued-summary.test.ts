@@ -14,6 +14,12 @@ describe('what a stop says stays queued', () => {
     );
   });
 
+  it('says one message in the singular', () => {
+    expect(describeQueued(queues, (name) => (name === 'parked' ? 1 : 0))).toBe(
+      '1 message stays queued: 0 pending, processed on the next start; 1 parked (never drain: GET /parked)',
+    );
+  });
+
   it('says nothing when the queues are empty', () => {
     expect(describeQueued(queues, () => 0)).toBeUndefined();
   });

@@ -31,11 +31,16 @@ export async function withPage(
   browser: Browser,
   name: string,
   body: (page: Page) => Promise<void>,
+  /** An answer of 4xx/5xx the test asks for (a lookup of what does not exist), not counted as a problem. */
+  expected: (url: string, status: number) => boolean = () => false,
 ): Promise<void> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (message) => {
+    // The browser's own line for an answer `expected` allows is no problem either.
+    const status = /^Failed to load resource: .* status of (\d+)/.exec(message.text())?.[1];
+    if (status !== undefined && expected(message.location().url, Number(status))) return;
     if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -43,7 +48,7 @@ export async function withPage(
     problems.push(`request failed: ${request.method()} ${request.url()} (${request.failure()?.errorText})`),
   );
   page.on('response', (response) => {
-    if (response.status() >= 400)
+    if (response.status() >= 400 && !expected(response.url(), response.status()))
       problems.push(`HTTP ${response.status()}: ${response.request().method()} ${response.url()}`);
   });
   let seen: string[] = [];

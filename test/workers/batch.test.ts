@@ -1,7 +1,8 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
-import { createRowWorker, createStateWorker } from '../../lib/workers/index.js';
+import { createFifoBatchHandler, createRowWorker, createStateWorker } from '../../lib/workers/index.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { FAKE_AWS_ENV, type LocalDynamo, startDynalite, type TableNames } from '../support/dynamo.js';
 import {
@@ -143,5 +144,30 @@ describe('entry points', () => {
     vi.stubEnv('ROWS_TABLE', '');
     vi.resetModules();
     await expect(import('../../functions/contact-worker.js')).rejects.toThrow('ROWS_TABLE must be set');
+  });
+});
+
+describe('metrics', () => {
+  it('are flushed without Powertools’ empty-buffer warning when invocations overlap (as under npm start)', async () => {
+    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'true');
+    const warn = vi.fn();
+    const metrics = new Metrics({
+      namespace: 'CrmWebhookReceiver',
+      logger: { warn, info: vi.fn(), debug: vi.fn(), error: vi.fn() },
+    });
+    const handler = createFifoBatchHandler(
+      { handleRecord: async () => void metrics.addMetric('EventsApplied', MetricUnit.Count, 1) },
+      { logger: quietObservability().logger, metrics },
+    );
+    const record = (primaryKey: number) =>
+      sqsRecord(rowEvent('contact.created', { context: 'CustMetrics', primaryKey, timestamp: at(1) }));
+
+    // The first to finish flushes the shared buffer, the other one's metric included.
+    await Promise.all([
+      handler(sqsEvent([record(1)]), lambdaContext),
+      handler(sqsEvent([record(2)]), lambdaContext),
+    ]);
+
+    expect(warn).not.toHaveBeenCalled();
   });
 });

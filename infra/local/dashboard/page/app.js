@@ -1,4 +1,4 @@
-import { h } from './dom.js';
+import { h, say } from './dom.js';
 import * as find from './find.js';
 import * as live from './live.js';
 import * as overview from './overview.js';
@@ -16,12 +16,13 @@ const VIEWS = { overview, row, find, parked, subscriptions, live };
 let stop;
 
 function route() {
-  const [name = 'overview', ...params] = location.hash
-    .replace(/^#\/?/, '')
-    .split('/')
-    .map(decodeURIComponent);
-  const view = VIEWS[name] ?? VIEWS.overview;
+  const [first, ...params] = location.hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
+  // `/` and an unknown view are the overview, marked and titled as such.
+  const name = Object.hasOwn(VIEWS, first) ? first : 'overview';
+  const view = VIEWS[name];
   stop?.();
+  // What the last view said (a failed lookup, a redrive) is about that view, not the next one.
+  say('');
   const container = document.getElementById('view');
   container.replaceChildren(h('p', {}, 'Loading…'));
   for (const link of document.querySelectorAll('nav a')) {

@@ -77,7 +77,7 @@ function place(found) {
   }
   const { message } = found;
   const title = {
-    parked: `⏸ Parked: ${message.attributes.reason ?? 'no reason given'}`,
+    parked: `‖ Parked: ${message.attributes.reason ?? 'no reason given'}`,
     dlq: `✖ In the dead-letter queue of ${found.queue}`,
     queue: `… Waiting in the ${found.queue} queue`,
   }[found.where];

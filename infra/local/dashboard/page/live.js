@@ -3,7 +3,7 @@ import { eventLink, h, poll, say, time } from './dom.js';
 import { source } from './source.js';
 
 const POLL_MS = 1000;
-const ICONS = { accepted: '✔', parked: '⏸', refused: '✖', 'registration-test': '○', unavailable: '⚠' };
+const ICONS = { accepted: '✔', parked: '‖', refused: '✖', 'registration-test': '○', unavailable: '⚠' };
 
 /** The ingest's answers as they happen, newest first, polled without a reload; locally only. */
 export function mount(container) {

@@ -5,21 +5,76 @@ import { confirmed, eventLink, h, poll, say, time } from './dom.js';
 const STATE_NAMES = ['Active', 'Stopped', 'TooManyErrors'];
 const STATE_ICONS = { Active: '✔', Stopped: '■', TooManyErrors: '✖' };
 const REFRESH_MS = 5000;
+/** Webhooks per page: a stage can serve thousands of tenants. */
+export const PAGE_SIZE = 20;
+/** The list's filter by state: one of STATE_NAMES, `open-gap`, or '' for every webhook. */
+const OPEN_GAP = 'open-gap';
 
-/** Webhooks with their state changes and gaps, the queues with a redrive per DLQ, the chart. */
+/**
+ * Webhooks counted by state and open gap, then listed filtered by state and context and paged; the
+ * queues with a redrive per DLQ; the chart. The filter stays as chosen while the data refreshes.
+ */
 export function mount(container) {
   let shown = '';
+  let webhooks = [];
+  let gaps = [];
+  const filter = { state: '', context: '', page: 0 };
+  const counts = h('ul', { class: 'counts', 'aria-label': 'Webhooks by state' });
+  const list = h('div', { id: 'webhook-list', 'aria-live': 'polite' });
+  const rest = h('div');
+  const choose = (changes) => {
+    Object.assign(filter, { page: 0 }, changes);
+    stateSelect.value = filter.state;
+    draw();
+  };
+  const stateSelect = h(
+    'select',
+    { id: 'webhook-state', onchange: () => choose({ state: stateSelect.value }) },
+    h('option', { value: '' }, 'Every state'),
+    STATE_NAMES.map((name) => h('option', { value: name }, name)),
+    h('option', { value: OPEN_GAP }, 'With an open gap'),
+  );
+  const contextInput = h('input', {
+    id: 'webhook-context',
+    type: 'search',
+    autocomplete: 'off',
+    oninput: () => choose({ context: contextInput.value.trim() }),
+  });
+  const draw = () => {
+    counts.replaceChildren(...stateCounts(webhooks, gaps, choose));
+    list.replaceChildren(...webhookList(webhooks, gaps, filter, draw));
+  };
+  container.replaceChildren(
+    h('h2', {}, 'Overview'),
+    h(
+      'section',
+      { 'aria-labelledby': 'webhooks-title' },
+      h('h3', { id: 'webhooks-title' }, 'Webhooks'),
+      counts,
+      h(
+        'form',
+        { class: 'filters', role: 'search', onsubmit: (event) => event.preventDefault() },
+        h('label', { for: 'webhook-state' }, 'State'),
+        stateSelect,
+        h('label', { for: 'webhook-context' }, 'Context'),
+        contextInput,
+      ),
+      list,
+    ),
+    rest,
+  );
   const view = poll(
     REFRESH_MS,
     () => Promise.all([api.webhooks(), api.gaps(), api.queues(), api.outcomes()]),
-    ([webhooks, gaps, queues, outcomes]) => {
-      const data = JSON.stringify([webhooks, gaps, queues, outcomes]);
+    ([nextWebhooks, nextGaps, queues, outcomes]) => {
+      const data = JSON.stringify([nextWebhooks, nextGaps, queues, outcomes]);
       // Redraw only on change, and never under an open confirmation.
       if (data === shown || document.getElementById('confirm').open) return;
       shown = data;
-      container.replaceChildren(
-        h('h2', {}, 'Overview'),
-        webhookSection(webhooks, gaps),
+      webhooks = nextWebhooks;
+      gaps = nextGaps;
+      draw();
+      rest.replaceChildren(
         queueSection(queues, view.run),
         h(
           'section',
@@ -38,20 +93,60 @@ function showError(error) {
   say(`Could not load the overview: ${error.message}`);
 }
 
-function webhookSection(webhooks, gaps) {
-  return h(
-    'section',
-    { 'aria-labelledby': 'webhooks-title' },
-    h('h3', { id: 'webhooks-title' }, `Webhooks (${webhooks.length})`),
-    webhooks.length === 0
-      ? h('p', {}, 'No webhook state event received yet.')
-      : webhooks.map((webhook) =>
-          webhookCard(
-            webhook,
-            gaps.filter((gap) => gap.context === webhook.context && gap.webhookId === webhook.webhookId),
-          ),
-        ),
+const gapsOf = (webhook, gaps) =>
+  gaps.filter((gap) => gap.context === webhook.context && gap.webhookId === webhook.webhookId);
+const hasOpenGap = (webhook, gaps) => gapsOf(webhook, gaps).some((gap) => !gap.closedAt);
+
+/** One button per state and one for open gaps, with its count; a click filters the list by it. */
+function stateCounts(webhooks, gaps, choose) {
+  const count = (test) => webhooks.filter(test).length;
+  const entries = [
+    ...STATE_NAMES.map((name) => [name, `${STATE_ICONS[name]} ${name}`, count((w) => w.stateName === name)]),
+    [OPEN_GAP, '⚠ Open gaps', count((w) => hasOpenGap(w, gaps))],
+  ];
+  return entries.map(([state, label, n]) =>
+    h(
+      'li',
+      { 'data-count': state },
+      h(
+        'button',
+        { type: 'button', class: 'count', onclick: () => choose({ state }) },
+        label,
+        ' ',
+        h('strong', {}, n),
+      ),
+    ),
   );
+}
+
+/** The webhooks the filter keeps, one page of them, and the pager. */
+function webhookList(webhooks, gaps, filter, draw) {
+  if (webhooks.length === 0) return [h('p', {}, 'No webhook state event received yet.')];
+  const context = filter.context.toLowerCase();
+  const kept = webhooks.filter(
+    (webhook) =>
+      (filter.state === '' ||
+        (filter.state === OPEN_GAP ? hasOpenGap(webhook, gaps) : webhook.stateName === filter.state)) &&
+      webhook.context.toLowerCase().includes(context),
+  );
+  if (kept.length === 0) return [h('p', {}, `None of the ${webhooks.length} webhooks matches.`)];
+  const pages = Math.ceil(kept.length / PAGE_SIZE);
+  const page = Math.min(filter.page, pages - 1);
+  const first = page * PAGE_SIZE;
+  const turn = (to) => () => {
+    filter.page = to;
+    draw();
+  };
+  return [
+    ...kept.slice(first, first + PAGE_SIZE).map((webhook) => webhookCard(webhook, gapsOf(webhook, gaps))),
+    h(
+      'nav',
+      { class: 'pager', 'aria-label': 'Webhook pages' },
+      h('button', { type: 'button', disabled: page === 0, onclick: turn(page - 1) }, 'Previous'),
+      h('span', {}, ` ${first + 1}–${Math.min(first + PAGE_SIZE, kept.length)} of ${kept.length} `),
+      h('button', { type: 'button', disabled: page >= pages - 1, onclick: turn(page + 1) }, 'Next'),
+    ),
+  ];
 }
 
 function webhookCard(webhook, gaps) {
@@ -71,8 +166,9 @@ function webhookCard(webhook, gaps) {
       h('dd', { class: `state state-${name}` }, `${STATE_ICONS[name] ?? '?'} ${name}`),
       h('dt', {}, 'Since'),
       h('dd', {}, time(webhook.stateChangedAt)),
-      h('dt', {}, 'Events'),
-      h('dd', {}, webhook.events),
+      // FieldValues.events of its last state event: what the CRM counts as sent, not what arrived here.
+      h('dt', { title: 'FieldValues.events of its last state event' }, 'Sent, as the CRM counts'),
+      h('dd', {}, webhook.events ?? '—'),
     ),
     h('h5', {}, 'State changes'),
     h(

@@ -135,7 +135,7 @@ function list(parked, labelledBy) {
           h(
             'td',
             {},
-            `⏸ ${message.reason ?? 'unknown'}`,
+            `‖ ${message.reason ?? 'unknown'}`,
             message.attributes.detail ? h('div', { class: 'meta' }, message.attributes.detail) : '',
           ),
           h('td', {}, message.event ?? '—'),
