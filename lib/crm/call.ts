@@ -94,7 +94,7 @@ export function createCaller(options: CallerOptions) {
               ...auth,
             },
             body,
-            timeoutMs: Math.min(limits.timeoutMs, timeLeftMs()),
+            timeoutMs: Math.max(1, Math.min(limits.timeoutMs, timeLeftMs())),
             maxBodyBytes: limits.maxBodyBytes,
             fetch: options.fetch,
           }),

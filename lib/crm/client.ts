@@ -83,7 +83,7 @@ export function createCrmClient(options: CrmClientOptions) {
           method: 'POST',
           headers: { accept: 'application/json', 'content-type': 'application/json' },
           body: JSON.stringify(body),
-          timeoutMs: Math.min(limits.timeoutMs, timeLeftMs()),
+          timeoutMs: Math.max(1, Math.min(limits.timeoutMs, timeLeftMs())),
           maxBodyBytes: limits.maxBodyBytes,
           fetch: send,
         });

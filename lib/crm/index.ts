@@ -9,6 +9,7 @@ export {
   type Page,
   type TenantState,
 } from './client.js';
+export { crmCredentials } from './credentials.js';
 export { CrmApiError, CrmAuthError, CrmRetryLater, type RetryLaterReason } from './errors.js';
 export { CRM_TABLES, type CrmTable } from './tables.js';
 export { type CrmWebhook, type CrmWebhookState, WEBHOOK_STATES, type WebhookUsage } from './webhooks.js';

@@ -53,6 +53,16 @@ describe('the credential step', () => {
     ]);
   });
 
+  it('authenticates once for several calls refused at once with the same expired ticket', async () => {
+    const { fetch, calls } = recordingFetch();
+    const client = clientOf(crm, { fetch, credentials: { Cust1: systemUser(crm) } });
+    await client.listWebhooks('Cust1');
+    vi.setSystemTime(Date.now() + 6 * 3600_000);
+    expect(await Promise.all([1, 2, 3].map(() => client.listWebhooks('Cust1')))).toEqual([[], [], []]);
+    expect(calls.filter((call) => call.path === LOGIN)).toHaveLength(2);
+    expect(calls.filter((call) => call.status === 401)).toHaveLength(3);
+  });
+
   it('gives up with a one-line CrmAuthError when the CRM refuses the credentials, without a loop', async () => {
     const { fetch, calls } = recordingFetch();
     const wrongToken = clientOf(crm, {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readCrmConfig } from '../../lib/config/crm.js';
 import { ConfigError } from '../../lib/config/env.js';
+import { crmCredentials } from '../../lib/crm/index.js';
 
 const URL = 'https://online.superoffice.com/{ContextIdentifier}/api/v1';
 const BASIC = JSON.stringify({ '*': { type: 'basic', user: 'u', password: 'hunter2-secret' } });
@@ -107,5 +108,32 @@ describe('reconciliation settings', () => {
     expect(refusal({ CRM_API_URL: URL, CRM_CREDENTIALS: BASIC, CRM_TIMEOUT_MS: '0' }).message).toBe(
       'CRM_TIMEOUT_MS must be a positive integer',
     );
+  });
+});
+
+describe('credentials from the SSM parameter', () => {
+  const config = readCrmConfig({ CRM_API_URL: URL, CRM_CREDENTIALS_PARAMETER: '/r/crm' });
+  if (!config.enabled) throw new Error('expected enabled');
+
+  it('are the parameter JSON, parsed as CRM_CREDENTIALS is', async () => {
+    const asked: string[] = [];
+    const read = async (name: string) => {
+      asked.push(name);
+      return BASIC;
+    };
+    expect(await crmCredentials(config, read)).toEqual(JSON.parse(BASIC));
+    expect(asked).toEqual(['/r/crm']);
+  });
+
+  it('refuse an empty parameter or a wrong JSON in one line, never echoing it', async () => {
+    await expect(crmCredentials(config, async () => undefined)).rejects.toThrow(
+      'CRM_CREDENTIALS_PARAMETER names /r/crm, which holds no value: put the CRM_CREDENTIALS JSON in it',
+    );
+    const wrong = await crmCredentials(
+      config,
+      async () => '{"*": {"type": "basic", "password": "hunter2"}}',
+    ).catch((error: unknown) => error as Error);
+    expect(wrong.message).toMatch(/^CRM_CREDENTIALS_PARAMETER at "\*"\."user" is not accepted/);
+    expect(wrong.message).not.toContain('hunter2');
   });
 });
