@@ -55,8 +55,12 @@ export function crmWindowTime(date: Date): string {
  * row by id, and the webhooks. Every call is bounded per tenant, retried as the CRM asks, and stops
  * at the time budget with CrmRetryLater.
  *
+ * Made once per process (module level in a Lambda), so that tickets and limits outlive an invocation;
+ * `timeLeftMs` reads the current invocation's remaining time.
+ *
  * @example
- * const crm = createCrmClient({ apiUrl: config.apiUrl, credentials, timeLeftMs: () => ctx.getRemainingTimeInMillis() - 5000 });
+ * let invocation: Context | undefined; // set by the handler
+ * const crm = createCrmClient({ apiUrl, credentials, timeLeftMs: () => (invocation?.getRemainingTimeInMillis() ?? 0) - 5000 });
  * const page = await crm.listChanged('Cust1', CRM_TABLES.contact!, ['name', 'department'], openedAt, continuation);
  */
 export function createCrmClient(options: CrmClientOptions) {
@@ -109,11 +113,9 @@ export function createCrmClient(options: CrmClientOptions) {
   /** One archive page: the first from `query`, the next from a continuation this client gave. */
   const archivePage = async (context: string, query: Record<string, string>, continuation?: string) => {
     const first = new URL(`${base(context)}/archive/dynamic`);
-    const url = continuation === undefined ? first : new URL(continuation);
-    if (
-      continuation !== undefined &&
-      `${url.origin}${url.pathname}`.toLowerCase() !== first.href.toLowerCase()
-    )
+    // A continuation (odata.nextLink, absolute or relative) may only lead to this tenant's archive.
+    const url = continuation === undefined ? first : urlOf(continuation, first);
+    if (url === null || `${url.origin}${url.pathname}`.toLowerCase() !== first.href.toLowerCase())
       throw new CrmApiError(`the continuation is not a page of ${context}'s archive: refused`, context);
     if (continuation === undefined)
       for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
@@ -221,6 +223,14 @@ function archiveRow(row: Record<string, unknown>, table: string): ArchiveRow {
   for (const [name, value] of Object.entries(row))
     if (name.startsWith(prefix)) values[name.slice(prefix.length)] = value;
   return { id: String(row.PrimaryKey), values };
+}
+
+function urlOf(text: string, base: URL): URL | null {
+  try {
+    return new URL(text, base);
+  } catch {
+    return null;
+  }
 }
 
 function crmTimeOf(response: CrmResponse): number {

@@ -16,11 +16,11 @@ export class CrmApiError extends Error {
 }
 
 /** Why a tenant cannot be served now: none of these is a failure of the reconciliation. */
-export type RetryLaterReason = 'not-running' | 'throttled' | 'unavailable' | 'budget';
+export type RetryLaterReason = 'throttled' | 'unavailable' | 'budget';
 
 /**
- * The tenant cannot be served now (its API is not running, it throttles or answers 503 past the
- * attempts allowed, or the caller's time budget is spent): try again after `retryAfterMs`, and do not
+ * The tenant cannot be served now (it throttles or answers 503 past the attempts allowed, or the
+ * caller's time budget is spent): try again after `retryAfterMs`, and do not
  * count it as a failure. Whatever was fetched before it is still valid.
  */
 export class CrmRetryLater extends CrmApiError {

@@ -79,6 +79,8 @@ describe('the rows changed since a time', () => {
       'http://evil.example/Cust1/api/v1/archive/dynamic?$skip=2',
       `${crm.url}/Other/api/v1/archive/dynamic?$skip=2`,
       `${crm.url}/Cust1/api/v1/Webhook`,
+      '//evil.example/Cust1/api/v1/archive/dynamic',
+      'http://[not a url',
     ])
       await expect(client.listChanged('Cust1', contact, [], new Date(), continuation)).rejects.toThrow(
         "the continuation is not a page of Cust1's archive: refused",
