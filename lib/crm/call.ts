@@ -1,0 +1,140 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Authorizer } from './auth/index.js';
+import { CrmApiError, CrmAuthError, CrmRetryLater } from './errors.js';
+import { type CrmResponse, ExchangeError, exchange, retryAfterMs } from './http.js';
+import type { TenantLimiter } from './limiter.js';
+
+/** How hard the client may press one tenant, and how long it waits. */
+export interface CrmLimits {
+  /** Calls in flight at once per tenant (default 4). */
+  inFlight: number;
+  /** Calls started per second per tenant (default 10). */
+  perSecond: number;
+  /** How long one call may take, body included (default 10000 ms). */
+  timeoutMs: number;
+  /** The largest answer read (default 16 MiB). */
+  maxBodyBytes: number;
+  /** Attempts of one call through 429, 502-504 and no answer (default 5). */
+  maxAttempts: number;
+  /** Rows per page of the archive (`$top`, default 200). */
+  pageSize: number;
+}
+
+export const DEFAULT_CRM_LIMITS: CrmLimits = {
+  inFlight: 4,
+  perSecond: 10,
+  timeoutMs: 10_000,
+  maxBodyBytes: 16 * 1024 * 1024,
+  maxAttempts: 5,
+  pageSize: 200,
+};
+
+/** Answers worth another attempt after a wait; 429 says the tenant throttles, the others that it is down. */
+const RETRYABLE = new Set([429, 502, 503, 504]);
+/** A call needs at least this long to be worth starting. */
+const MIN_CALL_MS = 250;
+const BACKOFF_BASE_MS = 250;
+const BACKOFF_CAP_MS = 8_000;
+
+/** Full jitter: a random wait up to an exponential ceiling, so tenants' retries do not come back together. */
+export function backoffMs(attempt: number, random: () => number = Math.random): number {
+  return Math.floor(random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)));
+}
+
+const attempts = (count: number) => `${count} attempt${count === 1 ? '' : 's'}`;
+
+export interface CallerOptions {
+  fetch: typeof fetch;
+  limits: CrmLimits;
+  limiter: TenantLimiter;
+  authorizer: Authorizer;
+  /** Milliseconds the caller may still spend (a Lambda's remaining time less a margin). */
+  timeLeftMs: () => number;
+  random: () => number;
+}
+
+export interface CallRequest {
+  method?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Whether the call carries the tenant's Authorization (not for the public state endpoint). */
+  authorize?: boolean;
+}
+
+/**
+ * One API call of a tenant through its limits: retried after `Retry-After` plus a jittered backoff on
+ * 429/502/503/504 and on no answer, authenticated again once on 401 (a ticket that expired), and
+ * never started or waited for beyond the time budget (CrmRetryLater 'budget'). A tenant that still
+ * throttles or is down after the attempts allowed is CrmRetryLater too: try again later, not a failure.
+ */
+export function createCaller(options: CallerOptions) {
+  const { limits, timeLeftMs } = options;
+  const spent = (what: string, context: string) =>
+    new CrmRetryLater(`${what}: the time budget is spent, continue in another run`, context, 'budget', 0);
+
+  return async function call(context: string, url: URL, request: CallRequest = {}): Promise<CrmResponse> {
+    const method = request.method ?? 'GET';
+    const what = `${method} ${url.pathname}`;
+    const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+    let renewed = false;
+    for (let attempt = 1; ; attempt++) {
+      const left = timeLeftMs();
+      if (left < MIN_CALL_MS) throw spent(what, context);
+      let response: CrmResponse;
+      let auth: Record<string, string> = {};
+      try {
+        if (request.authorize !== false) auth = await options.authorizer.headers(context);
+        response = await options.limiter.run(context, () =>
+          exchange(url, {
+            method,
+            headers: {
+              accept: 'application/json',
+              ...(body !== undefined && { 'content-type': 'application/json' }),
+              ...request.headers,
+              ...auth,
+            },
+            body,
+            timeoutMs: Math.max(1, Math.min(limits.timeoutMs, timeLeftMs())),
+            maxBodyBytes: limits.maxBodyBytes,
+            fetch: options.fetch,
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ExchangeError)) throw error;
+        if (attempt >= limits.maxAttempts)
+          throw new CrmApiError(`${error.message} (${attempts(attempt)})`, context, { cause: error });
+        const wait = backoffMs(attempt, options.random);
+        if (wait > timeLeftMs() - MIN_CALL_MS) throw spent(what, context);
+        await sleep(wait);
+        continue;
+      }
+      if (response.status === 401 && request.authorize !== false) {
+        if (!renewed && options.authorizer.renew(context, auth)) {
+          renewed = true;
+          continue;
+        }
+        throw new CrmAuthError(`${what}: the CRM refused the credentials of ${context} (401)`, context, {
+          status: 401,
+        });
+      }
+      if (RETRYABLE.has(response.status)) {
+        const wait =
+          (retryAfterMs(response.headers.get('retry-after')) ?? 0) + backoffMs(attempt, options.random);
+        const reason = response.status === 429 ? 'throttled' : 'unavailable';
+        if (attempt >= limits.maxAttempts || wait > timeLeftMs() - MIN_CALL_MS)
+          throw new CrmRetryLater(
+            `${what}: HTTP ${response.status} after ${attempts(attempt)}, retry in ${Math.ceil(wait / 1000)} s`,
+            context,
+            reason,
+            wait,
+            { status: response.status },
+          );
+        await sleep(wait);
+        continue;
+      }
+      return response;
+    }
+  };
+}
+
+export type CrmCaller = ReturnType<typeof createCaller>;

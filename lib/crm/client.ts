@@ -1,0 +1,261 @@
+import { CONTEXT_PLACEHOLDER, type CrmCredentials } from '../config/crm.js';
+import { type Authorizer, createAuthorizer, credentialsLookup } from './auth/index.js';
+import { type CallRequest, type CrmLimits, createCaller, DEFAULT_CRM_LIMITS } from './call.js';
+import { CrmApiError } from './errors.js';
+import { type CrmResponse, ExchangeError, exchange, jsonOf } from './http.js';
+import { createTenantLimiter } from './limiter.js';
+import type { CrmTable } from './tables.js';
+import { createWebhookApi } from './webhooks.js';
+
+export interface CrmClientOptions {
+  /** CRM_API_URL: the API base with `{ContextIdentifier}` in it. */
+  apiUrl: string;
+  /** ContextIdentifier (or `*`) to credentials (CRM_CREDENTIALS or its SSM parameter). */
+  credentials: Record<string, CrmCredentials>;
+  fetch?: typeof fetch;
+  limits?: Partial<CrmLimits>;
+  /** Milliseconds the caller may still spend; unbounded by default. */
+  timeLeftMs?: () => number;
+  /** Replaces the credential step (OAuth client credentials, later). */
+  authorizer?: Authorizer;
+  random?: () => number;
+}
+
+/** A tenant's API state: running, or not (maintenance, suspended): then retry later, it is no failure. */
+export type TenantState =
+  | { running: true; state: string; endpoint: string | undefined }
+  | { running: false; state: string; retryAfterMs: number };
+
+/** A row of the archive: its primary key and its fields by database name, values as the CRM wrote them. */
+export interface ArchiveRow {
+  id: string;
+  values: Record<string, unknown>;
+}
+
+/** One page of a listing; `continuation` (absent on the last page) resumes it, also in another run. */
+export interface Page<T> {
+  items: T[];
+  continuation: string | undefined;
+  /** The CRM's clock when it answered (its Date header), ms since the epoch. */
+  crmTime: number;
+}
+
+/** How long a tenant whose API is not running is left alone before it is asked again. */
+const NOT_RUNNING_RETRY_MS = 60_000;
+const CONTEXT = /^[A-Za-z0-9_-]{1,100}$/;
+
+/** `2026-11-27T12:05:00`: the CRM's UTC time without offset, to the second (rounded down: a wider window). */
+export function crmWindowTime(date: Date): string {
+  return date.toISOString().slice(0, 19);
+}
+
+/**
+ * The receiver's side of the CRM's REST API (crm-rest-api.md): a tenant's state, the rows changed
+ * since a time and the ids of a table through the dynamic archive provider (paged, resumable), one
+ * row by id, and the webhooks. Every call is bounded per tenant, retried as the CRM asks, and stops
+ * at the time budget with CrmRetryLater.
+ *
+ * Made once per process (module level in a Lambda), so that tickets and limits outlive an invocation;
+ * `timeLeftMs` reads the current invocation's remaining time.
+ *
+ * @example
+ * let invocation: Context | undefined; // set by the handler
+ * const crm = createCrmClient({ apiUrl, credentials, timeLeftMs: () => (invocation?.getRemainingTimeInMillis() ?? 0) - 5000 });
+ * const page = await crm.listChanged('Cust1', CRM_TABLES.contact!, ['name', 'department'], openedAt, continuation);
+ */
+export function createCrmClient(options: CrmClientOptions) {
+  const limits = { ...DEFAULT_CRM_LIMITS, ...options.limits };
+  const send = options.fetch ?? fetch;
+  const timeLeftMs = options.timeLeftMs ?? (() => Number.POSITIVE_INFINITY);
+  const origin = new URL(options.apiUrl.replace(CONTEXT_PLACEHOLDER, 'x')).origin;
+  const base = (context: string) => {
+    if (!CONTEXT.test(context))
+      throw new CrmApiError(
+        `${JSON.stringify(context)} is not a ContextIdentifier (letters, digits, _ and -)`,
+        context,
+      );
+    return options.apiUrl.replace(CONTEXT_PLACEHOLDER, context);
+  };
+  const authorizer =
+    options.authorizer ??
+    createAuthorizer({
+      credentialsFor: credentialsLookup(options.credentials),
+      loginUrl: new URL('/Login/api/PartnerSystemUser/Authenticate', origin),
+      async postJson(url, body) {
+        const what = `POST ${url.pathname}`;
+        const response = await exchange(url, {
+          method: 'POST',
+          headers: { accept: 'application/json', 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+          timeoutMs: Math.max(1, Math.min(limits.timeoutMs, timeLeftMs())),
+          maxBodyBytes: limits.maxBodyBytes,
+          fetch: send,
+        });
+        if (response.status !== 200) throw new ExchangeError(`${what}: HTTP ${response.status}`);
+        return jsonOf(response, what);
+      },
+    });
+  const call = createCaller({
+    fetch: send,
+    limits,
+    limiter: createTenantLimiter(limits),
+    authorizer,
+    timeLeftMs,
+    random: options.random ?? Math.random,
+  });
+
+  /** A call whose answer must be 200 JSON; anything else is a CrmApiError naming the call. */
+  const getJson = async (context: string, url: URL, request?: CallRequest) => {
+    const response = await call(context, url, request);
+    return { body: okJson(response, context, `${request?.method ?? 'GET'} ${url.pathname}`), response };
+  };
+
+  /** One archive page: the first from `query`, the next from a continuation this client gave. */
+  const archivePage = async (context: string, query: Record<string, string>, continuation?: string) => {
+    const first = new URL(`${base(context)}/archive/dynamic`);
+    // A continuation (odata.nextLink, absolute or relative) may only lead to this tenant's archive.
+    const url = continuation === undefined ? first : urlOf(continuation, first);
+    if (url === null || `${url.origin}${url.pathname}`.toLowerCase() !== first.href.toLowerCase())
+      throw new CrmApiError(`the continuation is not a page of ${context}'s archive: refused`, context);
+    if (continuation === undefined)
+      for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
+    const { body, response } = await getJson(context, url);
+    const page = body as { 'odata.nextLink'?: unknown; value?: unknown };
+    if (!Array.isArray(page.value))
+      throw new CrmApiError(`GET ${url.pathname}: the answer has no value array`, context);
+    const next = typeof page['odata.nextLink'] === 'string' ? page['odata.nextLink'] : undefined;
+    return {
+      rows: page.value as Array<Record<string, unknown>>,
+      continuation: next,
+      crmTime: crmTimeOf(response),
+    };
+  };
+
+  return {
+    /** `GET /api/state/{ctx}`: whether the tenant's API runs (states such as OfflineMaintenance do not). */
+    async tenantState(context: string): Promise<TenantState> {
+      base(context);
+      const url = new URL(`/api/state/${context}`, origin);
+      const { body } = await getJson(context, url, { authorize: false });
+      const { State, IsRunning, Api } = body as Record<string, unknown>;
+      const state = typeof State === 'string' ? State : 'Unknown';
+      return IsRunning === true
+        ? { running: true, state, endpoint: typeof Api === 'string' ? Api : undefined }
+        : { running: false, state, retryAfterMs: NOT_RUNNING_RETRY_MS };
+    },
+
+    /**
+     * The rows of `table` created or updated after `since`, one page: `fields` are the FieldValues'
+     * database names (the key, `updated` and `registered` are always selected). A row created and never
+     * updated has `updated` at the minimum date, so `registered` is filtered too. Rows deleted meanwhile
+     * are not listed: find them with `listIds` or `getRow`.
+     */
+    async listChanged(
+      context: string,
+      table: CrmTable,
+      fields: readonly string[],
+      since: Date,
+      continuation?: string,
+    ): Promise<Page<ArchiveRow>> {
+      const t = table.table;
+      const select = [...new Set([table.key, ...fields, 'updated', 'registered'])].map(
+        (field) => `${t}.${field}`,
+      );
+      const at = crmWindowTime(since);
+      const page = await archivePage(
+        context,
+        {
+          $select: select.join(','),
+          $filter: `${t}.updated afterTime '${at}' or ${t}.registered afterTime '${at}'`,
+          $orderBy: `${t}.${table.key}`,
+          $top: String(limits.pageSize),
+        },
+        continuation,
+      );
+      const items = page.rows.map((row) => archiveRow(row, t));
+      return { items, continuation: page.continuation, crmTime: page.crmTime };
+    },
+
+    /** The primary keys of every row of `table`, one page (to find the rows deleted since they were stored). */
+    async listIds(context: string, table: CrmTable, continuation?: string): Promise<Page<string>> {
+      const field = `${table.table}.${table.key}`;
+      const page = await archivePage(
+        context,
+        { $select: field, $orderBy: field, $top: String(limits.pageSize) },
+        continuation,
+      );
+      return {
+        items: page.rows.map((row) => String(row.PrimaryKey)),
+        continuation: page.continuation,
+        crmTime: page.crmTime,
+      };
+    },
+
+    /**
+     * One row by id through the REST entity (PascalCase properties): `deleted` on 404, `unchanged` on
+     * 304 when `ifModifiedSince` is given.
+     */
+    async getRow(context: string, table: CrmTable, id: string | number, ifModifiedSince?: Date) {
+      if (!table.rest)
+        throw new CrmApiError(`${table.table} has no REST entity: read it from the archive`, context);
+      const url = new URL(`${base(context)}/${table.rest}/${encodeURIComponent(String(id))}`);
+      const headers: Record<string, string> = ifModifiedSince
+        ? { 'if-modified-since': ifModifiedSince.toUTCString() }
+        : {};
+      const response = await call(context, url, { headers });
+      const crmTime = crmTimeOf(response);
+      if (response.status === 404) return { status: 'deleted' as const, crmTime };
+      if (response.status === 304) return { status: 'unchanged' as const, crmTime };
+      const body = okJson(response, context, `GET ${url.pathname}`) as Record<string, unknown>;
+      return { status: 'found' as const, row: body, crmTime };
+    },
+
+    ...createWebhookApi({ base, getJson }),
+  };
+}
+
+export type CrmClient = ReturnType<typeof createCrmClient>;
+
+/** The archive row with its fields by database name (the `table.` prefix dropped), values untouched. */
+function archiveRow(row: Record<string, unknown>, table: string): ArchiveRow {
+  const prefix = `${table}.`;
+  const values: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(row))
+    if (name.startsWith(prefix)) values[name.slice(prefix.length)] = value;
+  return { id: String(row.PrimaryKey), values };
+}
+
+function urlOf(text: string, base: URL): URL | null {
+  try {
+    return new URL(text, base);
+  } catch {
+    return null;
+  }
+}
+
+function crmTimeOf(response: CrmResponse): number {
+  const date = Date.parse(response.headers.get('date') ?? '');
+  return Number.isFinite(date) ? date : Date.now();
+}
+
+/** The JSON of a 200, or a one-line CrmApiError with the status and the CRM's short reason. */
+export function okJson(response: CrmResponse, context: string, what: string): unknown {
+  if (response.status !== 200) {
+    let reason = '';
+    try {
+      const error = (JSON.parse(response.text) as { Error?: unknown; Message?: unknown }) ?? {};
+      const text = error.Error ?? error.Message;
+      if (typeof text === 'string') reason = `: ${text.replace(/\s+/g, ' ').slice(0, 200)}`;
+    } catch {
+      // no readable reason
+    }
+    throw new CrmApiError(`${what} answered HTTP ${response.status}${reason}`, context, {
+      status: response.status,
+    });
+  }
+  try {
+    return jsonOf(response, what);
+  } catch (error) {
+    throw new CrmApiError((error as Error).message, context, { status: response.status });
+  }
+}

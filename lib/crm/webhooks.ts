@@ -1,0 +1,92 @@
+import * as z from 'zod/mini';
+import type { CallRequest } from './call.js';
+import { CrmApiError } from './errors.js';
+import type { CrmResponse } from './http.js';
+
+/** A webhook's state by name, as the REST API writes it (not the state events' numbers). */
+export const WEBHOOK_STATES = ['Active', 'Stopped', 'TooManyErrors'] as const;
+export type CrmWebhookState = (typeof WEBHOOK_STATES)[number];
+
+/** `GET /api/v1/Webhook/{id}`: the fields the receiver uses; the rest is kept as the CRM sent it. */
+export const CrmWebhookSchema = z.looseObject({
+  WebhookId: z.number(),
+  Name: z.string(),
+  Events: z.array(z.string()),
+  TargetUrl: z.string(),
+  State: z.string(),
+  UpdatedAssociate: z.optional(z.nullable(z.looseObject({ AssociateId: z.optional(z.number()) }))),
+});
+export type CrmWebhook = z.infer<typeof CrmWebhookSchema>;
+
+/** A webhook's usage counters (the dynamic provider's `webhook_usage`), which show failures the receiver never saw. */
+export interface WebhookUsage {
+  totalCalls: number;
+  totalErrors: number;
+  consecutiveErrors: number;
+  lastError: string;
+}
+
+interface Deps {
+  base: (context: string) => string;
+  getJson: (
+    context: string,
+    url: URL,
+    request?: CallRequest,
+  ) => Promise<{ body: unknown; response: CrmResponse }>;
+}
+
+/** The Webhook resource of a tenant: list by state, one, LastError, usage counters, and set Active. */
+export function createWebhookApi({ base, getJson }: Deps) {
+  const parse = (context: string, body: unknown, what: string): CrmWebhook => {
+    const parsed = z.safeParse(CrmWebhookSchema, body);
+    if (!parsed.success) throw new CrmApiError(`${what}: the answer is not a webhook`, context);
+    return parsed.data;
+  };
+  const url = (context: string, path = '') => new URL(`${base(context)}/Webhook${path}`);
+
+  return {
+    /** `GET /Webhook[?statusFilter=]`: the tenant's webhooks, all or those in one state. */
+    async listWebhooks(context: string, statusFilter?: CrmWebhookState): Promise<CrmWebhook[]> {
+      const target = url(context);
+      if (statusFilter) target.searchParams.set('statusFilter', statusFilter);
+      const { body } = await getJson(context, target);
+      if (!Array.isArray(body))
+        throw new CrmApiError(`GET ${target.pathname}: the answer is not a list`, context);
+      return body.map((item) => parse(context, item, `GET ${target.pathname}`));
+    },
+    async getWebhook(context: string, id: number): Promise<CrmWebhook> {
+      const target = url(context, `/${id}`);
+      return parse(context, (await getJson(context, target)).body, `GET ${target.pathname}`);
+    },
+    /** `GET /Webhook/{id}/LastError`: the last delivery error the CRM recorded ('' when none). */
+    async webhookLastError(context: string, id: number): Promise<string> {
+      const { body } = await getJson(context, url(context, `/${id}/LastError`));
+      return typeof body === 'string' ? body : body === null ? '' : JSON.stringify(body);
+    },
+    /** The usage counters of a webhook, or undefined when the CRM lists none for it. */
+    async webhookUsage(context: string, id: number): Promise<WebhookUsage | undefined> {
+      const target = new URL(`${base(context)}/archive/dynamic`);
+      const fields = ['webhook_usage_id', 'total_calls', 'total_errors', 'consecutive_errors', 'last_error'];
+      target.searchParams.set('$select', fields.map((field) => `webhook_usage.${field}`).join(','));
+      target.searchParams.set('$filter', `webhook_usage.webhook_usage_id eq ${id}`);
+      const { body } = await getJson(context, target);
+      const row = (body as { value?: Array<Record<string, unknown>> }).value?.[0];
+      if (!row) return undefined;
+      return {
+        totalCalls: Number(row['webhook_usage.total_calls'] ?? 0),
+        totalErrors: Number(row['webhook_usage.total_errors'] ?? 0),
+        consecutiveErrors: Number(row['webhook_usage.consecutive_errors'] ?? 0),
+        lastError: String(row['webhook_usage.last_error'] ?? ''),
+      };
+    },
+    /**
+     * `PATCH /Webhook/{id}` `{"State":"Active"}`: the CRM first posts its `test` delivery to the target
+     * and refuses (a CrmApiError with its reason) unless it was answered 200.
+     */
+    async activateWebhook(context: string, id: number): Promise<CrmWebhook> {
+      const target = url(context, `/${id}`);
+      const { body } = await getJson(context, target, { method: 'PATCH', body: { State: 'Active' } });
+      return parse(context, body, `PATCH ${target.pathname}`);
+    },
+  };
+}
