@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { loadEnvFile } from '../infra/local/env-file.js';
 import { familyOf } from '../lib/events/index.js';
+import { loadEnvFile } from '../local/env-file.js';
 import { httpRequest } from './http-client.js';
 import {
   ALL_SAMPLE_EVENTS,

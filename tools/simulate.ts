@@ -1,6 +1,6 @@
 import { Agent } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
-import { type QueueView, type RowView, toRowView } from '../infra/local/views.js';
+import { type QueueView, type RowView, toRowView } from '../dashboard/views.js';
 import { isRowEvent, validEvent } from '../lib/events/index.js';
 import { apply } from '../lib/projection.js';
 import type { Row } from '../lib/store/types.js';

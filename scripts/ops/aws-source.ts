@@ -1,12 +1,12 @@
 import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { findInStore } from '../../dashboard/find-event.js';
+import { moveBack } from '../../dashboard/move-task.js';
+import { queueView } from '../../dashboard/queue-view.js';
+import { HttpError } from '../../dashboard/route-server.js';
+import type { DashboardSource } from '../../dashboard/source.js';
+import { toParkedView } from '../../dashboard/views.js';
 import { QUEUE_KEYS, type QueueKey, SERVICE } from '../../infra/definitions.js';
-import { findInStore } from '../../infra/local/dashboard/find-event.js';
-import { moveBack } from '../../infra/local/dashboard/move-task.js';
-import { queueView } from '../../infra/local/dashboard/queue-view.js';
-import type { DashboardSource } from '../../infra/local/dashboard/source.js';
-import { HttpError } from '../../infra/local/route-server.js';
-import { toParkedView } from '../../infra/local/views.js';
 import {
   type OpsClients,
   output,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
-import { type QueueView, type RowView, toRowView } from '../../infra/local/views.js';
+import { type QueueView, type RowView, toRowView } from '../../dashboard/views.js';
 import { isRowEvent, validEvent } from '../../lib/events/index.js';
 import { apply } from '../../lib/projection.js';
 import type { EventRecord, Row } from '../../lib/store/types.js';

@@ -1,11 +1,11 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAdminServer } from '../../infra/local/admin-api.js';
 import { type ParkedSource, ReplayBusyError, replayParked } from '../../lib/ingest/index.js';
 import { QUEUE_ENV_VARS, type QueueSender } from '../../lib/queue/port.js';
 import { createDynamoReplayLock, createDynamoStore } from '../../lib/store/index.js';
 import type { StoreReader } from '../../lib/store/types.js';
+import { createAdminServer } from '../../local/admin-api.js';
 import { httpRequest } from '../../tools/http-client.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { policy } from '../support/delivery.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openJournaledQueues } from '../../infra/local/journaled-queues.js';
-import type { JournalRecord } from '../../infra/local/sqs-journal.js';
+import { openJournaledQueues } from '../../local/journaled-queues.js';
+import type { JournalRecord } from '../../local/sqs-journal.js';
 import { removeJournals, tempJournal } from '../support/bus.js';
 
 afterEach(removeJournals);

@@ -5,9 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadDefinitions } from '../../infra/definitions.js';
-import { createTable } from '../../infra/local/resources.js';
 import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
+import { createTable } from '../../local/resources.js';
 
 type Dynalite = (options: {
   path?: string;

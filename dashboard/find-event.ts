@@ -1,0 +1,129 @@
+import { type DynamoDBDocumentClient, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { EVENT_ID_INDEX } from '../infra/definitions.js';
+import type { EventRecord, RowEntity, StateTransition, StoreReader } from '../lib/store/types.js';
+import type { LocalQueue } from '../local/resources.js';
+import type { StoredMessage } from '../local/sqs-emulator.js';
+import { type MessageView, toMessageView } from './views.js';
+
+/** What a lookup in the tables needs. */
+export interface StoreLookupDeps {
+  store: StoreReader;
+  doc: DynamoDBDocumentClient;
+  eventsTable: string;
+}
+
+export interface FindEventDeps extends StoreLookupDeps {
+  queues: readonly LocalQueue[];
+  peek(queueName: string, limit?: number): StoredMessage[];
+}
+
+/** A place an event was found, with what that place holds of it. */
+export type EventPlace =
+  | { where: 'row'; context: string; entity: RowEntity; primaryKey: number; record: EventRecord }
+  | { where: 'webhook'; context: string; webhookId: number; transition: StateTransition }
+  | { where: 'queue' | 'dlq' | 'parked'; queue: string; message: MessageView };
+
+export interface FoundEvent {
+  eventId: string;
+  /** How the places were searched, shown on the page. */
+  searched: string;
+  places: EventPlace[];
+}
+
+/**
+ * Where an EventId went in the tables: the row histories that hold it (the events table's
+ * {@link EVENT_ID_INDEX} gives their keys, then each row's history) and the webhooks' state changes.
+ */
+export async function findInStore(
+  deps: StoreLookupDeps,
+  eventId: string,
+  rowKeys: (deps: StoreLookupDeps, eventId: string) => Promise<Set<string>> = indexedRowKeys,
+): Promise<EventPlace[]> {
+  const [keys, webhooks] = await Promise.all([rowKeys(deps, eventId), deps.store.listWebhooks()]);
+  const places: EventPlace[] = [];
+  for (const key of keys) {
+    // rowKey is `<entity>#<primaryKey>#<context>` (lib/store/keys.ts): the context may hold a `#`.
+    const [entity, primaryKey, ...context] = key.split('#');
+    const row = { context: context.join('#'), entity: entity as RowEntity, primaryKey: Number(primaryKey) };
+    const history = await deps.store.listRowEvents(row.context, row.entity, row.primaryKey);
+    for (const record of history)
+      if (record.eventId === eventId) places.push({ where: 'row', ...row, record });
+  }
+  for (const webhook of webhooks) {
+    for (const transition of webhook.transitions ?? []) {
+      if (transition.eventId === eventId)
+        places.push({ where: 'webhook', context: webhook.context, webhookId: webhook.webhookId, transition });
+    }
+  }
+  return places;
+}
+
+/**
+ * The local lookup: the tables (by the index; by a scan when the events table was created before the
+ * index, as dynalite cannot add one), then the messages of every queue, its DLQ and the parked queue,
+ * read without receiving them.
+ */
+export async function findEvent(deps: FindEventDeps, eventId: string): Promise<FoundEvent> {
+  let searched = 'local: the events table by its EventId index, the webhooks table';
+  const places = await findInStore(deps, eventId).catch((error: unknown) => {
+    if (!(error instanceof Error) || error.name !== 'ValidationException') throw error;
+    searched = 'local: a scan of the events table (created before its EventId index), the webhooks table';
+    return findInStore(deps, eventId, scannedRowKeys);
+  });
+  for (const queue of deps.queues) {
+    const where = queue.key === 'parked' ? 'parked' : 'queue';
+    for (const [name, place] of [
+      [queue.name, where],
+      [queue.dlq.name, 'dlq'],
+    ] as const) {
+      for (const message of deps.peek(name)) {
+        if (carries(message, eventId))
+          places.push({ where: place, queue: queue.key, message: toMessageView(message) });
+      }
+    }
+  }
+  return { eventId, searched: `${searched}, every queue, its DLQ and the parked queue`, places };
+}
+
+async function indexedRowKeys(deps: StoreLookupDeps, eventId: string): Promise<Set<string>> {
+  const keys = new Set<string>();
+  const pages = paginateQuery(
+    { client: deps.doc },
+    {
+      TableName: deps.eventsTable,
+      IndexName: EVENT_ID_INDEX,
+      KeyConditionExpression: 'eventId = :id',
+      ExpressionAttributeValues: { ':id': eventId },
+    },
+  );
+  for await (const page of pages) for (const item of page.Items ?? []) keys.add(String(item.rowKey));
+  return keys;
+}
+
+async function scannedRowKeys(deps: StoreLookupDeps, eventId: string): Promise<Set<string>> {
+  const keys = new Set<string>();
+  const pages = paginateScan(
+    { client: deps.doc },
+    {
+      TableName: deps.eventsTable,
+      ProjectionExpression: 'rowKey, seq',
+      FilterExpression: 'contains(seq, :id)',
+      ExpressionAttributeValues: { ':id': `#${eventId}` },
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) {
+      if (String(item.seq).endsWith(`#${eventId}`)) keys.add(String(item.rowKey));
+    }
+  }
+  return keys;
+}
+
+function carries(message: StoredMessage, eventId: string): boolean {
+  if (message.attributes.MessageDeduplicationId === eventId) return true;
+  try {
+    return (JSON.parse(message.body) as { EventId?: unknown }).EventId === eventId;
+  } catch {
+    return false;
+  }
+}
