@@ -1,20 +1,13 @@
-import { type DynamoDBDocumentClient, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { EVENT_ID_INDEX } from '../infra/definitions.js';
 import type { EventRecord, RowEntity, StateTransition, StoreReader } from '../lib/store/types.js';
-import type { LocalQueue } from '../local/resources.js';
-import type { StoredMessage } from '../local/sqs-emulator.js';
-import { type MessageView, toMessageView } from './views.js';
+import type { MessageView } from './views.js';
 
 /** What a lookup in the tables needs. */
 export interface StoreLookupDeps {
   store: StoreReader;
   doc: DynamoDBDocumentClient;
   eventsTable: string;
-}
-
-export interface FindEventDeps extends StoreLookupDeps {
-  queues: readonly LocalQueue[];
-  peek(queueName: string, limit?: number): StoredMessage[];
 }
 
 /** A place an event was found, with what that place holds of it. */
@@ -58,33 +51,6 @@ export async function findInStore(
   return places;
 }
 
-/**
- * The local lookup: the tables (by the index; by a scan when the events table was created before the
- * index, as dynalite cannot add one), then the messages of every queue, its DLQ and the parked queue,
- * read without receiving them.
- */
-export async function findEvent(deps: FindEventDeps, eventId: string): Promise<FoundEvent> {
-  let searched = 'local: the events table by its EventId index, the webhooks table';
-  const places = await findInStore(deps, eventId).catch((error: unknown) => {
-    if (!(error instanceof Error) || error.name !== 'ValidationException') throw error;
-    searched = 'local: a scan of the events table (created before its EventId index), the webhooks table';
-    return findInStore(deps, eventId, scannedRowKeys);
-  });
-  for (const queue of deps.queues) {
-    const where = queue.key === 'parked' ? 'parked' : 'queue';
-    for (const [name, place] of [
-      [queue.name, where],
-      [queue.dlq.name, 'dlq'],
-    ] as const) {
-      for (const message of deps.peek(name)) {
-        if (carries(message, eventId))
-          places.push({ where: place, queue: queue.key, message: toMessageView(message) });
-      }
-    }
-  }
-  return { eventId, searched: `${searched}, every queue, its DLQ and the parked queue`, places };
-}
-
 async function indexedRowKeys(deps: StoreLookupDeps, eventId: string): Promise<Set<string>> {
   const keys = new Set<string>();
   const pages = paginateQuery(
@@ -98,32 +64,4 @@ async function indexedRowKeys(deps: StoreLookupDeps, eventId: string): Promise<S
   );
   for await (const page of pages) for (const item of page.Items ?? []) keys.add(String(item.rowKey));
   return keys;
-}
-
-async function scannedRowKeys(deps: StoreLookupDeps, eventId: string): Promise<Set<string>> {
-  const keys = new Set<string>();
-  const pages = paginateScan(
-    { client: deps.doc },
-    {
-      TableName: deps.eventsTable,
-      ProjectionExpression: 'rowKey, seq',
-      FilterExpression: 'contains(seq, :id)',
-      ExpressionAttributeValues: { ':id': `#${eventId}` },
-    },
-  );
-  for await (const page of pages) {
-    for (const item of page.Items ?? []) {
-      if (String(item.seq).endsWith(`#${eventId}`)) keys.add(String(item.rowKey));
-    }
-  }
-  return keys;
-}
-
-function carries(message: StoredMessage, eventId: string): boolean {
-  if (message.attributes.MessageDeduplicationId === eventId) return true;
-  try {
-    return (JSON.parse(message.body) as { EventId?: unknown }).EventId === eventId;
-  } catch {
-    return false;
-  }
 }

@@ -1,7 +1,7 @@
 import type { ReplayFilter, ReplayReport } from '../lib/ingest/index.js';
 import type { StoreReader } from '../lib/store/types.js';
-import type { DeadLetterView, DeliveryView, FailureView } from '../local/bus.js';
 import type { ChartOutcome, DeliveryEntry, MinuteCounts } from './activity.js';
+import type { DeadLetterView, DeliveryView, FailureView } from './bus-views.js';
 import type { FoundEvent } from './find-event.js';
 import type { ParkedView, QueueView } from './views.js';
 

@@ -1,6 +1,5 @@
 import { JsonText } from '../lib/json-text.js';
 import type { EventRecord, Row, RowEntity, Webhook } from '../lib/store/types.js';
-import type { StoredMessage } from '../local/sqs-emulator.js';
 
 /** The admin view of a row: what a person or a test wants to see, without the order bookkeeping. */
 export interface RowView {
@@ -121,7 +120,16 @@ function jsonObject(body: string): Record<string, unknown> | undefined {
   }
 }
 
-export function toMessageView(message: StoredMessage): MessageView {
+/** What the views read of a queued message: the local SQS emulator's messages have this shape. */
+export interface PeekedMessage {
+  messageId: string;
+  body: string;
+  inFlight: boolean;
+  attributes: Record<string, string>;
+  messageAttributes: Record<string, { StringValue?: string; BinaryValue?: string }>;
+}
+
+export function toMessageView(message: PeekedMessage): MessageView {
   const attributes: Record<string, string> = {};
   for (const [name, value] of Object.entries(message.messageAttributes)) {
     attributes[name] = value.StringValue ?? value.BinaryValue ?? '';

@@ -1,12 +1,12 @@
 import type { Server } from 'node:http';
-import { queueByName } from '../dashboard/local-source.js';
 import { type AdminRoute, createRouteServer, HttpError } from '../dashboard/route-server.js';
 import { sourceRoutes } from '../dashboard/routes.js';
 import type { Dashboard } from '../dashboard/server.js';
 import type { DashboardSource } from '../dashboard/source.js';
 import { toMessageView } from '../dashboard/views.js';
+import { queueByName } from './dashboard-source.js';
 import type { LocalQueue } from './resources.js';
-import type { StoredMessage } from './sqs-emulator.js';
+import type { StoredMessage } from './sqs-message.js';
 
 export interface AdminApiDeps {
   /** Rows, webhooks, queues, parked deliveries, subscriptions, redrive and replay: what the dashboard uses too. */

@@ -1,6 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { type DeliveryFeed, watchIngest } from '../dashboard/activity.js';
+import type { DeliveryFeed } from '../dashboard/activity.js';
 import type { Definitions } from '../infra/definitions.js';
+import { watchIngest } from './activity-taps.js';
 import type { ProxyHandler } from './api-gateway.js';
 import type { DynamoEmulator } from './dynamo-emulator.js';
 import { type EventSourceMapping, type SqsHandler, startEventSourceMapping } from './event-source-mapping.js';

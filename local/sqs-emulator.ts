@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createRequestHandler } from 'local-aws-sqs';
 import { guardEmulator } from '../dashboard/port-guard.js';
 import { type JournalRecord, type JournalState, openJournal, readJournal } from './sqs-journal.js';
+import type { StoredMessage } from './sqs-message.js';
 import {
   type Durable,
   type EmulatorEntry,
@@ -38,20 +39,6 @@ export interface SqsEmulator {
   recover(): { restored: number; kept: number };
   /** Stops the server; with a journal, compacts it to the messages left and closes it. */
   close(): Promise<void>;
-}
-
-export interface StoredMessage {
-  messageId: string;
-  body: string;
-  inFlight: boolean;
-  attributes: Record<string, string>;
-  messageAttributes: Record<string, EmulatorMessageAttribute>;
-}
-
-export interface EmulatorMessageAttribute {
-  DataType: string;
-  StringValue?: string;
-  BinaryValue?: string;
 }
 
 export interface SqsEmulatorOptions {

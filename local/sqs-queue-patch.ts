@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { EmulatorMessageAttribute } from './sqs-emulator.js';
 import type { Journal, JournalRecord } from './sqs-journal.js';
+import type { EmulatorMessageAttribute } from './sqs-message.js';
 
 /**
  * What makes a queue of local-aws-sqs behave like SQS where the receiver depends on it

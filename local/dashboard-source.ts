@@ -1,14 +1,14 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { SubscriptionView } from '../local/bus.js';
-import { replayLocalParked } from '../local/replay.js';
-import type { LocalQueue } from '../local/resources.js';
-import { type DeliveryFeed, OUTCOMES, type OutcomeCounter } from './activity.js';
+import { type DeliveryFeed, OUTCOMES, type OutcomeCounter } from '../dashboard/activity.js';
+import type { SubscriptionView } from '../dashboard/bus-views.js';
+import { moveBack } from '../dashboard/move-task.js';
+import { queueView } from '../dashboard/queue-view.js';
+import { HttpError } from '../dashboard/route-server.js';
+import type { DashboardSource } from '../dashboard/source.js';
+import { toMessageView, toParkedView } from '../dashboard/views.js';
 import { type FindEventDeps, findEvent } from './find-event.js';
-import { moveBack } from './move-task.js';
-import { queueView } from './queue-view.js';
-import { HttpError } from './route-server.js';
-import type { DashboardSource } from './source.js';
-import { toMessageView, toParkedView } from './views.js';
+import { replayLocalParked } from './replay.js';
+import type { LocalQueue } from './resources.js';
 
 export interface LocalSourceDeps extends FindEventDeps {
   sqs: SQSClient;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findEvent } from '../../dashboard/find-event.js';
 import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
+import { findEvent } from '../../local/find-event.js';
 import { createTable } from '../../local/resources.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
 
