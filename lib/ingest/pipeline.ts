@@ -8,7 +8,7 @@ import {
   readDeliveryHeaders,
   userAgentVersion,
 } from '../headers.js';
-import type { OutboundMessage } from '../queue/port.js';
+import type { DeliveryAttributes, OutboundMessage } from '../queue/port.js';
 import { routeEvent, routeParked } from '../routing.js';
 import { type SecretMatch, safeEqual } from '../signature.js';
 import {
@@ -251,8 +251,8 @@ function deliveryAttributes(
   request: DeliveryRequest,
   headers: DeliveryHeaders,
   log: LogFields,
-): Record<string, string> {
-  const attributes: Record<string, string> = {
+): DeliveryAttributes {
+  const attributes: DeliveryAttributes = {
     event: headers.event,
     eventId: headers.eventId,
     signatureVerified: log.signatureVerified ? 'true' : 'false',

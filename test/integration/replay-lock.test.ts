@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ParkedSource, ReplayBusyError, replayParked } from '../../lib/ingest/index.js';
+import { ReplayBusyError, replayParked } from '../../lib/ingest/index.js';
+import type { ParkedSource } from '../../lib/queue/port.js';
 import { QUEUE_ENV_VARS, type QueueSender } from '../../lib/queue/port.js';
 import { createDynamoReplayLock, createDynamoStore } from '../../lib/store/index.js';
 import type { StoreReader } from '../../lib/store/types.js';

@@ -71,7 +71,7 @@ interface Observed {
     queue: string;
     body: string;
     deduplicationId: string;
-    attributes: Record<string, string>;
+    attributes: SqsMessage['attributes'];
   }>;
   /** Everything a client or an operator can read: answer body and headers, log lines. */
   visible: string[];
