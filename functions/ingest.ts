@@ -2,9 +2,9 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { isProxyEventV2, toDeliveryRequest, toProxyResult } from '../lib/apigateway.js';
 import { optionalEnv, requireEnv } from '../lib/config/env.js';
 import { parseSecretsJson, readIngestConfig, secretConfig } from '../lib/config/ingest.js';
+import { isProxyEventV2, toDeliveryRequest, toProxyResult } from '../lib/ingest/apigateway.js';
 import {
   type DeliveryPolicy,
   type DeliveryResponse,
@@ -13,9 +13,9 @@ import {
   problemAnswer,
   unavailableAnswer,
 } from '../lib/ingest/index.js';
+import { createSignatureVerifier } from '../lib/ingest/signature.js';
 import { boundedSqsClientConfig, createSqsSender } from '../lib/queue/sqs.js';
 import { SsmParameterProvider } from '../lib/secrets/ssm.js';
-import { createSignatureVerifier } from '../lib/signature.js';
 
 const config = readIngestConfig();
 // Service name and log level come from POWERTOOLS_SERVICE_NAME / POWERTOOLS_LOG_LEVEL, as in every function.

@@ -1,6 +1,6 @@
-import type { DeliveryHeaders } from '../headers.js';
 import type { DeliveryAttributes, OutboundMessage } from '../queue/port.js';
 import type { EnvelopeView } from './envelope-view.js';
+import type { DeliveryHeaders } from './headers.js';
 import type { DeliveryRequest } from './request.js';
 import type { StoreMisfitReason } from './store-fit.js';
 

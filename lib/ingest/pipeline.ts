@@ -1,16 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { type DeliveryEvent, familyOfEvent, parseDeliveryEvent } from '../events/index.js';
-import {
-  type DeliveryHeaders,
-  isJsonContentType,
-  lowerCaseHeaders,
-  parseStateHeaderEvent,
-  readDeliveryHeaders,
-  userAgentVersion,
-} from '../headers.js';
 import type { DeliveryAttributes, OutboundMessage } from '../queue/port.js';
-import { routeEvent, routeParked } from '../routing.js';
-import { type SecretMatch, safeEqual } from '../signature.js';
 import {
   type Authentication,
   type Checked,
@@ -23,7 +13,17 @@ import {
   type RejectStatus,
 } from './decision.js';
 import { type EnvelopeView, envelopeView } from './envelope-view.js';
+import {
+  type DeliveryHeaders,
+  isJsonContentType,
+  lowerCaseHeaders,
+  parseStateHeaderEvent,
+  readDeliveryHeaders,
+  userAgentVersion,
+} from './headers.js';
 import type { DeliveryPolicy, DeliveryRequest } from './request.js';
+import { routeEvent, routeParked } from './routing.js';
+import { type SecretMatch, safeEqual } from './signature.js';
 import { storeMisfit } from './store-fit.js';
 
 /**

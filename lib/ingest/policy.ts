@@ -1,6 +1,6 @@
 import type { IngestConfig } from '../config/ingest.js';
-import { createSignatureVerifier, type SignatureVerifier } from '../signature.js';
 import type { DeliveryPolicy } from './request.js';
+import { createSignatureVerifier, type SignatureVerifier } from './signature.js';
 
 /**
  * The checks of an ingest configuration, merged once: what the ingest Lambda applies to every

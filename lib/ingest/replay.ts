@@ -1,6 +1,6 @@
-import { parseStateHeaderEvent } from '../headers.js';
 import type { DeliveryAttributes, OutboundMessage, ParkedMessage } from '../queue/port.js';
 import type { Authentication, Checked } from './decision.js';
+import { parseStateHeaderEvent } from './headers.js';
 import { decideAuthenticated, unsignedBinding } from './pipeline.js';
 import type { DeliveryPolicy } from './request.js';
 

@@ -17,9 +17,9 @@ import {
   type ReplayReport,
   replayParked,
 } from '../../lib/ingest/index.js';
+import { createSignatureVerifier } from '../../lib/ingest/signature.js';
 import { createSqsSender } from '../../lib/queue/sqs.js';
 import { createSqsParkedSource } from '../../lib/queue/sqs-parked.js';
-import { createSignatureVerifier } from '../../lib/signature.js';
 import { createDynamoReplayLock, createDynamoStore, createWebhookStore } from '../../lib/store/index.js';
 import type { EventRecord, Gap, Row, RowEntity, Store, Webhook } from '../../lib/store/types.js';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { type DeliveryEvent, familyOfEvent } from './events/index.js';
-import type { EnvelopeView } from './ingest/envelope-view.js';
-import type { QueueKey } from './queue/port.js';
+import { type DeliveryEvent, familyOfEvent } from '../events/index.js';
+import type { QueueKey } from '../queue/port.js';
+import type { EnvelopeView } from './envelope-view.js';
 
 export interface Route {
   queue: QueueKey;

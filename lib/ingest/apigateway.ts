@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { Answer, DeliveryRequest } from './ingest/index.js';
+import type { Answer, DeliveryRequest } from './index.js';
 
 /** True for the API Gateway HTTP API (payload 2.0) event shape. */
 export function isProxyEventV2(event: unknown): event is APIGatewayProxyEventV2 {
