@@ -7,8 +7,18 @@ export interface DeliveryHeaders {
   signature: string | undefined;
   retry: string | undefined;
   contentType: string | undefined;
-  userAgent: string | undefined;
+  /** The sender's version from its User-Agent ({@link userAgentVersion}). */
+  userAgentVersion: string | undefined;
   receiverToken: string | undefined;
+  /** The webhook state event the Event header names ({@link parseStateHeaderEvent}), else undefined. */
+  state: StateHeaderEvent | undefined;
+}
+
+/** A webhook state event as its header names it: `webhook123.errors`. */
+export interface StateHeaderEvent {
+  webhookId: number;
+  /** The Event its body carries: `webhook.errors`. */
+  bodyEvent: string;
 }
 
 export type HeaderResult = { ok: true; headers: DeliveryHeaders } | { ok: false; detail: string };
@@ -126,8 +136,9 @@ export function readDeliveryHeaders(lower: LowerCaseHeaders, pinnedPrefix?: stri
       signature: lower[names.signature],
       retry: lower[names.retry],
       contentType: lower['content-type'],
-      userAgent: lower['user-agent'],
+      userAgentVersion: userAgentVersion(lower['user-agent']),
       receiverToken: lower['x-receiver-token'],
+      state: parseStateHeaderEvent(event),
     },
   };
 }
@@ -148,7 +159,7 @@ function missingDetail(lower: LowerCaseHeaders): string {
 const STATE_EVENT = /^webhook(\d+)\.(started|stopped|errors)$/;
 
 /** `webhook123.errors` → `{ webhookId: 123, bodyEvent: 'webhook.errors' }`; anything else → undefined. */
-export function parseStateHeaderEvent(event: string): { webhookId: number; bodyEvent: string } | undefined {
+export function parseStateHeaderEvent(event: string): StateHeaderEvent | undefined {
   if (!event.startsWith('webhook')) return undefined;
   const match = STATE_EVENT.exec(event);
   if (match === null) return undefined;

@@ -38,7 +38,8 @@ export function replayDecision(
   );
   const attributes = { ...base, replayedAt: replayedAt.toISOString() };
   const headerEvent = parked.attributes.event ?? '';
-  const authenticatedBy = authenticationOf(parked.attributes);
+  const state = parseStateHeaderEvent(headerEvent);
+  const authenticatedBy = authenticationOf(parked.attributes, state !== undefined);
   const receivedAt = new Date(parked.attributes.receivedAt ?? replayedAt.toISOString());
   const checked: Checked = {
     request: {
@@ -55,16 +56,16 @@ export function replayDecision(
       signature: undefined,
       retry: parked.attributes.retry,
       contentType: undefined,
-      userAgent: undefined,
+      userAgentVersion: parked.attributes.userAgentVersion,
       receiverToken: undefined,
+      state,
     },
     log: { signatureVerified: authenticatedBy === 'signature' },
     authenticatedBy,
     attributes: base,
   };
-  const stateEvent = parseStateHeaderEvent(headerEvent) !== undefined;
   const decision = decideAuthenticated(checked, policy, (view) => {
-    if (authenticatedBy === 'none') return unsignedBinding(checked, stateEvent, policy, view);
+    if (authenticatedBy === 'none') return unsignedBinding(checked, state !== undefined, policy, view);
     return undefined;
   });
   if (decision.kind === 'accept') {
@@ -120,7 +121,7 @@ export function copyId(messageId: string): string {
  * state-event token for a state event (an unauthenticated state event is never parked), else
  * nothing (an ALLOW_UNSIGNED delivery of an entity ENTITIES left out).
  */
-function authenticationOf(attributes: Readonly<DeliveryAttributes>): Authentication {
+function authenticationOf(attributes: Readonly<DeliveryAttributes>, stateEvent: boolean): Authentication {
   if (attributes.signatureVerified === 'true') return 'signature';
-  return parseStateHeaderEvent(attributes.event ?? '') !== undefined ? 'token' : 'none';
+  return stateEvent ? 'token' : 'none';
 }
