@@ -1,6 +1,7 @@
 import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { EVENT_ID_INDEX } from '../infra/definitions.js';
-import type { EventRecord, RowEntity, StateTransition, StoreReader } from '../lib/store/types.js';
+import type { EventRecord, RowEntity, StateTransition } from '../lib/model/types.js';
+import type { StoreReader } from '../lib/store/types.js';
 import type { MessageView } from './views.js';
 
 /** What a lookup in the tables needs. */

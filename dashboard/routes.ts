@@ -6,7 +6,7 @@ import {
   type ReplayReport,
   replayEventMatcher,
 } from '../lib/ingest/index.js';
-import type { Gap, RowEntity } from '../lib/store/types.js';
+import type { Gap, RowEntity } from '../lib/model/types.js';
 import { type AdminRoute, HttpError } from './route-server.js';
 import type { DashboardSource, SubscriptionStatus } from './source.js';
 import { toEventView, toRowView, toWebhookView } from './views.js';

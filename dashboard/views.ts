@@ -1,5 +1,5 @@
 import { JsonText } from '../lib/json-text.js';
-import type { EventRecord, Row, RowEntity, Webhook } from '../lib/store/types.js';
+import type { EventRecord, Row, RowEntity, Webhook } from '../lib/model/types.js';
 
 /** The admin view of a row: what a person or a test wants to see, without the order bookkeeping. */
 export interface RowView {

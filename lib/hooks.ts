@@ -11,7 +11,7 @@ import type {
   WebhookStateEvent,
 } from './events/index.js';
 import { FIXED_EVENT_NAMES, familyOf } from './events/index.js';
-import type { Row, Webhook } from './store/types.js';
+import type { Row, Webhook } from './model/types.js';
 
 /** How the event met the stored picture: moved it forward, merged late, or was already there. */
 export type Outcome = 'applied' | 'late' | 'duplicate';

@@ -5,11 +5,12 @@ import {
   paginateScan,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { Webhook } from '../model/types.js';
 import { gapsOf } from '../webhook-state.js';
 import { collect, conditional, defaultClient, defined, type Item, versionedPut } from './dynamo-calls.js';
 import { AcceptedItemSchema, parseItem, WebhookItemSchema } from './items.js';
 import { acceptedSk, WEBHOOK_SK_PREFIX, webhookSk } from './keys.js';
-import type { Store, Webhook } from './types.js';
+import type { Store } from './types.js';
 
 export interface WebhookStoreConfig {
   client?: DynamoDBDocumentClient;

@@ -1,8 +1,8 @@
 import type { SQSRecord } from 'aws-lambda';
 import type { BusEntry } from '../bus/entry.js';
 import { familyOfEvent, isRowEvent } from '../events/index.js';
+import type { RowEntity } from '../model/types.js';
 import type { QueueKey } from '../queue/port.js';
-import type { RowEntity } from '../store/types.js';
 import { type AcceptedNote, createAcceptedMarkers } from './accepted.js';
 import { InvalidRecordError } from './errors.js';
 import { createFifoBatchHandler, type SqsBatchHandler } from './handler.js';

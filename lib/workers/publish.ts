@@ -11,7 +11,7 @@ import {
 import type { EventPublisher } from '../bus/publisher.js';
 import type { Outcome } from '../hooks.js';
 import { JsonText } from '../json-text.js';
-import type { Row, Webhook } from '../store/types.js';
+import type { Row, Webhook } from '../model/types.js';
 import { gapsOf } from '../webhook-state.js';
 import { WorkerError } from './errors.js';
 import type { DeliveryMeta } from './record.js';

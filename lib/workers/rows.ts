@@ -4,6 +4,8 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { RowEvent } from '../events/index.js';
 import { type Hooks, type Outcome, runHook } from '../hooks.js';
 import { jsonMembers } from '../json-text.js';
+import { eventSeq } from '../model/order-key.js';
+import type { EventRecord, Row } from '../model/types.js';
 import {
   type ApplyOptions,
   apply,
@@ -13,8 +15,7 @@ import {
   recognise,
 } from '../projection.js';
 import { VersionConflictError } from '../store/errors.js';
-import { eventSeq } from '../store/keys.js';
-import type { EventRecord, Row, Store, Versioned } from '../store/types.js';
+import type { Store, Versioned } from '../store/types.js';
 import { ContentionError, HookError } from './errors.js';
 import type { DeliveryMeta } from './record.js';
 

@@ -18,10 +18,11 @@ import {
   replayParked,
 } from '../../lib/ingest/index.js';
 import { createSignatureVerifier } from '../../lib/ingest/signature.js';
+import type { EventRecord, Gap, Row, RowEntity, Webhook } from '../../lib/model/types.js';
 import { createSqsSender } from '../../lib/queue/sqs.js';
 import { createSqsParkedSource } from '../../lib/queue/sqs-parked.js';
 import { createDynamoReplayLock, createDynamoStore, createWebhookStore } from '../../lib/store/index.js';
-import type { EventRecord, Gap, Row, RowEntity, Store, Webhook } from '../../lib/store/types.js';
+import type { Store } from '../../lib/store/types.js';
 
 /** The clients every command needs; built once by the CLI, replaced by mocks in tests. */
 export interface OpsClients {
