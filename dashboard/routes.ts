@@ -7,6 +7,7 @@ import {
   replayEventMatcher,
 } from '../lib/ingest/index.js';
 import type { Gap, RowEntity } from '../lib/model/types.js';
+import { gapsOf } from '../lib/webhook-state.js';
 import { type AdminRoute, HttpError } from './route-server.js';
 import type { DashboardSource, SubscriptionStatus } from './source.js';
 import { toEventView, toRowView, toWebhookView } from './views.js';
@@ -43,7 +44,8 @@ export function sourceRoutes(source: DashboardSource): AdminRoute[] {
     {
       method: 'GET',
       pattern: /^\/gaps$/,
-      handle: async (_, query): Promise<Gap[]> => store.listGaps(query.get('context') ?? undefined),
+      handle: async (_, query): Promise<Gap[]> =>
+        (await store.listWebhooks(query.get('context') ?? undefined)).flatMap(gapsOf),
     },
     { method: 'GET', pattern: /^\/queues$/, handle: () => source.queues() },
     {

@@ -1,6 +1,5 @@
 import type {
   EventRecord,
-  Gap,
   LastAccepted,
   NewEventRecord,
   Row,
@@ -13,8 +12,8 @@ export interface StoreReader {
   getRow(context: string, entity: RowEntity, primaryKey: number): Promise<Row | undefined>;
   /** History of a row, oldest first. (A webhook's state events live in its item, as `transitions`.) */
   listRowEvents(context: string, entity: RowEntity, primaryKey: number): Promise<EventRecord[]>;
-  listWebhooks(): Promise<Webhook[]>;
-  listGaps(context?: string): Promise<Gap[]>;
+  /** Every webhook, or those of one context (a query, not a scan). Their gaps: `gapsOf` (lib/webhook-state.ts). */
+  listWebhooks(context?: string): Promise<Webhook[]>;
 }
 
 /** A stored item with the version its conditional write must match. */

@@ -23,6 +23,7 @@ import { createSqsSender } from '../../lib/queue/sqs.js';
 import { createSqsParkedSource } from '../../lib/queue/sqs-parked.js';
 import { createDynamoReplayLock, createDynamoStore, createWebhookStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
+import { gapsOf } from '../../lib/webhook-state.js';
 
 /** The clients every command needs; built once by the CLI, replaced by mocks in tests. */
 export interface OpsClients {
@@ -248,7 +249,6 @@ export async function webhooks(clients: OpsClients, outputs: StackOutputs): Prom
 
 /** The windows in which a webhook was not Active (the admin API's `GET /gaps?context=`). */
 export async function gaps(clients: OpsClients, outputs: StackOutputs, context?: string): Promise<Gap[]> {
-  return createWebhookStore({ client: clients.dynamo, table: output(outputs, 'WebhooksTableName') }).listGaps(
-    context,
-  );
+  const store = createWebhookStore({ client: clients.dynamo, table: output(outputs, 'WebhooksTableName') });
+  return (await store.listWebhooks(context)).flatMap(gapsOf);
 }

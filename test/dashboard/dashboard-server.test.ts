@@ -16,7 +16,6 @@ const store: StoreReader = {
   getRow: async () => undefined,
   listRowEvents: async () => [],
   listWebhooks: async () => [],
-  listGaps: async () => [],
 };
 
 describe('dashboard routes of the admin API', () => {

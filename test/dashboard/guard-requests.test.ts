@@ -17,7 +17,6 @@ const storeWith = (record: Record<string, unknown>): StoreReader => ({
   getRow: async () => undefined,
   listRowEvents: async () => [record] as never,
   listWebhooks: async () => [],
-  listGaps: async () => [],
 });
 
 let server: Server | undefined;

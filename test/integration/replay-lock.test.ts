@@ -10,7 +10,7 @@ import { createAdminServer } from '../../local/admin-api.js';
 import { httpRequest } from '../../tools/http-client.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { policy } from '../support/delivery.js';
-import { type LocalDynamo, startDynalite, type TableNames } from '../support/dynamo.js';
+import { gapsIn, type LocalDynamo, startDynalite, type TableNames } from '../support/dynamo.js';
 import { testSource } from '../support/local-source.js';
 import { type ParkedQueues, startParkedQueues } from '../support/parked.js';
 
@@ -46,7 +46,7 @@ describe('the replay lock', () => {
       /^another replay of the parked queue is running \(since \d{4}-\S+Z\); try again when it ends, or after \d{4}-\S+Z if it stopped without finishing$/,
     );
     expect(await store.listWebhooks()).toEqual([]);
-    expect(await store.listGaps()).toEqual([]);
+    expect(await gapsIn(store)).toEqual([]);
 
     await first.release();
     await second.acquire();

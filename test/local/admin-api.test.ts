@@ -32,10 +32,18 @@ const store: StoreReader = {
   getRow: async (context, entity, primaryKey) =>
     context === row.context && entity === row.entity && primaryKey === row.primaryKey ? row : undefined,
   listRowEvents: async () => [],
-  listWebhooks: async () => [{ context: 'Cust1', webhookId: 9, state: 1, stateName: 'Stopped' } as Webhook],
-  listGaps: async (context) =>
-    context === 'Cust1'
-      ? [{ context, webhookId: 9, webhookName: 'w', openedAt: 't', openedByEventId: 'e' }]
+  listWebhooks: async (context) =>
+    context === undefined || context === 'Cust1'
+      ? [
+          {
+            context: 'Cust1',
+            webhookId: 9,
+            webhookName: 'w',
+            state: 1,
+            stateName: 'Stopped',
+            transitions: [{ seq: 't#e', eventId: 'e', timestamp: 't', state: 1 }],
+          } as Webhook,
+        ]
       : [],
 };
 

@@ -14,7 +14,6 @@ const store: StoreReader = {
   getRow: async () => undefined,
   listRowEvents: async () => [],
   listWebhooks: async () => [],
-  listGaps: async () => [],
 };
 
 let target: Server;
