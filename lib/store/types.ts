@@ -1,11 +1,4 @@
-import type {
-  EventRecord,
-  LastAccepted,
-  NewEventRecord,
-  Row,
-  RowEntity,
-  Webhook,
-} from '../model/types.js';
+import type { EventRecord, LastAccepted, NewEventRecord, Row, RowEntity, Webhook } from '../model/types.js';
 
 /** What the local admin API and the tests read. */
 export interface StoreReader {
