@@ -1,4 +1,5 @@
 /** The outcomes the dashboard charts, in the order it stacks them. */
+import { METRIC } from '../lib/metrics.js';
 export const OUTCOMES = ['applied', 'late', 'duplicate', 'parked', 'refused'] as const;
 export type ChartOutcome = (typeof OUTCOMES)[number];
 
@@ -8,11 +9,11 @@ export type ChartOutcome = (typeof OUTCOMES)[number];
  * CloudWatch on AWS count the same things.
  */
 export const OUTCOME_METRICS: Readonly<Record<string, ChartOutcome>> = {
-  EventsApplied: 'applied',
-  EventsLate: 'late',
-  EventsDuplicate: 'duplicate',
-  Parked: 'parked',
-  Rejected: 'refused',
+  [METRIC.EventsApplied]: 'applied',
+  [METRIC.EventsLate]: 'late',
+  [METRIC.EventsDuplicate]: 'duplicate',
+  [METRIC.Parked]: 'parked',
+  [METRIC.Rejected]: 'refused',
 };
 
 export type MinuteCounts = { minute: string } & Record<ChartOutcome, number>;

@@ -14,13 +14,14 @@ import {
   unavailableAnswer,
 } from '../lib/ingest/index.js';
 import { createSignatureVerifier } from '../lib/ingest/signature.js';
+import { METRIC, METRICS_NAMESPACE } from '../lib/metrics.js';
 import { boundedSqsClientConfig, createSqsSender } from '../lib/queue/sqs.js';
 import { SsmParameterProvider } from '../lib/secrets/ssm.js';
 
 const config = readIngestConfig();
 // Service name and log level come from POWERTOOLS_SERVICE_NAME / POWERTOOLS_LOG_LEVEL, as in every function.
 const logger = new Logger();
-const metrics = new Metrics({ namespace: 'CrmWebhookReceiver' });
+const metrics = new Metrics({ namespace: METRICS_NAMESPACE });
 // The answer budget: SendMessage gives up within ENQUEUE_TIMEOUT_MS (2.5 s), so the 503 reaches the
 // sender within 3 s, before its own retry is due.
 const queue = createSqsSender({
@@ -69,7 +70,7 @@ export const handler = async (
     return toProxyResult(response);
   } catch (error) {
     logger.error('unexpected failure; answering 503 so the sender retries', { error });
-    metrics.addMetric('IngestErrors', MetricUnit.Count, 1);
+    metrics.addMetric(METRIC.IngestErrors, MetricUnit.Count, 1);
     return toProxyResult(unavailableAnswer());
   } finally {
     logger.resetKeys();
@@ -86,38 +87,42 @@ function record(response: DeliveryResponse): void {
     signatureVerified: decision.log.signatureVerified,
   });
   if (response.enqueueMs !== undefined) {
-    metrics.addMetric('EnqueueLatency', MetricUnit.Milliseconds, Math.round(response.enqueueMs * 10) / 10);
+    metrics.addMetric(
+      METRIC.EnqueueLatency,
+      MetricUnit.Milliseconds,
+      Math.round(response.enqueueMs * 10) / 10,
+    );
   }
   if (response.status === 503) {
     logger.error('queue unavailable; answered 503', {
       queue: decision.kind === 'accept' || decision.kind === 'park' ? decision.message.queue : undefined,
       error: response.error,
     });
-    metrics.addMetric('EnqueueFailures', MetricUnit.Count, 1);
+    metrics.addMetric(METRIC.EnqueueFailures, MetricUnit.Count, 1);
   } else if (response.status === 413) {
     logger.warn('rejected: the message does not fit the queue', {
       queue: decision.kind === 'accept' || decision.kind === 'park' ? decision.message.queue : undefined,
     });
-    metrics.addMetric('Rejected', MetricUnit.Count, 1);
+    metrics.addMetric(METRIC.Rejected, MetricUnit.Count, 1);
   } else if (decision.kind === 'accept') {
     // Accepted deliveries are the bulk: counted by the Accepted metric, logged at DEBUG only (cost).
     logger.debug('accepted', { queue: decision.message.queue });
-    metrics.addMetric('Accepted', MetricUnit.Count, 1);
+    metrics.addMetric(METRIC.Accepted, MetricUnit.Count, 1);
     // CRM versions older than FieldValues: applied all the same, counted to see who still sends them.
-    if (decision.olderShape) metrics.addMetric('OlderPayloadShape', MetricUnit.Count, 1);
+    if (decision.olderShape) metrics.addMetric(METRIC.OlderPayloadShape, MetricUnit.Count, 1);
   } else if (decision.kind === 'test') {
     // Once per webhook saved in the CRM: worth a line, and a metric to see registrations by.
     logger.info('registration test answered 200; nothing queued');
-    metrics.addMetric('RegistrationTests', MetricUnit.Count, 1);
+    metrics.addMetric(METRIC.RegistrationTests, MetricUnit.Count, 1);
   } else if (decision.kind === 'park') {
     logger.warn('parked', { reason: decision.reason, detail: decision.detail });
-    metrics.addMetric('Parked', MetricUnit.Count, 1);
+    metrics.addMetric(METRIC.Parked, MetricUnit.Count, 1);
   } else {
     logger.warn('rejected', { status: decision.status, reason: decision.reason, detail: decision.detail });
-    metrics.addMetric('Rejected', MetricUnit.Count, 1);
+    metrics.addMetric(METRIC.Rejected, MetricUnit.Count, 1);
     metrics
       .singleMetric()
       .addDimension('reason', decision.reason)
-      .addMetric('RejectedByReason', MetricUnit.Count, 1);
+      .addMetric(METRIC.RejectedByReason, MetricUnit.Count, 1);
   }
 }

@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { load } from 'js-yaml';
 import * as z from 'zod';
+import { METRIC, METRICS_NAMESPACE } from '../lib/metrics.js';
 import { loadDefinitions } from './definitions.js';
 
 type Template = Record<string, unknown>;
@@ -37,7 +38,6 @@ export const AUTHENTICATION_FAILURES = [
   'state-token-invalid',
 ] as const;
 
-const NAMESPACE = 'CrmWebhookReceiver';
 const ServerlessSchema = z.object({ functions: z.record(z.string(), z.unknown()) });
 const DEFAULT_SERVERLESS = new URL('../serverless.yml', import.meta.url);
 
@@ -68,8 +68,8 @@ export function alarmResources(settings: AlarmSettings): { Resources: Template }
           ReturnData: false,
           MetricStat: {
             Metric: {
-              Namespace: NAMESPACE,
-              MetricName: 'RejectedByReason',
+              Namespace: METRICS_NAMESPACE,
+              MetricName: METRIC.RejectedByReason,
               Dimensions: [
                 { Name: 'service', Value: settings.service },
                 { Name: 'reason', Value: reason },
@@ -147,7 +147,7 @@ export function alarmResources(settings: AlarmSettings): { Resources: Template }
     Resources.IngestHeartbeatAlarm = alarm({
       AlarmName: `${prefix}-ingest-heartbeat`,
       AlarmDescription: `No delivery was accepted for ${hours} hours: is the webhook still Active in the CRM, and registered with this URL?`,
-      ...metric(NAMESPACE, 'Accepted', [{ Name: 'service', Value: settings.service }], 3600),
+      ...metric(METRICS_NAMESPACE, METRIC.Accepted, [{ Name: 'service', Value: settings.service }], 3600),
       EvaluationPeriods: hours,
       Threshold: 1,
       ComparisonOperator: 'LessThanThreshold',

@@ -1,6 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DeliveryFeed } from '../dashboard/activity.js';
 import type { Definitions } from '../infra/definitions.js';
+import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import { watchIngest } from './activity-taps.js';
 import type { ProxyHandler } from './api-gateway.js';
 import type { DynamoEmulator } from './dynamo-emulator.js';
@@ -45,7 +46,7 @@ export function setFunctionEnvironment(
   delete env.AWS_PROFILE;
   delete env.ALERT_TOPIC_ARN;
   env.POWERTOOLS_SERVICE_NAME ??= 'crm-webhook-receiver';
-  env.POWERTOOLS_METRICS_NAMESPACE ??= 'CrmWebhookReceiver';
+  env.POWERTOOLS_METRICS_NAMESPACE ??= METRICS_NAMESPACE;
   env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   // One process runs the ingest and the SQS emulator: under a burst the emulator accepts one new
   // connection per turn of this event loop, so the ingest's wait measures the loop, not SQS. The

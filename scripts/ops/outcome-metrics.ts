@@ -5,9 +5,7 @@ import {
 } from '@aws-sdk/client-cloudwatch';
 import { createOutcomeCounter, OUTCOME_METRICS, OUTCOMES } from '../../dashboard/activity.js';
 import type { OutcomeSeries } from '../../dashboard/source.js';
-
-/** The functions' metric namespace (`new Metrics({ namespace })` in functions/, serverless.yml). */
-export const METRICS_NAMESPACE = 'CrmWebhookReceiver';
+import { METRICS_NAMESPACE } from '../../lib/metrics.js';
 
 const MINUTE = 60_000;
 
