@@ -28,19 +28,9 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { load } from 'js-yaml';
 import * as z from 'zod';
 import { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey } from '../lib/queue/port.js';
+import { TABLE_ENV_VARS, TABLE_KEYS, type TableKey } from '../lib/store/tables.js';
 
-export { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey };
-
-export type TableKey = 'rows' | 'events' | 'webhooks';
-
-/** Environment variable that carries each table's name to the functions. */
-export const TABLE_ENV_VARS = {
-  rows: 'ROWS_TABLE',
-  events: 'EVENTS_TABLE',
-  webhooks: 'WEBHOOKS_TABLE',
-} as const satisfies Record<TableKey, string>;
-
-export const TABLE_KEYS = Object.keys(TABLE_ENV_VARS) as TableKey[];
+export { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey, TABLE_ENV_VARS, TABLE_KEYS, type TableKey };
 
 /** The events table's index by EventId (keys only: rowKey and seq), declared in infra/resources.yml. */
 export const EVENT_ID_INDEX = 'byEventId';
