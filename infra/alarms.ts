@@ -9,11 +9,10 @@
  * - DynamoDB read and write throttles of every table (and of its indexes);
  * - optionally, a heartbeat: no delivery accepted for `heartbeatHours` hours.
  */
-import { readFileSync } from 'node:fs';
-import { load } from 'js-yaml';
 import * as z from 'zod';
 import { METRIC, METRICS_NAMESPACE } from '../lib/metrics.js';
 import { loadDefinitions } from './definitions.js';
+import { loadServerless, SERVERLESS_YML } from './serverless-file.js';
 
 type Template = Record<string, unknown>;
 
@@ -39,11 +38,10 @@ export const AUTHENTICATION_FAILURES = [
 ] as const;
 
 const ServerlessSchema = z.object({ functions: z.record(z.string(), z.unknown()) });
-const DEFAULT_SERVERLESS = new URL('../serverless.yml', import.meta.url);
 
 /** The functions of serverless.yml, by key (`contactWorker`). */
-export function functionKeys(serverlessPath: string | URL = DEFAULT_SERVERLESS): string[] {
-  return Object.keys(ServerlessSchema.parse(load(readFileSync(serverlessPath, 'utf8'))).functions);
+export function functionKeys(serverlessPath: string | URL = SERVERLESS_YML): string[] {
+  return Object.keys(ServerlessSchema.parse(loadServerless(serverlessPath)).functions);
 }
 
 /** `Resources` of the generated alarms. */

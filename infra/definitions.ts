@@ -29,6 +29,7 @@ import { load } from 'js-yaml';
 import * as z from 'zod';
 import { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey } from '../lib/queue/port.js';
 import { TABLE_ENV_VARS, TABLE_KEYS, type TableKey } from '../lib/store/tables.js';
+import { loadServerless, SERVERLESS_YML } from './serverless-file.js';
 
 export { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey, TABLE_ENV_VARS, TABLE_KEYS, type TableKey };
 
@@ -121,7 +122,6 @@ const TemplateSchema = z.object({
 });
 
 const DEFAULT_RESOURCES = new URL('./resources.yml', import.meta.url);
-const DEFAULT_SERVERLESS = new URL('../serverless.yml', import.meta.url);
 
 const ServerlessLogsSchema = z.object({
   provider: z.object({ logs: z.object({ httpApi: z.object({ format: z.string() }) }) }),
@@ -132,8 +132,8 @@ const ServerlessLogsSchema = z.object({
  * a JSON object whose values are `$context` variables. test/deploy checks it against the packaged
  * stage, scripts/cost.ts prices a line of it.
  */
-export function loadAccessLogFormat(serverlessPath: string | URL = DEFAULT_SERVERLESS): string {
-  return ServerlessLogsSchema.parse(load(readFileSync(serverlessPath, 'utf8'))).provider.logs.httpApi.format;
+export function loadAccessLogFormat(serverlessPath: string | URL = SERVERLESS_YML): string {
+  return ServerlessLogsSchema.parse(loadServerless(serverlessPath)).provider.logs.httpApi.format;
 }
 
 const ServerlessCustomSchema = z.object({ custom: z.record(z.string(), z.unknown()) });
@@ -144,7 +144,7 @@ const ServerlessCustomSchema = z.object({ custom: z.record(z.string(), z.unknown
  */
 export function loadDefinitions(options: LoadDefinitionsOptions): Definitions {
   const { stage, service = SERVICE, resourcesPath = DEFAULT_RESOURCES } = options;
-  const { custom } = ServerlessCustomSchema.parse(load(readFileSync(DEFAULT_SERVERLESS, 'utf8')));
+  const { custom } = ServerlessCustomSchema.parse(loadServerless());
   const text = readFileSync(resourcesPath, 'utf8').replace(
     /\$\{self:custom\.([A-Za-z0-9]+)\}/g,
     (_, key: string) => {

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { load } from 'js-yaml';
 import * as z from 'zod';
+import { loadServerless, SERVERLESS_YML } from '../infra/serverless-file.js';
 import type { Route } from './api-gateway.js';
 
 /** A function of serverless.yml as the local runtime runs it. */
@@ -49,15 +48,13 @@ const ServerlessSchema = z.object({
   ),
 });
 
-const DEFAULT_SERVERLESS = new URL('../serverless.yml', import.meta.url);
-
 /**
  * The functions serverless.yml deploys, with their HTTP routes, SQS event sources, batch sizes,
  * concurrency and timeouts, so the local runtime wires exactly what the cloud does. `${param:x}` takes
  * the default stage's value and `${self:custom.x}` the custom section's; nothing else is resolved.
  */
-export function loadFunctions(path: string | URL = DEFAULT_SERVERLESS): LocalFunction[] {
-  const config = ServerlessSchema.parse(load(readFileSync(path, 'utf8')));
+export function loadFunctions(path: string | URL = SERVERLESS_YML): LocalFunction[] {
+  const config = ServerlessSchema.parse(loadServerless(path));
   const resolve = (value: number | string | undefined, fallback: number): number => {
     if (value === undefined) return fallback;
     if (typeof value === 'number') return value;
