@@ -1,4 +1,4 @@
-import type { IngestConfig } from '../config/ingest.js';
+import { type IngestConfig, parseSecretsJson, secretConfig } from '../config/ingest.js';
 import type { DeliveryPolicy } from './request.js';
 import { createSignatureVerifier, type SignatureVerifier } from './signature.js';
 
@@ -20,5 +20,37 @@ export function deliveryPolicy(
     maxClockSkewSeconds: config.maxClockSkewSeconds,
     maxBodyBytes: config.maxBodyBytes,
     entities: config.entities,
+  };
+}
+
+/** Reads a parameter's current value (Powertools' SSM provider, cached for `maxAge` seconds). */
+export interface ParameterReader {
+  get(name: string, options: { maxAge: number }): Promise<unknown>;
+}
+
+/**
+ * The policy the ingest applies now. With WEBHOOK_SECRETS_PARAMETER (`config.secretsParameter`) and a
+ * reader, secrets come from that parameter (read through a 5-minute cache), and the policy is rebuilt
+ * only when its value changes; otherwise the policy of the environment's secrets, built once.
+ */
+export function createPolicySource(
+  config: IngestConfig,
+  parameters: ParameterReader | undefined,
+): () => Promise<DeliveryPolicy> {
+  let policy = deliveryPolicy(config);
+  let parameterValue: string | undefined;
+  const name = config.secretsParameter;
+  return async () => {
+    if (parameters === undefined || name === undefined) return policy;
+    const value = (await parameters.get(name, { maxAge: 300 })) as string | undefined;
+    if (value !== undefined && value !== parameterValue) {
+      const byContext = parseSecretsJson(value, 'WEBHOOK_SECRETS_PARAMETER');
+      policy = deliveryPolicy(
+        config,
+        createSignatureVerifier(secretConfig(config.secrets.fallback.slice(), byContext)),
+      );
+      parameterValue = value;
+    }
+    return policy;
   };
 }
