@@ -219,6 +219,24 @@ export function queueLogicalId(key: QueueKey): string {
 }
 
 /**
+ * The stack outputs infra/resources.yml declares for a queue and its DLQ (what ops reads):
+ * `ContactQueueUrl`, `ContactDeadLetterQueueUrl`, `ContactDeadLetterQueueArn` for `contact`.
+ */
+export function queueOutputs(key: QueueKey): { url: string; dlqUrl: string; dlqArn: string } {
+  const queue = pascal(key);
+  return {
+    url: `${queue}QueueUrl`,
+    dlqUrl: `${queue}DeadLetterQueueUrl`,
+    dlqArn: `${queue}DeadLetterQueueArn`,
+  };
+}
+
+/** The stack output that names a table in infra/resources.yml: `RowsTableName` for `rows`. */
+export function tableOutput(key: TableKey): string {
+  return `${pascal(key)}TableName`;
+}
+
+/**
  * The queue variables of the ingest's environment as serverless.yml deploys them (through
  * infra/ingest-environment.cjs): one per key of QUEUE_ENV_VARS, `{ CONTACT_QUEUE_URL: { Ref: 'ContactQueue' }, ... }`.
  */
