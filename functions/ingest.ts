@@ -2,25 +2,19 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { isProxyEventV2, toDeliveryRequest, toProxyResult } from '../lib/apigateway.js';
 import { optionalEnv, requireEnv } from '../lib/config/env.js';
-import { parseSecretsJson, readIngestConfig, secretConfig } from '../lib/config/ingest.js';
-import {
-  type DeliveryPolicy,
-  type DeliveryResponse,
-  deliveryPolicy,
-  handleDelivery,
-  problemAnswer,
-  unavailableAnswer,
-} from '../lib/ingest/index.js';
+import { readIngestConfig } from '../lib/config/ingest.js';
+import { isProxyEventV2, toDeliveryRequest, toProxyResult } from '../lib/ingest/apigateway.js';
+import { createPolicySource, handleDelivery, problemAnswer, unavailableAnswer } from '../lib/ingest/index.js';
+import { recordOutcome } from '../lib/ingest/outcome.js';
+import { METRIC, METRICS_NAMESPACE } from '../lib/metrics.js';
 import { boundedSqsClientConfig, createSqsSender } from '../lib/queue/sqs.js';
 import { SsmParameterProvider } from '../lib/secrets/ssm.js';
-import { createSignatureVerifier } from '../lib/signature.js';
 
 const config = readIngestConfig();
 // Service name and log level come from POWERTOOLS_SERVICE_NAME / POWERTOOLS_LOG_LEVEL, as in every function.
 const logger = new Logger();
-const metrics = new Metrics({ namespace: 'CrmWebhookReceiver' });
+const metrics = new Metrics({ namespace: METRICS_NAMESPACE });
 // The answer budget: SendMessage gives up within ENQUEUE_TIMEOUT_MS (2.5 s), so the 503 reaches the
 // sender within 3 s, before its own retry is due.
 const queue = createSqsSender({
@@ -29,42 +23,18 @@ const queue = createSqsSender({
   deadlineMs: config.enqueueTimeoutMs,
 });
 
-let policy: DeliveryPolicy = deliveryPolicy(config);
-let parameterValue: string | undefined;
 // A throttled read is tried again for up to 500 ms (the provider's budget), inside the 3 s answer budget.
-const parameters =
+const currentPolicy = createPolicySource(
+  config,
   config.secretsParameter === undefined
     ? undefined
     : new SsmParameterProvider({
         region: requireEnv('AWS_REGION'),
         endpoint: optionalEnv('AWS_ENDPOINT_URL_SSM'),
-      });
-
-/**
- * With WEBHOOK_SECRETS_PARAMETER, secrets come from SSM (cached 5 minutes); rebuilt only when they change.
- * A refresh that fails (SSM throttled or slow past the read's budget) keeps the secrets read before: only a
- * cold start without any answers 503.
- */
-async function currentPolicy(): Promise<DeliveryPolicy> {
-  if (parameters === undefined || config.secretsParameter === undefined) return policy;
-  let value: string | undefined;
-  try {
-    value = (await parameters.get(config.secretsParameter, { maxAge: 300 })) as string | undefined;
-  } catch (error) {
-    if (parameterValue === undefined) throw error;
-    logger.warn('secrets parameter not refreshed; verifying with the secrets read before', { error });
-    return policy;
-  }
-  if (value !== undefined && value !== parameterValue) {
-    const byContext = parseSecretsJson(value, 'WEBHOOK_SECRETS_PARAMETER');
-    policy = deliveryPolicy(
-      config,
-      createSignatureVerifier(secretConfig(config.secrets.fallback.slice(), byContext)),
-    );
-    parameterValue = value;
-  }
-  return policy;
-}
+      }),
+  (error) =>
+    logger.warn('secrets parameter not refreshed; verifying with the secrets read before', { error }),
+);
 
 export const handler = async (
   event: APIGatewayProxyEventV2,
@@ -76,11 +46,11 @@ export const handler = async (
       return toProxyResult(problemAnswer(400, 'bad-request', 'not an HTTP API request'));
     }
     const response = await handleDelivery(toDeliveryRequest(event), await currentPolicy(), queue);
-    record(response);
+    recordOutcome(response, { logger, metrics });
     return toProxyResult(response);
   } catch (error) {
     logger.error('unexpected failure; answering 503 so the sender retries', { error });
-    metrics.addMetric('IngestErrors', MetricUnit.Count, 1);
+    metrics.addMetric(METRIC.IngestErrors, MetricUnit.Count, 1);
     return toProxyResult(unavailableAnswer());
   } finally {
     logger.resetKeys();
@@ -88,48 +58,3 @@ export const handler = async (
     if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
   }
 };
-
-function record(response: DeliveryResponse): void {
-  const { decision } = response;
-  logger.appendKeys({
-    EventId: decision.log.eventId,
-    Event: decision.log.event,
-    ContextIdentifier: decision.log.contextIdentifier,
-    signatureVerified: decision.log.signatureVerified,
-  });
-  if (response.enqueueMs !== undefined) {
-    metrics.addMetric('EnqueueLatency', MetricUnit.Milliseconds, Math.round(response.enqueueMs * 10) / 10);
-  }
-  if (response.status === 503) {
-    logger.error('queue unavailable; answered 503', {
-      queue: decision.kind === 'accept' || decision.kind === 'park' ? decision.message.queue : undefined,
-      error: response.error,
-    });
-    metrics.addMetric('EnqueueFailures', MetricUnit.Count, 1);
-  } else if (response.status === 413) {
-    logger.warn('rejected: the message does not fit the queue', {
-      queue: decision.kind === 'accept' || decision.kind === 'park' ? decision.message.queue : undefined,
-    });
-    metrics.addMetric('Rejected', MetricUnit.Count, 1);
-  } else if (decision.kind === 'accept') {
-    // Accepted deliveries are the bulk: counted by the Accepted metric, logged at DEBUG only (cost).
-    logger.debug('accepted', { queue: decision.message.queue });
-    metrics.addMetric('Accepted', MetricUnit.Count, 1);
-    // CRM versions older than FieldValues: applied all the same, counted to see who still sends them.
-    if (decision.olderShape) metrics.addMetric('OlderPayloadShape', MetricUnit.Count, 1);
-  } else if (decision.kind === 'test') {
-    // Once per webhook saved in the CRM: worth a line, and a metric to see registrations by.
-    logger.info('registration test answered 200; nothing queued');
-    metrics.addMetric('RegistrationTests', MetricUnit.Count, 1);
-  } else if (decision.kind === 'park') {
-    logger.warn('parked', { reason: decision.reason, detail: decision.detail });
-    metrics.addMetric('Parked', MetricUnit.Count, 1);
-  } else {
-    logger.warn('rejected', { status: decision.status, reason: decision.reason, detail: decision.detail });
-    metrics.addMetric('Rejected', MetricUnit.Count, 1);
-    metrics
-      .singleMetric()
-      .addDimension('reason', decision.reason)
-      .addMetric('RejectedByReason', MetricUnit.Count, 1);
-  }
-}

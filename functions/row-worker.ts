@@ -3,6 +3,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readRowWorkerConfig } from '../lib/config/workers.js';
 import { hooks } from '../lib/hooks.js';
+import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import { createDynamoStore } from '../lib/store/index.js';
 import { createEntitiesWorker, createRowWorker } from '../lib/workers/index.js';
 import { publicationFromEnv } from './publication.js';
@@ -22,7 +23,7 @@ export function rowWorkerHandler(
     ignoreAssociateIds: config.ignoreAssociateIds,
     publication: publicationFromEnv(),
     logger: new Logger(),
-    metrics: new Metrics({ namespace: 'CrmWebhookReceiver' }),
+    metrics: new Metrics({ namespace: METRICS_NAMESPACE }),
   };
   const worker =
     queue === 'entities' ? createEntitiesWorker(deps) : createRowWorker({ ...deps, entity: queue });

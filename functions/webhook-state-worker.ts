@@ -4,13 +4,14 @@ import { SNSClient } from '@aws-sdk/client-sns';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readStateWorkerConfig } from '../lib/config/workers.js';
 import { hooks } from '../lib/hooks.js';
+import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import { createWebhookStore } from '../lib/store/index.js';
 import { createSnsAlertPublisher, createStateWorker } from '../lib/workers/index.js';
 import { publicationFromEnv } from './publication.js';
 
 const config = readStateWorkerConfig();
 const logger = new Logger();
-const metrics = new Metrics({ namespace: 'CrmWebhookReceiver' });
+const metrics = new Metrics({ namespace: METRICS_NAMESPACE });
 const worker = createStateWorker({
   store: createWebhookStore({ table: config.webhooksTable }),
   hooks,

@@ -9,10 +9,10 @@
  * - DynamoDB read and write throttles of every table (and of its indexes);
  * - optionally, a heartbeat: no delivery accepted for `heartbeatHours` hours.
  */
-import { readFileSync } from 'node:fs';
-import { load } from 'js-yaml';
 import * as z from 'zod';
+import { METRIC, METRICS_NAMESPACE } from '../lib/metrics.js';
 import { loadDefinitions } from './definitions.js';
+import { loadServerless, SERVERLESS_YML } from './serverless-file.js';
 
 type Template = Record<string, unknown>;
 
@@ -39,13 +39,11 @@ export const AUTHENTICATION_FAILURES = [
   'state-token-invalid',
 ] as const;
 
-const NAMESPACE = 'CrmWebhookReceiver';
 const ServerlessSchema = z.object({ functions: z.record(z.string(), z.unknown()) });
-const DEFAULT_SERVERLESS = new URL('../serverless.yml', import.meta.url);
 
 /** The functions of serverless.yml, by key (`contactWorker`). */
-export function functionKeys(serverlessPath: string | URL = DEFAULT_SERVERLESS): string[] {
-  return Object.keys(ServerlessSchema.parse(load(readFileSync(serverlessPath, 'utf8'))).functions);
+export function functionKeys(serverlessPath: string | URL = SERVERLESS_YML): string[] {
+  return Object.keys(ServerlessSchema.parse(loadServerless(serverlessPath)).functions);
 }
 
 /** `Resources` of the generated alarms. */
@@ -71,8 +69,8 @@ export function alarmResources(settings: AlarmSettings): { Resources: Template }
           ReturnData: false,
           MetricStat: {
             Metric: {
-              Namespace: NAMESPACE,
-              MetricName: 'RejectedByReason',
+              Namespace: METRICS_NAMESPACE,
+              MetricName: METRIC.RejectedByReason,
               Dimensions: [
                 { Name: 'service', Value: metricsService },
                 { Name: 'reason', Value: reason },
@@ -150,7 +148,7 @@ export function alarmResources(settings: AlarmSettings): { Resources: Template }
     Resources.IngestHeartbeatAlarm = alarm({
       AlarmName: `${prefix}-ingest-heartbeat`,
       AlarmDescription: `No delivery was accepted for ${hours} hours: is the webhook still Active in the CRM, and registered with this URL?`,
-      ...metric(NAMESPACE, 'Accepted', [{ Name: 'service', Value: metricsService }], 3600),
+      ...metric(METRICS_NAMESPACE, METRIC.Accepted, [{ Name: 'service', Value: metricsService }], 3600),
       EvaluationPeriods: hours,
       Threshold: 1,
       ComparisonOperator: 'LessThanThreshold',

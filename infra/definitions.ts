@@ -28,19 +28,10 @@ import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { load } from 'js-yaml';
 import * as z from 'zod';
 import { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey } from '../lib/queue/port.js';
+import { TABLE_ENV_VARS, TABLE_KEYS, type TableKey } from '../lib/store/tables.js';
+import { loadServerless, SERVERLESS_YML } from './serverless-file.js';
 
-export { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey };
-
-export type TableKey = 'rows' | 'events' | 'webhooks';
-
-/** Environment variable that carries each table's name to the functions. */
-export const TABLE_ENV_VARS = {
-  rows: 'ROWS_TABLE',
-  events: 'EVENTS_TABLE',
-  webhooks: 'WEBHOOKS_TABLE',
-} as const satisfies Record<TableKey, string>;
-
-export const TABLE_KEYS = Object.keys(TABLE_ENV_VARS) as TableKey[];
+export { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey, TABLE_ENV_VARS, TABLE_KEYS, type TableKey };
 
 /** The events table's index by EventId (keys only: rowKey and seq), declared in infra/resources.yml. */
 export const EVENT_ID_INDEX = 'byEventId';
@@ -131,7 +122,6 @@ const TemplateSchema = z.object({
 });
 
 const DEFAULT_RESOURCES = new URL('./resources.yml', import.meta.url);
-const DEFAULT_SERVERLESS = new URL('../serverless.yml', import.meta.url);
 
 const ServerlessLogsSchema = z.object({
   provider: z.object({ logs: z.object({ httpApi: z.object({ format: z.string() }) }) }),
@@ -142,8 +132,8 @@ const ServerlessLogsSchema = z.object({
  * a JSON object whose values are `$context` variables. test/deploy checks it against the packaged
  * stage, scripts/cost.ts prices a line of it.
  */
-export function loadAccessLogFormat(serverlessPath: string | URL = DEFAULT_SERVERLESS): string {
-  return ServerlessLogsSchema.parse(load(readFileSync(serverlessPath, 'utf8'))).provider.logs.httpApi.format;
+export function loadAccessLogFormat(serverlessPath: string | URL = SERVERLESS_YML): string {
+  return ServerlessLogsSchema.parse(loadServerless(serverlessPath)).provider.logs.httpApi.format;
 }
 
 const ServerlessCustomSchema = z.object({ custom: z.record(z.string(), z.unknown()) });
@@ -154,7 +144,7 @@ const ServerlessCustomSchema = z.object({ custom: z.record(z.string(), z.unknown
  */
 export function loadDefinitions(options: LoadDefinitionsOptions): Definitions {
   const { stage, service = SERVICE, resourcesPath = DEFAULT_RESOURCES } = options;
-  const { custom } = ServerlessCustomSchema.parse(load(readFileSync(DEFAULT_SERVERLESS, 'utf8')));
+  const { custom } = ServerlessCustomSchema.parse(loadServerless());
   const text = readFileSync(resourcesPath, 'utf8').replace(
     /\$\{self:custom\.([A-Za-z0-9]+)\}/g,
     (_, key: string) => {
@@ -226,6 +216,24 @@ export function loadDefinitions(options: LoadDefinitionsOptions): Definitions {
 /** The logical id of a queue in infra/resources.yml: `ContactQueue` for `contact`. */
 export function queueLogicalId(key: QueueKey): string {
   return `${pascal(key)}Queue`;
+}
+
+/**
+ * The stack outputs infra/resources.yml declares for a queue and its DLQ (what ops reads):
+ * `ContactQueueUrl`, `ContactDeadLetterQueueUrl`, `ContactDeadLetterQueueArn` for `contact`.
+ */
+export function queueOutputs(key: QueueKey): { url: string; dlqUrl: string; dlqArn: string } {
+  const queue = pascal(key);
+  return {
+    url: `${queue}QueueUrl`,
+    dlqUrl: `${queue}DeadLetterQueueUrl`,
+    dlqArn: `${queue}DeadLetterQueueArn`,
+  };
+}
+
+/** The stack output that names a table in infra/resources.yml: `RowsTableName` for `rows`. */
+export function tableOutput(key: TableKey): string {
+  return `${pascal(key)}TableName`;
 }
 
 /**

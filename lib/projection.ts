@@ -8,8 +8,8 @@ import {
   STATUS_EFFECTS,
 } from './events/index.js';
 import { fieldRecord } from './field-record.js';
-import { eventSeq } from './store/keys.js';
-import type { Row } from './store/types.js';
+import { eventSeq } from './model/order-key.js';
+import type { Row } from './model/types.js';
 
 /** How many of the newest order keys a row keeps for exact duplicate detection. */
 export const RECENT_WINDOW = 8;

@@ -1,6 +1,6 @@
 import { WEBHOOK_STATE_BY_EVENT, WEBHOOK_STATE_NAMES, type WebhookStateEvent } from './events/index.js';
-import { eventSeq } from './store/keys.js';
-import type { Gap, LastAccepted, StateTransition, Webhook } from './store/types.js';
+import { eventSeq } from './model/order-key.js';
+import type { Gap, LastAccepted, StateTransition, Webhook } from './model/types.js';
 
 /** State events kept per webhook; older ones are dropped (a webhook flapping that often has other problems). */
 export const MAX_TRANSITIONS = 200;

@@ -13,6 +13,7 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@
 import type { APIGatewayProxyEventV2, Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
 import { loadAccessLogFormat } from '../infra/definitions.js';
+import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import {
   buildSampleBody,
   buildSampleDelivery,
@@ -165,7 +166,7 @@ const STAGE_ENV = {
   AWS_ACCESS_KEY_ID: 'cost-model',
   AWS_SECRET_ACCESS_KEY: 'cost-model',
   POWERTOOLS_SERVICE_NAME: 'crm-webhook-receiver',
-  POWERTOOLS_METRICS_NAMESPACE: 'CrmWebhookReceiver',
+  POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
   CONTACT_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/contact.fifo',
   ACTIVITY_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/activity.fifo',
   WEBHOOK_STATE_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/webhook-state.fifo',

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { loadEnvFile } from '../infra/local/env-file.js';
 import { familyOf } from '../lib/events/index.js';
 import { nearestEventName } from '../lib/events/nearest.js';
+import { loadEnvFile } from '../local/env-file.js';
 import { httpRequest } from './http-client.js';
 import {
   ALL_SAMPLE_EVENTS,

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadEnvFile } from '../infra/local/env-file.js';
+import { loadEnvFile } from '../local/env-file.js';
 import { localAdminUrl, localWebhookUrl, senderSecret } from './sender-config.js';
 import { formatReport, runSimulation } from './simulate.js';
 

@@ -1,10 +1,10 @@
 import { once } from 'node:events';
 import { Agent } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
-import { type QueueView, type RowView, toRowView } from '../infra/local/views.js';
+import { type QueueView, type RowView, toRowView } from '../dashboard/views.js';
 import { isRowEvent, validEvent } from '../lib/events/index.js';
+import type { Row } from '../lib/model/types.js';
 import { apply } from '../lib/projection.js';
-import type { Row } from '../lib/store/types.js';
 import { getJson, httpRequest } from './http-client.js';
 import { createRealisticSender, type SenderStats } from './sender.js';
 import { buildStream } from './stream.js';

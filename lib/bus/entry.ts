@@ -6,7 +6,7 @@
 
 import { EnvelopeSchema } from '../events/envelope.js';
 import { JsonText, objectMembers, stringifyExact } from '../json-text.js';
-import type { Row, RowStatus, Webhook } from '../store/types.js';
+import type { Row, RowStatus, Webhook } from '../model/types.js';
 import { EntryTooLargeError } from './errors.js';
 import { MAX_DETAIL_DEPTH, MAX_ENTRY_BYTES, nestingDepth } from './limits.js';
 

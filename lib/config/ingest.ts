@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
+import type { SecretConfig } from '../ingest/signature.js';
 import { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey } from '../queue/port.js';
-import type { SecretConfig } from '../signature.js';
 import { type EntityFilter, readEntities } from './entities.js';
 import { boolEnv, ConfigError, intEnv, listEnv, optionalEnv, requireEnv } from './env.js';
 import { SecretsJsonSchema } from './secrets-schema.js';

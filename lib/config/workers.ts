@@ -1,3 +1,4 @@
+import { TABLE_ENV_VARS } from '../store/tables.js';
 import { ConfigError, intEnv, listEnv, optionalEnv, requireEnv } from './env.js';
 
 type Env = Record<string, string | undefined>;
@@ -23,9 +24,9 @@ export interface StateWorkerConfig {
 export function readRowWorkerConfig(env: Env = process.env): RowWorkerConfig {
   return {
     tables: {
-      rows: requireEnv('ROWS_TABLE', env),
-      events: requireEnv('EVENTS_TABLE', env),
-      webhooks: requireEnv('WEBHOOKS_TABLE', env),
+      rows: requireEnv(TABLE_ENV_VARS.rows, env),
+      events: requireEnv(TABLE_ENV_VARS.events, env),
+      webhooks: requireEnv(TABLE_ENV_VARS.webhooks, env),
     },
     retentionDays: intEnv('EVENT_RETENTION_DAYS', 30, env),
     ignoreAssociateIds: new Set(listEnv('IGNORE_ASSOCIATE_IDS', env).map(associateId)),
@@ -35,7 +36,7 @@ export function readRowWorkerConfig(env: Env = process.env): RowWorkerConfig {
 /** The webhook-state worker's environment, read once. */
 export function readStateWorkerConfig(env: Env = process.env): StateWorkerConfig {
   return {
-    webhooksTable: requireEnv('WEBHOOKS_TABLE', env),
+    webhooksTable: requireEnv(TABLE_ENV_VARS.webhooks, env),
     alertTopicArn: optionalEnv('ALERT_TOPIC_ARN', env),
   };
 }

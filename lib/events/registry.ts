@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import type { Hooks } from '../hooks.js';
 import type { QueueKey } from '../queue/port.js';
 import { ActivityChangedSchema, ActivityCreatedSchema, ActivityDeletedSchema } from './activity.js';
 import { dynamicEvent, effectOfVerb, FIXED_CATALOGUE, isDynamicEntity } from './catalogue.js';
@@ -22,12 +23,12 @@ export interface EventFamily {
   /** The FIFO queue its deliveries go to. */
   queue: QueueKey;
   effect: EventEffect;
-  /** The name of its hook in lib/hooks.ts. */
-  hook: string;
+  /** Its hook in lib/hooks.ts: a name the compiler checks against {@link Hooks}. */
+  hook: keyof Hooks;
 }
 
 /** The hook of every family beyond the spec's ten. */
-export const ENTITY_HOOK = 'onEntityEvent';
+export const ENTITY_HOOK = 'onEntityEvent' satisfies keyof Hooks;
 
 /**
  * The spec's ten events: strict schemas, and contact, activity and webhook state each on their own
@@ -164,7 +165,7 @@ function family<
   E extends string,
   Q extends QueueKey,
   F extends EventEffect,
-  H extends string,
+  H extends keyof Hooks,
 >(schema: S, entity: E, queue: Q, effect: F, hook: H) {
   return { schema, entity, queue, effect, hook };
 }

@@ -1,6 +1,6 @@
-import type { DeliveryHeaders } from '../headers.js';
-import type { OutboundMessage } from '../queue/port.js';
+import type { DeliveryAttributes, OutboundMessage } from '../queue/port.js';
 import type { EnvelopeView } from './envelope-view.js';
+import type { DeliveryHeaders } from './headers.js';
 import type { DeliveryRequest } from './request.js';
 import type { StoreMisfitReason } from './store-fit.js';
 
@@ -79,7 +79,7 @@ export interface Checked {
   log: LogFields;
   authenticatedBy: Authentication;
   /** The attributes every message of this delivery carries (a parked one adds `reason` and `detail`). */
-  attributes: Record<string, string>;
+  attributes: DeliveryAttributes;
   /** The body as text, once it is known to be UTF-8. */
   text?: string;
 }

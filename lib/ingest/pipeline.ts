@@ -1,16 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { type DeliveryEvent, familyOfEvent, parseDeliveryEvent } from '../events/index.js';
-import {
-  type DeliveryHeaders,
-  isJsonContentType,
-  lowerCaseHeaders,
-  parseStateHeaderEvent,
-  readDeliveryHeaders,
-  userAgentVersion,
-} from '../headers.js';
-import type { OutboundMessage } from '../queue/port.js';
-import { routeEvent, routeParked } from '../routing.js';
-import { type SecretMatch, safeEqual } from '../signature.js';
+import type { DeliveryAttributes, OutboundMessage } from '../queue/port.js';
 import {
   type Authentication,
   type Checked,
@@ -23,7 +13,10 @@ import {
   type RejectStatus,
 } from './decision.js';
 import { type EnvelopeView, envelopeView } from './envelope-view.js';
+import { type DeliveryHeaders, isJsonContentType, lowerCaseHeaders, readDeliveryHeaders } from './headers.js';
 import type { DeliveryPolicy, DeliveryRequest } from './request.js';
+import { routeEvent, routeParked } from './routing.js';
+import { type SecretMatch, safeEqual } from './signature.js';
 import { storeMisfit } from './store-fit.js';
 
 /**
@@ -60,9 +53,8 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
   log.eventId = clip(headers.eventId);
   log.event = clip(headers.event);
 
-  const stateHeader = parseStateHeaderEvent(headers.event);
   let tokenVerified = false;
-  if (stateHeader !== undefined && policy.stateEventToken !== undefined) {
+  if (headers.state !== undefined && policy.stateEventToken !== undefined) {
     const token = headers.receiverToken ?? request.query.token;
     if (token === undefined || !safeEqual(token, policy.stateEventToken)) {
       return reject(log, 401, 'state-token-invalid', 'webhook state deliveries need the receiver token');
@@ -87,7 +79,7 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
     attributes: deliveryAttributes(request, headers, log),
   };
   const binding: ContextBinding = (view) => {
-    if (match === undefined) return unsignedBinding(checked, stateHeader !== undefined, policy, view);
+    if (match === undefined) return unsignedBinding(checked, headers.state !== undefined, policy, view);
     if (view.context !== undefined && !policy.verifier.allows(view.context, match)) {
       return reject(
         log,
@@ -113,7 +105,6 @@ export function decideAuthenticated(
 ): Decision {
   const { request, headers, log } = checked;
   const raw = request.body;
-  const stateHeader = parseStateHeaderEvent(headers.event);
   const text = asText(raw);
   if (text === undefined) return refuseOrPark(checked, 'invalid-utf8', 'the body is not valid UTF-8');
   checked.text = text;
@@ -138,7 +129,7 @@ export function decideAuthenticated(
   const parsed = parseDeliveryEvent(json);
   if (!parsed.ok) return refuseOrPark(checked, parsed.reason, parsed.detail, view);
   const event = parsed.event;
-  const mismatch = headerMismatch(headers, stateHeader, event);
+  const mismatch = headerMismatch(headers, event);
   if (mismatch !== undefined) return refuseOrPark(checked, 'header-mismatch', mismatch, view);
   if (isTooOld(event.Timestamp, request.receivedAt, policy.maxEventAgeSeconds)) {
     return reject(
@@ -251,15 +242,14 @@ function deliveryAttributes(
   request: DeliveryRequest,
   headers: DeliveryHeaders,
   log: LogFields,
-): Record<string, string> {
-  const attributes: Record<string, string> = {
+): DeliveryAttributes {
+  const attributes: DeliveryAttributes = {
     event: headers.event,
     eventId: headers.eventId,
     signatureVerified: log.signatureVerified ? 'true' : 'false',
     receivedAt: request.receivedAt.toISOString(),
   };
-  const version = userAgentVersion(headers.userAgent);
-  if (version !== undefined) attributes.userAgentVersion = version;
+  if (headers.userAgentVersion !== undefined) attributes.userAgentVersion = headers.userAgentVersion;
   if (headers.retry !== undefined && headers.retry !== '') attributes.retry = headers.retry;
   return attributes;
 }
@@ -273,12 +263,9 @@ function messageOf(
   return { ...route, body: text ?? request.body, attributes: { ...attributes, ...parking } };
 }
 
-function headerMismatch(
-  headers: DeliveryHeaders,
-  state: ReturnType<typeof parseStateHeaderEvent>,
-  event: DeliveryEvent,
-): string | undefined {
+function headerMismatch(headers: DeliveryHeaders, event: DeliveryEvent): string | undefined {
   if (headers.eventId !== event.EventId) return 'the EventId header differs from the body EventId';
+  const { state } = headers;
   if (state !== undefined) {
     if (state.bodyEvent !== event.Event) return 'the Event header differs from the body Event';
     if (state.webhookId !== event.PrimaryKey)

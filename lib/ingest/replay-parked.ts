@@ -1,25 +1,8 @@
 import { compileWildcard } from '../bus/pattern/wildcard.js';
-import type { QueueSender } from '../queue/port.js';
-import { type ParkedMessage, parkedCopy, replayDecision } from './replay.js';
+import type { ParkedSource, QueueSender, ReceivedParked } from '../queue/port.js';
+import { parkedCopy, replayDecision } from './replay.js';
 import type { ReplayLock } from './replay-lock.js';
 import type { DeliveryPolicy } from './request.js';
-
-/** A parked message as received: what {@link replayDecision} reads, and what names a copy. */
-export interface ReceivedParked extends ParkedMessage {
-  /** Its FIFO deduplication id: a replay knows its own copies by it. */
-  deduplicationId: string;
-}
-
-/** The parked queue, as the replay uses it (lib/queue/sqs-parked.ts for SQS). */
-export interface ParkedSource {
-  /** How long a received message stays hidden from other readers (the visibility timeout). */
-  readonly hiddenForMs: number;
-  /** Up to `max` messages, hidden from other readers for {@link hiddenForMs}. */
-  receive(max: number): Promise<ReceivedParked[]>;
-  remove(message: ReceivedParked): Promise<void>;
-  /** Visible again at once. */
-  release(message: ReceivedParked): Promise<void>;
-}
 
 /** Which parked deliveries a replay decides (`POST /parked/replay?event=&max=`, `ops replay-parked`). */
 export interface ReplayFilter {

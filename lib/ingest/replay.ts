@@ -1,17 +1,8 @@
-import { parseStateHeaderEvent } from '../headers.js';
-import type { OutboundMessage } from '../queue/port.js';
+import type { DeliveryAttributes, OutboundMessage, ParkedMessage } from '../queue/port.js';
 import type { Authentication, Checked } from './decision.js';
+import { parseStateHeaderEvent } from './headers.js';
 import { decideAuthenticated, unsignedBinding } from './pipeline.js';
 import type { DeliveryPolicy } from './request.js';
-
-/** A message of the parked queue: its id, the body as received (bytes or text), its attributes and group. */
-export interface ParkedMessage {
-  /** The queue's id of this very message (SQS MessageId): a copy that replaces it is named after it. */
-  messageId: string;
-  body: string | Uint8Array;
-  attributes: Readonly<Record<string, string>>;
-  groupId: string;
-}
 
 /** What to do with a parked message now: send it to its queue, or keep it parked with today's reason. */
 export type ReplayOutcome =
@@ -19,7 +10,11 @@ export type ReplayOutcome =
   | { kind: 'keep'; reason: string; message: OutboundMessage };
 
 /** Attributes the parked queue adds that a replayed or re-parked message must not carry over. */
-const PARKING_ATTRIBUTES = new Set(['reason', 'detail', 'bodyEncoding', 'replayedAt']);
+const PARKING_ATTRIBUTES = new Set<string>([
+  'reason',
+  'detail',
+  'replayedAt',
+] satisfies (keyof DeliveryAttributes)[]);
 
 /**
  * Decides a parked delivery again with today's code and configuration ({@link decideAuthenticated}:
@@ -43,7 +38,8 @@ export function replayDecision(
   );
   const attributes = { ...base, replayedAt: replayedAt.toISOString() };
   const headerEvent = parked.attributes.event ?? '';
-  const authenticatedBy = authenticationOf(parked.attributes);
+  const state = parseStateHeaderEvent(headerEvent);
+  const authenticatedBy = authenticationOf(parked.attributes, state !== undefined);
   const receivedAt = new Date(parked.attributes.receivedAt ?? replayedAt.toISOString());
   const checked: Checked = {
     request: {
@@ -60,16 +56,16 @@ export function replayDecision(
       signature: undefined,
       retry: parked.attributes.retry,
       contentType: undefined,
-      userAgent: undefined,
+      userAgentVersion: parked.attributes.userAgentVersion,
       receiverToken: undefined,
+      state,
     },
     log: { signatureVerified: authenticatedBy === 'signature' },
     authenticatedBy,
     attributes: base,
   };
-  const stateEvent = parseStateHeaderEvent(headerEvent) !== undefined;
   const decision = decideAuthenticated(checked, policy, (view) => {
-    if (authenticatedBy === 'none') return unsignedBinding(checked, stateEvent, policy, view);
+    if (authenticatedBy === 'none') return unsignedBinding(checked, state !== undefined, policy, view);
     return undefined;
   });
   if (decision.kind === 'accept') {
@@ -98,14 +94,12 @@ export function replayDecision(
  * that the receive does not count toward the parked queue's maxReceiveCount.
  */
 export function parkedCopy(parked: ParkedMessage): OutboundMessage {
-  // The SQS adapter encodes the body again, and says so again when it has to.
-  const { bodyEncoding: _, ...attributes } = parked.attributes;
   return {
     queue: 'parked',
     body: parked.body,
     groupId: parked.groupId,
     deduplicationId: copyId(parked.messageId),
-    attributes,
+    attributes: parked.attributes,
   };
 }
 
@@ -127,7 +121,7 @@ export function copyId(messageId: string): string {
  * state-event token for a state event (an unauthenticated state event is never parked), else
  * nothing (an ALLOW_UNSIGNED delivery of an entity ENTITIES left out).
  */
-function authenticationOf(attributes: Readonly<Record<string, string>>): Authentication {
+function authenticationOf(attributes: Readonly<DeliveryAttributes>, stateEvent: boolean): Authentication {
   if (attributes.signatureVerified === 'true') return 'signature';
-  return parseStateHeaderEvent(attributes.event ?? '') !== undefined ? 'token' : 'none';
+  return stateEvent ? 'token' : 'none';
 }

@@ -1,4 +1,4 @@
-import type { SignatureVerifier } from '../signature.js';
+import type { SignatureVerifier } from './signature.js';
 
 /**
  * A request as any transport hands it over, headers in any case. The body is the raw bytes, or the

@@ -17,6 +17,32 @@ export type QueueKey = keyof typeof QUEUE_ENV_VARS;
 export const QUEUE_KEYS = Object.keys(QUEUE_ENV_VARS) as QueueKey[];
 
 /**
+ * The attributes a delivery's message carries besides its body, whatever the transport: the one list
+ * of their names. The ingest writes the first four on every message (and `retry`, `userAgentVersion`
+ * when the sender said them); a parked message adds `reason` and `detail`, a replayed one
+ * `replayedAt`. Values are text as written, unparsed; a message read back may lack any of them.
+ */
+export interface DeliveryAttributes {
+  /** The event the headers named. */
+  event?: string;
+  /** The EventId the headers named. */
+  eventId?: string;
+  /** `true` when the HMAC signature was verified at the ingest, else `false`. */
+  signatureVerified?: string;
+  /** When the ingest received the delivery (ISO 8601). */
+  receivedAt?: string;
+  /** The sender's version, from its User-Agent. */
+  userAgentVersion?: string;
+  /** The sender's retry count header. */
+  retry?: string;
+  /** Parked: why, and the detail. */
+  reason?: string;
+  detail?: string;
+  /** Sent again by a replay of the parked queue, at this time (ISO 8601). */
+  replayedAt?: string;
+}
+
+/**
  * A delivery ready for a FIFO queue, in no transport's encoding: `body` is the text of a valid event
  * or the bytes as received (a parked body may not be UTF-8); `attributes` are as read, unclipped.
  * The adapter encodes both for its transport.
@@ -26,7 +52,7 @@ export interface OutboundMessage {
   body: string | Uint8Array;
   groupId: string;
   deduplicationId: string;
-  attributes: Record<string, string>;
+  attributes: DeliveryAttributes;
 }
 
 /** The port the ingest sends through; adapters translate transport errors into the errors below. */
@@ -56,4 +82,30 @@ export class MessageTooLargeError extends Error {
     super(`the message for the ${queue} queue takes ${bytes} bytes; the limit is ${limit}`);
     this.name = 'MessageTooLargeError';
   }
+}
+
+/** A message of the parked queue: its id, the body as received (bytes or text), its attributes and group. */
+export interface ParkedMessage {
+  /** The queue's id of this very message (SQS MessageId): a copy that replaces it is named after it. */
+  messageId: string;
+  body: string | Uint8Array;
+  attributes: Readonly<DeliveryAttributes>;
+  groupId: string;
+}
+
+/** A parked message as received: what the replay (lib/ingest/replay.ts) reads, and what names a copy. */
+export interface ReceivedParked extends ParkedMessage {
+  /** Its FIFO deduplication id: a replay knows its own copies by it. */
+  deduplicationId: string;
+}
+
+/** The parked queue, as the replay uses it (sqs-parked.ts for SQS). */
+export interface ParkedSource {
+  /** How long a received message stays hidden from other readers (the visibility timeout). */
+  readonly hiddenForMs: number;
+  /** Up to `max` messages, hidden from other readers for {@link hiddenForMs}. */
+  receive(max: number): Promise<ReceivedParked[]>;
+  remove(message: ReceivedParked): Promise<void>;
+  /** Visible again at once. */
+  release(message: ReceivedParked): Promise<void>;
 }

@@ -4,7 +4,8 @@ import {
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { ParkedSource, ReceivedParked } from '../ingest/replay-parked.js';
+import type { ParkedSource, ReceivedParked } from './port.js';
+import { decodeSqsMessage } from './sqs-message.js';
 
 export interface SqsParkedSourceConfig {
   client: SQSClient;
@@ -41,11 +42,7 @@ export function createSqsParkedSource({
         }),
       );
       return Messages.map((message): ReceivedParked => {
-        const attributes: Record<string, string> = {};
-        for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
-          if (value.StringValue !== undefined) attributes[name] = value.StringValue;
-        }
-        const text = message.Body ?? '';
+        const { body, attributes } = decodeSqsMessage(message.Body ?? '', message.MessageAttributes);
         const messageId = message.MessageId ?? '';
         const deduplicationId = message.Attributes?.MessageDeduplicationId;
         // Without it a replay cannot tell its own copies from the rest, and would decide them again.
@@ -56,7 +53,7 @@ export function createSqsParkedSource({
         handles.set(messageId, message.ReceiptHandle ?? '');
         return {
           messageId,
-          body: attributes.bodyEncoding === 'base64' ? new Uint8Array(Buffer.from(text, 'base64')) : text,
+          body,
           attributes,
           groupId: message.Attributes?.MessageGroupId ?? 'parked',
           deduplicationId,

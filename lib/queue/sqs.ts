@@ -49,8 +49,8 @@ export function createSqsSender({ client, queueUrls, deadlineMs }: SqsSenderConf
     async send(message) {
       const encoded = encodeSqsMessage(message);
       const MessageAttributes: Record<string, MessageAttributeValue> = {};
-      for (const name in encoded.attributes) {
-        MessageAttributes[name] = { DataType: 'String', StringValue: encoded.attributes[name] };
+      for (const [name, value] of Object.entries(encoded.attributes)) {
+        MessageAttributes[name] = { DataType: 'String', StringValue: value };
       }
       const sending = client.send(
         new SendMessageCommand({

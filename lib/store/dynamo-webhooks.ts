@@ -5,11 +5,11 @@ import {
   paginateScan,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { gapsOf } from '../webhook-state.js';
+import type { Webhook } from '../model/types.js';
 import { collect, conditional, defaultClient, defined, type Item, versionedPut } from './dynamo-calls.js';
 import { AcceptedItemSchema, parseItem, WebhookItemSchema } from './items.js';
 import { acceptedSk, WEBHOOK_SK_PREFIX, webhookSk } from './keys.js';
-import type { Store, Webhook } from './types.js';
+import type { Store } from './types.js';
 
 export interface WebhookStoreConfig {
   client?: DynamoDBDocumentClient;
@@ -19,7 +19,7 @@ export interface WebhookStoreConfig {
 /** The part of the store that lives in the webhooks table (all the webhook-state worker needs). */
 export type WebhookTableStore = Pick<
   Store,
-  'listWebhooks' | 'listGaps' | 'markAccepted' | 'getLastAccepted' | 'loadWebhook' | 'saveWebhook'
+  'listWebhooks' | 'markAccepted' | 'getLastAccepted' | 'loadWebhook' | 'saveWebhook'
 >;
 
 /** The webhooks-table half of {@link createDynamoStore}, on its own for the webhook-state worker. */
@@ -27,7 +27,7 @@ export function createWebhookStore(config: WebhookStoreConfig): WebhookTableStor
   const doc = config.client ?? defaultClient();
   const table = config.table;
 
-  const listWebhooks = async (): Promise<Webhook[]> => {
+  const listAll = async (): Promise<Webhook[]> => {
     const items = await collect(
       paginateScan(
         { client: doc },
@@ -61,12 +61,7 @@ export function createWebhookStore(config: WebhookStoreConfig): WebhookTableStor
   };
 
   return {
-    listWebhooks,
-
-    async listGaps(context) {
-      const list = context === undefined ? await listWebhooks() : await webhooksOf(context);
-      return list.flatMap(gapsOf);
-    },
+    listWebhooks: (context) => (context === undefined ? listAll() : webhooksOf(context)),
 
     async markAccepted(context, webhookName, accepted) {
       await conditional(() =>

@@ -5,13 +5,14 @@ import {
   paginateQuery,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { EventRecord } from '../model/types.js';
 import { compressBody, decompressBody } from './body-codec.js';
 import { collect, conditional, defaultClient, type Item, versionedPut } from './dynamo-calls.js';
 import { createWebhookStore } from './dynamo-webhooks.js';
 import { EventBodySchema, EventItemSchema, parseItem, RowEntitySchema } from './items.js';
 import { rowKey } from './keys.js';
 import { fromRowItem, toRowItem } from './row-item.js';
-import type { EventRecord, Store } from './types.js';
+import type { Store } from './types.js';
 
 export interface DynamoStoreConfig {
   /** Defaults to a client built from the SDK's environment (AWS_ENDPOINT_URL_DYNAMODB included). */

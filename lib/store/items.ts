@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { familyOf, isKnownEntity, type RowEvent, WEBHOOK_STATE_NAMES } from '../events/index.js';
+import type { LastAccepted, RowEntity, StateTransition } from '../model/types.js';
 import { InvalidItemError } from './errors.js';
-import type { LastAccepted, RowEntity, StateTransition } from './types.js';
 
 /**
  * The schemas of what the adapter reads back from DynamoDB: every item is parsed at the boundary, so

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { normaliseTimestamp } from '../events/index.js';
 
 /** DynamoDB's largest partition key (rows and events: `rowKey`; webhooks: `context`), in UTF-8 bytes. */
 export const MAX_PARTITION_KEY_BYTES = 2048;
@@ -10,16 +9,6 @@ export const MAX_SORT_KEY_BYTES = 1024;
 /** Partition key of a row (and of its history): context last, so a `#` inside it stays unambiguous. */
 export function rowKey(context: string, entity: string, primaryKey: number): string {
   return `${entity}#${primaryKey}#${context}`;
-}
-
-/**
- * Order key of an event: the Timestamp normalised to 7 fractional digits, then the EventId, so that
- * string order is event order and two events at the same tick still have a fixed order.
- *
- * @example eventSeq({ Timestamp: '2018-04-24T08:18:42.089895Z', EventId: 'a…' }) === '2018-04-24T08:18:42.0898950Z#a…'
- */
-export function eventSeq(event: { Timestamp: string; EventId: string }): string {
-  return `${normaliseTimestamp(event.Timestamp)}#${event.EventId}`;
 }
 
 /** Sort key of a webhook item in the webhooks table. */

@@ -1,11 +1,12 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import * as z from 'zod/mini';
 import { fieldRecord } from '../field-record.js';
+import { eventSeq } from '../model/order-key.js';
+import type { Row } from '../model/types.js';
 import { compressBody, decompressBody } from './body-codec.js';
 import { InvalidItemError } from './errors.js';
 import { parseItem, RowEntitySchema, RowItemSchema } from './items.js';
-import { eventSeq, rowKey } from './keys.js';
-import type { Row } from './types.js';
+import { rowKey } from './keys.js';
 
 type Item = Record<string, unknown>;
 

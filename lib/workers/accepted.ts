@@ -1,5 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { LastAccepted, StoreWriter } from '../store/types.js';
+import type { LastAccepted } from '../model/types.js';
+import type { StoreWriter } from '../store/types.js';
 
 /** One event a row worker merged: it may move its (context, WebhookName) marker. */
 export interface AcceptedNote {

@@ -1,5 +1,5 @@
 import { PublishCommand, type SNSClient } from '@aws-sdk/client-sns';
-import type { Webhook } from '../store/types.js';
+import type { Webhook } from '../model/types.js';
 
 /** Where alerts about webhooks go. */
 export interface AlertPublisher {

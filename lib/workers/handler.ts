@@ -2,6 +2,7 @@ import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambd
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { METRIC } from '../metrics.js';
 import { WorkerError } from './errors.js';
 
 export type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -41,7 +42,7 @@ export function createFifoBatchHandler<T>(
       try {
         await handle(record);
       } catch (error) {
-        metrics.addMetric('RecordsFailed', MetricUnit.Count, 1);
+        metrics.addMetric(METRIC.RecordsFailed, MetricUnit.Count, 1);
         logger.error('record failed', {
           messageId: record.messageId,
           messageGroupId: record.attributes?.MessageGroupId,

@@ -11,7 +11,8 @@ import {
 import type { EventPublisher } from '../bus/publisher.js';
 import type { Outcome } from '../hooks.js';
 import { JsonText } from '../json-text.js';
-import type { Row, Webhook } from '../store/types.js';
+import { METRIC } from '../metrics.js';
+import type { Row, Webhook } from '../model/types.js';
 import { gapsOf } from '../webhook-state.js';
 import { WorkerError } from './errors.js';
 import type { DeliveryMeta } from './record.js';
@@ -99,10 +100,10 @@ export async function publishEntries(
     if (!result.ok) failed.set(messageId, new PublishError(messageId, result.errorCode, result.errorMessage));
   }
   if (failed.size > 0) {
-    metrics.addMetric('PublishFailures', MetricUnit.Count, failed.size);
+    metrics.addMetric(METRIC.PublishFailures, MetricUnit.Count, failed.size);
     logger.warn('bus entries not published; retrying their records', { count: failed.size });
   }
-  metrics.addMetric('EventsPublished', MetricUnit.Count, entries.size - failed.size);
+  metrics.addMetric(METRIC.EventsPublished, MetricUnit.Count, entries.size - failed.size);
   return failed;
 }
 

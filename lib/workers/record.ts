@@ -1,5 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
 import { type DeliveryEvent, parseDeliveryEvent } from '../events/index.js';
+import { decodeSqsMessage } from '../queue/sqs-message.js';
 import { InvalidRecordError } from './errors.js';
 
 /** What the ingest attached to the message besides the body. */
@@ -20,17 +21,13 @@ export interface DecodedRecord {
 }
 
 /**
- * Turns an SQS record from the ingest back into a typed event: the body is the raw delivery (base64
- * of the raw bytes when the `bodyEncoding` attribute says so), validated with the ingest's schemas.
+ * Turns an SQS record from the ingest back into a typed event: the body is the raw delivery, decoded
+ * as the queue encoded it ({@link decodeSqsMessage}), validated with the ingest's schemas.
  * Throws {@link InvalidRecordError} for anything else.
  */
 export function decodeRecord(record: SQSRecord): DecodedRecord {
-  const attributes = record.messageAttributes ?? {};
-  const attribute = (name: string): string | undefined => attributes[name]?.stringValue;
-  const raw =
-    attribute('bodyEncoding') === 'base64'
-      ? Buffer.from(record.body, 'base64').toString('utf8')
-      : record.body;
+  const { body: received, attributes } = decodeSqsMessage(record.body, record.messageAttributes);
+  const raw = typeof received === 'string' ? received : Buffer.from(received).toString('utf8');
   let body: unknown;
   try {
     body = JSON.parse(raw);
@@ -41,9 +38,7 @@ export function decodeRecord(record: SQSRecord): DecodedRecord {
   if (!parsed.ok) {
     throw new InvalidRecordError(`${parsed.reason}: ${parsed.detail}`, record.messageId);
   }
-  const verified = attribute('signatureVerified');
-  const receivedAt = attribute('receivedAt');
-  const userAgentVersion = attribute('userAgentVersion');
+  const { signatureVerified: verified, receivedAt, userAgentVersion } = attributes;
   return {
     event: parsed.event,
     meta: {

@@ -4,6 +4,9 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { RowEvent } from '../events/index.js';
 import { type Hooks, type Outcome, runHook } from '../hooks.js';
 import { jsonMembers } from '../json-text.js';
+import { METRIC, OUTCOME_METRIC } from '../metrics.js';
+import { eventSeq } from '../model/order-key.js';
+import type { EventRecord, Row } from '../model/types.js';
 import {
   type ApplyOptions,
   apply,
@@ -13,8 +16,7 @@ import {
   recognise,
 } from '../projection.js';
 import { VersionConflictError } from '../store/errors.js';
-import { eventSeq } from '../store/keys.js';
-import type { EventRecord, Row, Store, Versioned } from '../store/types.js';
+import type { Store, Versioned } from '../store/types.js';
 import { ContentionError, HookError } from './errors.js';
 import type { DeliveryMeta } from './record.js';
 
@@ -121,7 +123,7 @@ export async function processRowEvent(
   }
   if (found.kind === 'conflict') {
     await record({ seq: `${seq}#conflict#${hash}`, conflictOf: found.of });
-    metrics.addMetric('EventIdConflicts', MetricUnit.Count, 1);
+    metrics.addMetric(METRIC.EventIdConflicts, MetricUnit.Count, 1);
     logger.warn('same EventId, other content: recorded as a conflict, the row follows the first', {
       eventId: event.EventId,
       event: event.Event,
@@ -132,7 +134,7 @@ export async function processRowEvent(
   }
   if (found.kind === 'resend') {
     await record({ resendOf: found.of });
-    metrics.addMetric('EventsResent', MetricUnit.Count, 1);
+    metrics.addMetric(METRIC.EventsResent, MetricUnit.Count, 1);
     logger.info('resend of a known event under a new EventId: recorded, not merged', {
       eventId: event.EventId,
       resendOf: found.of,
@@ -149,7 +151,7 @@ export async function processRowEvent(
       ? { row: loaded.item!, outcome: 'duplicate' as const }
       : await mergeRow(deps, event, seq, applyOptions, loaded, meta.messageId, found.kind === 'retry');
   metrics.addMetric(OUTCOME_METRIC[outcome], MetricUnit.Count, 1);
-  if (echo) metrics.addMetric('EchoEvents', MetricUnit.Count, 1);
+  if (echo) metrics.addMetric(METRIC.EchoEvents, MetricUnit.Count, 1);
   logger.debug('row event processed', { eventId: event.EventId, event: event.Event, outcome, echo });
 
   if (!echo) {
@@ -198,12 +200,6 @@ function countWithHistory(row: Row, history: EventRecord[]): number {
   const oldest = row.recentSeqs[0] ?? '';
   return countEvents(history.filter((record) => record.seq < oldest)) + row.recentSeqs.length;
 }
-
-const OUTCOME_METRIC: Record<Outcome, string> = {
-  applied: 'EventsApplied',
-  late: 'EventsLate',
-  duplicate: 'EventsDuplicate',
-};
 
 async function mergeRow(
   deps: RowWorkerDeps,

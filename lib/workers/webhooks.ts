@@ -2,9 +2,11 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { WebhookStateEvent } from '../events/index.js';
 import { type Hooks, type Outcome, runHook } from '../hooks.js';
+import { METRIC, OUTCOME_METRIC } from '../metrics.js';
+import { eventSeq } from '../model/order-key.js';
+import type { Webhook } from '../model/types.js';
 import { VersionConflictError } from '../store/errors.js';
-import { eventSeq } from '../store/keys.js';
-import type { StoreWriter, Webhook } from '../store/types.js';
+import type { StoreWriter } from '../store/types.js';
 import { applyStateEvent } from '../webhook-state.js';
 import type { AlertPublisher } from './alerts.js';
 import { ContentionError, HookError } from './errors.js';
@@ -65,7 +67,7 @@ export async function processStateEvent(
         eventId: event.EventId,
         stateChangedAt: next.stateChangedAt,
       });
-      metrics.addMetric('WebhookTooManyErrors', MetricUnit.Count, 1);
+      metrics.addMetric(METRIC.WebhookTooManyErrors, MetricUnit.Count, 1);
       await deps.alerts?.webhookTooManyErrors(next);
     }
     try {
@@ -94,11 +96,7 @@ async function finish(
   meta: DeliveryMeta,
   result: StateResult,
 ): Promise<StateResult> {
-  deps.metrics.addMetric(
-    { applied: 'EventsApplied', late: 'EventsLate', duplicate: 'EventsDuplicate' }[result.outcome],
-    MetricUnit.Count,
-    1,
-  );
+  deps.metrics.addMetric(OUTCOME_METRIC[result.outcome], MetricUnit.Count, 1);
   try {
     await runHook(deps.hooks, event, result.webhook, {
       outcome: result.outcome,

@@ -1,12 +1,12 @@
 import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { QUEUE_KEYS, type QueueKey, SERVICE } from '../../infra/definitions.js';
-import { findInStore } from '../../infra/local/dashboard/find-event.js';
-import { moveBack } from '../../infra/local/dashboard/move-task.js';
-import { queueView } from '../../infra/local/dashboard/queue-view.js';
-import type { DashboardSource } from '../../infra/local/dashboard/source.js';
-import { HttpError } from '../../infra/local/route-server.js';
-import { toParkedView } from '../../infra/local/views.js';
+import { findInStore } from '../../dashboard/find-event.js';
+import { moveBack } from '../../dashboard/move-task.js';
+import { queueView } from '../../dashboard/queue-view.js';
+import { HttpError } from '../../dashboard/route-server.js';
+import type { DashboardSource } from '../../dashboard/source.js';
+import { toParkedView } from '../../dashboard/views.js';
+import { QUEUE_KEYS, type QueueKey, queueOutputs, SERVICE, tableOutput } from '../../infra/definitions.js';
 import {
   type OpsClients,
   output,
@@ -38,7 +38,6 @@ const PARKED_LOOK = 10;
  */
 export function createAwsSource(options: AwsSourceOptions): DashboardSource {
   const { clients, outputs, stage } = options;
-  const pascal = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
   const nameOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
   const store = stageStore(clients, outputs);
   return {
@@ -65,8 +64,8 @@ export function createAwsSource(options: AwsSourceOptions): DashboardSource {
     queues: () =>
       Promise.all(
         QUEUE_KEYS.map((key) => {
-          const url = output(outputs, `${pascal(key)}QueueUrl`);
-          const dlqUrl = output(outputs, `${pascal(key)}DeadLetterQueueUrl`);
+          const url = output(outputs, queueOutputs(key).url);
+          const dlqUrl = output(outputs, queueOutputs(key).dlqUrl);
           return queueView(clients.sqs, {
             key,
             name: nameOf(url),
@@ -78,7 +77,7 @@ export function createAwsSource(options: AwsSourceOptions): DashboardSource {
     outcomes: () => outcomeSeries(clients.cloudWatch, { service: SERVICE }),
     deliveries: async () => [],
     findEvent: async (eventId) => {
-      const deps = { store, doc: clients.dynamo, eventsTable: output(outputs, 'EventsTableName') };
+      const deps = { store, doc: clients.dynamo, eventsTable: output(outputs, tableOutput('events')) };
       const places = await findInStore(deps, eventId).catch((error: unknown) => {
         if (error instanceof Error && error.name === 'ValidationException')
           throw new HttpError(404, 'the events table has no EventId index: deploy this version first');
@@ -113,7 +112,7 @@ export function createAwsSource(options: AwsSourceOptions): DashboardSource {
         throw new HttpError(404, `no queue ${name}; queues: ${QUEUE_KEYS.join(', ')}`);
       return moveBack(
         clients.sqs,
-        { queue: key as QueueKey, sourceArn: output(outputs, `${pascal(key)}DeadLetterQueueArn`) },
+        { queue: key as QueueKey, sourceArn: output(outputs, queueOutputs(key as QueueKey).dlqArn) },
         options.redriveTimeoutMs ?? 10_000,
       );
     },

@@ -8,7 +8,14 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey, SERVICE } from '../../infra/definitions.js';
+import {
+  QUEUE_ENV_VARS,
+  QUEUE_KEYS,
+  type QueueKey,
+  queueOutputs,
+  SERVICE,
+  tableOutput,
+} from '../../infra/definitions.js';
 import { readIngestConfig } from '../../lib/config/ingest.js';
 import { isKnownEntity } from '../../lib/events/index.js';
 import {
@@ -17,11 +24,13 @@ import {
   type ReplayReport,
   replayParked,
 } from '../../lib/ingest/index.js';
+import { createSignatureVerifier } from '../../lib/ingest/signature.js';
+import type { EventRecord, Gap, Row, RowEntity, Webhook } from '../../lib/model/types.js';
 import { createSqsSender } from '../../lib/queue/sqs.js';
 import { createSqsParkedSource } from '../../lib/queue/sqs-parked.js';
-import { createSignatureVerifier } from '../../lib/signature.js';
 import { createDynamoReplayLock, createDynamoStore, createWebhookStore } from '../../lib/store/index.js';
-import type { EventRecord, Gap, Row, RowEntity, Store, Webhook } from '../../lib/store/types.js';
+import type { Store } from '../../lib/store/types.js';
+import { gapsOf } from '../../lib/webhook-state.js';
 
 /** The clients every command needs; built once by the CLI, replaced by mocks in tests. */
 export interface OpsClients {
@@ -71,8 +80,6 @@ export function output(outputs: StackOutputs, key: string): string {
   return value;
 }
 
-const pascal = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
-
 export interface QueueStatus {
   queue: QueueKey;
   visible: number;
@@ -97,8 +104,8 @@ export async function status(clients: OpsClients, outputs: StackOutputs): Promis
   return Promise.all(
     QUEUE_KEYS.map(async (queue) => {
       const [main, dlq] = await Promise.all([
-        counts(output(outputs, `${pascal(queue)}QueueUrl`)),
-        counts(output(outputs, `${pascal(queue)}DeadLetterQueueUrl`)),
+        counts(output(outputs, queueOutputs(queue).url)),
+        counts(output(outputs, queueOutputs(queue).dlqUrl)),
       ]);
       return { queue, ...main, deadLetter: dlq.visible + dlq.inFlight };
     }),
@@ -125,7 +132,7 @@ export async function parked(
   max = 10,
   where: 'parked' | 'dlq' = 'parked',
 ): Promise<ParkedDelivery[]> {
-  const url = output(outputs, where === 'dlq' ? 'ParkedDeadLetterQueueUrl' : 'ParkedQueueUrl');
+  const url = output(outputs, where === 'dlq' ? queueOutputs('parked').dlqUrl : queueOutputs('parked').url);
   const found: ParkedDelivery[] = [];
   while (found.length < max) {
     const { Messages = [] } = await clients.sqs.send(
@@ -169,7 +176,7 @@ export async function redrive(
 ): Promise<{ queue: QueueKey; taskHandle: string }> {
   const { TaskHandle } = await clients.sqs.send(
     new StartMessageMoveTaskCommand({
-      SourceArn: output(outputs, `${pascal(queue)}DeadLetterQueueArn`),
+      SourceArn: output(outputs, queueOutputs(queue).dlqArn),
       ...(maxPerSecond === undefined ? {} : { MaxNumberOfMessagesPerSecond: maxPerSecond }),
     }),
   );
@@ -199,9 +206,9 @@ export function stageStore(clients: OpsClients, outputs: StackOutputs): Store {
   return createDynamoStore({
     client: clients.dynamo,
     tables: {
-      rows: output(outputs, 'RowsTableName'),
-      events: output(outputs, 'EventsTableName'),
-      webhooks: output(outputs, 'WebhooksTableName'),
+      rows: output(outputs, tableOutput('rows')),
+      events: output(outputs, tableOutput('events')),
+      webhooks: output(outputs, tableOutput('webhooks')),
     },
     retentionDays: 1, // read-only here; the workers' EVENT_RETENTION_DAYS applies to writes
   });
@@ -224,13 +231,13 @@ export async function replayParkedOnStage(
   if (!settings.success)
     throw new OpsError('the stack output IngestSettings is not the JSON this version writes');
   const env: Record<string, string> = { ...settings.data };
-  for (const key of QUEUE_KEYS) env[QUEUE_ENV_VARS[key]] = output(outputs, `${pascal(key)}QueueUrl`);
+  for (const key of QUEUE_KEYS) env[QUEUE_ENV_VARS[key]] = output(outputs, queueOutputs(key).url);
   const config = readIngestConfig(env);
   return replayParked({
     source: createSqsParkedSource({ client: clients.sqs, queueUrl: config.queueUrls.parked }),
     sender: createSqsSender({ client: clients.sqs, queueUrls: config.queueUrls }),
     policy: deliveryPolicy(config, createSignatureVerifier({ fallback: [randomUUID()], byContext: {} })),
-    lock: createDynamoReplayLock({ client: clients.dynamo, table: output(outputs, 'WebhooksTableName') }),
+    lock: createDynamoReplayLock({ client: clients.dynamo, table: output(outputs, tableOutput('webhooks')) }),
     ...options,
   });
 }
@@ -241,13 +248,15 @@ const IngestSettingsSchema = z.record(z.string(), z.string());
 export async function webhooks(clients: OpsClients, outputs: StackOutputs): Promise<Webhook[]> {
   return createWebhookStore({
     client: clients.dynamo,
-    table: output(outputs, 'WebhooksTableName'),
+    table: output(outputs, tableOutput('webhooks')),
   }).listWebhooks();
 }
 
 /** The windows in which a webhook was not Active (the admin API's `GET /gaps?context=`). */
 export async function gaps(clients: OpsClients, outputs: StackOutputs, context?: string): Promise<Gap[]> {
-  return createWebhookStore({ client: clients.dynamo, table: output(outputs, 'WebhooksTableName') }).listGaps(
-    context,
-  );
+  const store = createWebhookStore({
+    client: clients.dynamo,
+    table: output(outputs, tableOutput('webhooks')),
+  });
+  return (await store.listWebhooks(context)).flatMap(gapsOf);
 }

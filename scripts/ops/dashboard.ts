@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
-import { sourceRoutes } from '../../infra/local/dashboard/routes.js';
-import { createDashboard } from '../../infra/local/dashboard/server.js';
-import type { DashboardSource } from '../../infra/local/dashboard/source.js';
-import { createRouteServer } from '../../infra/local/route-server.js';
+import { createRouteServer } from '../../dashboard/route-server.js';
+import { sourceRoutes } from '../../dashboard/routes.js';
+import { createDashboard } from '../../dashboard/server.js';
+import type { DashboardSource } from '../../dashboard/source.js';
 
 export interface ServedDashboard {
   url: string;

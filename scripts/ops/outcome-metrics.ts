@@ -3,11 +3,9 @@ import {
   GetMetricDataCommand,
   type MetricDataQuery,
 } from '@aws-sdk/client-cloudwatch';
-import { createOutcomeCounter, OUTCOME_METRICS, OUTCOMES } from '../../infra/local/dashboard/activity.js';
-import type { OutcomeSeries } from '../../infra/local/dashboard/source.js';
-
-/** The functions' metric namespace (`new Metrics({ namespace })` in functions/, serverless.yml). */
-export const METRICS_NAMESPACE = 'CrmWebhookReceiver';
+import { createOutcomeCounter, OUTCOME_METRICS, OUTCOMES } from '../../dashboard/activity.js';
+import type { OutcomeSeries } from '../../dashboard/source.js';
+import { METRICS_NAMESPACE } from '../../lib/metrics.js';
 
 const MINUTE = 60_000;
 

@@ -12,7 +12,7 @@ import {
   type Target,
 } from '@aws-sdk/client-eventbridge';
 import { GetQueueAttributesCommand, GetQueueUrlCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { SubscriptionStatus } from '../../infra/local/dashboard/source.js';
+import type { SubscriptionStatus } from '../../dashboard/source.js';
 
 export interface SubscriptionClients {
   eventBridge: EventBridgeClient;

@@ -12,7 +12,7 @@
 import { createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { toDeliveryRequest } from '../../lib/apigateway.js';
+import { toDeliveryRequest } from '../../lib/ingest/apigateway.js';
 import { handleDelivery } from '../../lib/ingest/index.js';
 import type { QueueSender } from '../../lib/queue/port.js';
 import { BENCH_SECRET, benchPolicy, realisticContactCreated } from './sample.js';

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { DeliveryPolicy } from '../../lib/ingest/index.js';
-import { createSignatureVerifier } from '../../lib/signature.js';
+import { createSignatureVerifier } from '../../lib/ingest/signature.js';
 import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../tools/samples.js';
 
 export const BENCH_SECRET = 'bench-secret-0123456789abcdef';

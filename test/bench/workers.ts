@@ -7,9 +7,9 @@
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { RowEvent } from '../../lib/events/index.js';
+import type { Row } from '../../lib/model/types.js';
 import { apply } from '../../lib/projection.js';
 import { createDynamoStore } from '../../lib/store/index.js';
-import type { Row } from '../../lib/store/types.js';
 import { processRowEvent } from '../../lib/workers/index.js';
 import { startDynalite } from '../support/dynamo.js';
 import { at, quietObservability, rowEvent } from '../support/workers.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SubscriptionStatus } from '../../infra/local/dashboard/source.js';
+import type { SubscriptionStatus } from '../../dashboard/source.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { createRealisticSender, type RealisticSender } from '../../tools/sender.js';
 import { launchChromium, waitForText, withPage } from '../support/browser.js';

@@ -20,7 +20,7 @@ import {
 import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HttpError } from '../../infra/local/route-server.js';
+import { HttpError } from '../../dashboard/route-server.js';
 import { compressBody } from '../../lib/store/body-codec.js';
 import { createAwsSource } from '../../scripts/ops/aws-source.js';
 import { readOutputs } from '../../scripts/ops/commands.js';

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SubscriptionView } from '../../infra/local/bus.js';
 import { SOURCE } from '../../lib/bus/entry.js';
 import { createEventBridgePublisher } from '../../lib/bus/publisher.js';
-import { rowGroupId } from '../../lib/routing.js';
+import { rowGroupId } from '../../lib/ingest/routing.js';
+import type { SubscriptionView } from '../../local/bus.js';
 import { buildSampleBody, buildSampleDelivery, dotNetTimestamp } from '../../tools/samples.js';
 import { failedStart, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 

@@ -173,7 +173,7 @@ describe('signature', () => {
   });
 
   it('decodes a base64 body before verifying (API Gateway hands binary bodies that way)', async () => {
-    const { toDeliveryRequest } = await import('../../lib/apigateway.js');
+    const { toDeliveryRequest } = await import('../../lib/ingest/apigateway.js');
     const req = request(sample('contact.created'));
     const event = {
       version: '2.0',

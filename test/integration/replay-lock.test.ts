@@ -1,15 +1,16 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAdminServer } from '../../infra/local/admin-api.js';
-import { type ParkedSource, ReplayBusyError, replayParked } from '../../lib/ingest/index.js';
+import { ReplayBusyError, replayParked } from '../../lib/ingest/index.js';
+import type { ParkedSource } from '../../lib/queue/port.js';
 import { QUEUE_ENV_VARS, type QueueSender } from '../../lib/queue/port.js';
 import { createDynamoReplayLock, createDynamoStore } from '../../lib/store/index.js';
 import type { StoreReader } from '../../lib/store/types.js';
+import { createAdminServer } from '../../local/admin-api.js';
 import { httpRequest } from '../../tools/http-client.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { policy } from '../support/delivery.js';
-import { type LocalDynamo, startDynalite, type TableNames } from '../support/dynamo.js';
+import { gapsIn, type LocalDynamo, startDynalite, type TableNames } from '../support/dynamo.js';
 import { testSource } from '../support/local-source.js';
 import { type ParkedQueues, startParkedQueues } from '../support/parked.js';
 
@@ -45,7 +46,7 @@ describe('the replay lock', () => {
       /^another replay of the parked queue is running \(since \d{4}-\S+Z\); try again when it ends, or after \d{4}-\S+Z if it stopped without finishing$/,
     );
     expect(await store.listWebhooks()).toEqual([]);
-    expect(await store.listGaps()).toEqual([]);
+    expect(await gapsIn(store)).toEqual([]);
 
     await first.release();
     await second.acquire();

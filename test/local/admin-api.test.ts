@@ -2,10 +2,11 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAdminServer } from '../../infra/local/admin-api.js';
-import type { LocalQueue } from '../../infra/local/resources.js';
-import type { SqsEmulator } from '../../infra/local/sqs-emulator.js';
-import type { Row, StoreReader, Webhook } from '../../lib/store/types.js';
+import type { Row, Webhook } from '../../lib/model/types.js';
+import type { StoreReader } from '../../lib/store/types.js';
+import { createAdminServer } from '../../local/admin-api.js';
+import type { LocalQueue } from '../../local/resources.js';
+import type { SqsEmulator } from '../../local/sqs-emulator.js';
 import { httpRequest } from '../../tools/http-client.js';
 import { startLocalQueues } from '../support/local-queues.js';
 import { testSource } from '../support/local-source.js';
@@ -31,10 +32,18 @@ const store: StoreReader = {
   getRow: async (context, entity, primaryKey) =>
     context === row.context && entity === row.entity && primaryKey === row.primaryKey ? row : undefined,
   listRowEvents: async () => [],
-  listWebhooks: async () => [{ context: 'Cust1', webhookId: 9, state: 1, stateName: 'Stopped' } as Webhook],
-  listGaps: async (context) =>
-    context === 'Cust1'
-      ? [{ context, webhookId: 9, webhookName: 'w', openedAt: 't', openedByEventId: 'e' }]
+  listWebhooks: async (context) =>
+    context === undefined || context === 'Cust1'
+      ? [
+          {
+            context: 'Cust1',
+            webhookId: 9,
+            webhookName: 'w',
+            state: 1,
+            stateName: 'Stopped',
+            transitions: [{ seq: 't#e', eventId: 'e', timestamp: 't', state: 1 }],
+          } as Webhook,
+        ]
       : [],
 };
 

@@ -2,10 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAdminServer } from '../../infra/local/admin-api.js';
-import { type LocalBus, startLocalBus } from '../../infra/local/bus.js';
 import { parseSubscriptions } from '../../lib/bus/subscriptions.js';
 import type { StoreReader } from '../../lib/store/types.js';
+import { createAdminServer } from '../../local/admin-api.js';
+import { type LocalBus, startLocalBus } from '../../local/bus.js';
 import { removeJournals, tempJournal } from '../support/bus.js';
 import { testSource } from '../support/local-source.js';
 
@@ -14,7 +14,6 @@ const store: StoreReader = {
   getRow: async () => undefined,
   listRowEvents: async () => [],
   listWebhooks: async () => [],
-  listGaps: async () => [],
 };
 
 let target: Server;

@@ -6,7 +6,7 @@ import {
   matchRoute,
   toApiGatewayEvent,
   writeApiGatewayResult,
-} from '../../infra/local/api-gateway.js';
+} from '../../local/api-gateway.js';
 
 const base: ApiGatewayRequest = {
   method: 'POST',

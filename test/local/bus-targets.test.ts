@@ -1,10 +1,10 @@
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type LocalBus, startLocalBus } from '../../infra/local/bus.js';
-import { MAX_ANSWER_BYTES } from '../../infra/local/bus-targets.js';
 import type { BusEntry } from '../../lib/bus/entry.js';
 import { parseSubscriptions } from '../../lib/bus/subscriptions.js';
+import { type LocalBus, startLocalBus } from '../../local/bus.js';
+import { MAX_ANSWER_BYTES } from '../../local/bus-targets.js';
 import { removeJournals, tempJournal } from '../support/bus.js';
 
 /**

@@ -1,8 +1,8 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type LocalBus, type LocalBusOptions, startLocalBus } from '../../infra/local/bus.js';
 import { bookkeepingFilter, buildEntry, DEFAULT_BOOKKEEPING_FIELDS } from '../../lib/bus/entry.js';
 import { parseSubscriptions } from '../../lib/bus/subscriptions.js';
+import { type LocalBus, type LocalBusOptions, startLocalBus } from '../../local/bus.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { removeJournals, type StatusTarget, statusTarget, tempJournal } from '../support/bus.js';
 import { startLocalSqs } from '../support/sqs.js';

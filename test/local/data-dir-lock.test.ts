@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LOCK_FILE, lockDataDir } from '../../infra/local/data-dir-lock.js';
+import { LOCK_FILE, lockDataDir } from '../../local/data-dir-lock.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const directories: string[] = [];
@@ -22,7 +22,7 @@ const dataDir = () => {
 
 /** A real process that takes DATA_DIR with lockDataDir, as `npm start` does; resolves once it holds it. */
 async function holder(directory: string): Promise<ChildProcess> {
-  const script = `import { lockDataDir } from './infra/local/data-dir-lock.ts';
+  const script = `import { lockDataDir } from './local/data-dir-lock.ts';
 lockDataDir(${JSON.stringify(directory)});
 console.log('locked');
 setInterval(() => {}, 1000);`;

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type DynamoEmulator, startDynamoEmulator } from '../../infra/local/dynamo-emulator.js';
-import { LOCAL_CREDENTIALS } from '../../infra/local/port-guard.js';
-import { createTable } from '../../infra/local/resources.js';
-import { StartupError } from '../../infra/local/startup-error.js';
+import { LOCAL_CREDENTIALS } from '../../dashboard/port-guard.js';
+import { type DynamoEmulator, startDynamoEmulator } from '../../local/dynamo-emulator.js';
+import { createTable } from '../../local/resources.js';
+import { StartupError } from '../../local/startup-error.js';
 import { startDynalite } from '../support/dynamo.js';
 
 const dirs: string[] = [];

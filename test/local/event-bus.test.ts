@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { type LocalEventBus, startLocalEventBus } from '../../infra/local/event-bus.js';
-import { StartupError } from '../../infra/local/startup-error.js';
+import { type LocalEventBus, startLocalEventBus } from '../../local/event-bus.js';
+import { StartupError } from '../../local/startup-error.js';
 
 /** The runtime's event bus step: what it sets in the functions' environment, and what stops a start. */
 const dir = mkdtempSync(join(tmpdir(), 'crm-event-bus-'));

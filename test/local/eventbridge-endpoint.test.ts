@@ -2,14 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EventBridgeClient, ListRulesCommand, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type LocalBus, startLocalBus } from '../../infra/local/bus.js';
-import {
-  type EventBridgeEndpoint,
-  startEventBridgeEndpoint,
-} from '../../infra/local/eventbridge-endpoint.js';
 import type { BusEntry } from '../../lib/bus/entry.js';
 import { createEventBridgePublisher, type EventPublisher } from '../../lib/bus/publisher.js';
 import { parseSubscriptions } from '../../lib/bus/subscriptions.js';
+import { type LocalBus, startLocalBus } from '../../local/bus.js';
+import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '../../local/eventbridge-endpoint.js';
 import { removeJournals, statusTarget, tempJournal } from '../support/bus.js';
 
 /** The workers' real EventBridge client against the local PutEvents endpoint. */

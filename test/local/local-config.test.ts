@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readLocalConfig } from '../../infra/local/local-config.js';
+import { readLocalConfig } from '../../local/local-config.js';
 
 const fromFile = (name: string) => (name === 'LOCAL_VISIBILITY_TIMEOUT' ? 'in .env' : 'in the environment');
 

@@ -10,9 +10,9 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadDefinitions } from '../../infra/definitions.js';
-import { ensureQueues, type LocalQueue } from '../../infra/local/resources.js';
-import type { SqsEmulator } from '../../infra/local/sqs-emulator.js';
-import { DEDUPLICATION_MS } from '../../infra/local/sqs-queue-patch.js';
+import { ensureQueues, type LocalQueue } from '../../local/resources.js';
+import type { SqsEmulator } from '../../local/sqs-emulator.js';
+import { DEDUPLICATION_MS } from '../../local/sqs-queue-patch.js';
 import { startLocalQueues } from '../support/local-queues.js';
 
 let emulator: SqsEmulator;

@@ -4,9 +4,9 @@ import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type DeliveryPolicy, handleDelivery } from '../../lib/ingest/index.js';
+import { createSignatureVerifier } from '../../lib/ingest/signature.js';
 import { type OutboundMessage, type QueueSender, QueueUnavailableError } from '../../lib/queue/port.js';
 import { encodeSqsMessage, type SqsMessage } from '../../lib/queue/sqs-message.js';
-import { createSignatureVerifier } from '../../lib/signature.js';
 import {
   buildDelivery,
   type Expectations,
@@ -71,7 +71,7 @@ interface Observed {
     queue: string;
     body: string;
     deduplicationId: string;
-    attributes: Record<string, string>;
+    attributes: SqsMessage['attributes'];
   }>;
   /** Everything a client or an operator can read: answer body and headers, log lines. */
   visible: string[];

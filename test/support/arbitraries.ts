@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { RowEvent, WebhookStateEvent } from '../../lib/events/index.js';
-import { eventSeq } from '../../lib/store/keys.js';
+import { eventSeq } from '../../lib/model/order-key.js';
 import { rowEvent, stateEvent } from './workers.js';
 
 const CONTACT_EVENTS = [

@@ -1,7 +1,7 @@
 import type { DeliveryPolicy, DeliveryRequest } from '../../lib/ingest/index.js';
+import { createSignatureVerifier, type SecretConfig } from '../../lib/ingest/signature.js';
 import type { OutboundMessage, QueueSender } from '../../lib/queue/port.js';
 import { encodeSqsMessage, type SqsMessage } from '../../lib/queue/sqs-message.js';
-import { createSignatureVerifier, type SecretConfig } from '../../lib/signature.js';
 import {
   buildSampleBody,
   buildSampleDelivery,

@@ -5,9 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { loadDefinitions } from '../../infra/definitions.js';
-import { createTable } from '../../infra/local/resources.js';
+import type { Gap } from '../../lib/model/types.js';
 import { createDynamoStore } from '../../lib/store/index.js';
-import type { Store } from '../../lib/store/types.js';
+import type { Store, StoreReader } from '../../lib/store/types.js';
+import { gapsOf } from '../../lib/webhook-state.js';
+import { createTable } from '../../local/resources.js';
 
 type Dynalite = (options: {
   path?: string;
@@ -96,4 +98,9 @@ export async function startDynamoStore(): Promise<{ dynamo: LocalDynamo; store: 
     retentionDays: 30,
   });
   return { dynamo, store };
+}
+
+/** The gap windows of the webhooks of `context` (or of all), as the admin API's `GET /gaps` lists them. */
+export async function gapsIn(store: Pick<StoreReader, 'listWebhooks'>, context?: string): Promise<Gap[]> {
+  return (await store.listWebhooks(context)).flatMap(gapsOf);
 }

@@ -5,7 +5,7 @@ import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { RowEvent, WebhookStateEvent } from '../../lib/events/index.js';
 import { type DeliveryEvent, validEvent } from '../../lib/events/index.js';
 import type { Hooks } from '../../lib/hooks.js';
-import { routeEvent } from '../../lib/routing.js';
+import { routeEvent } from '../../lib/ingest/routing.js';
 import { createRowWorker, type RowWorkerDeps, type SqsBatchHandler } from '../../lib/workers/index.js';
 import {
   buildSampleBody,

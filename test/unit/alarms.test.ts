@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AUTHENTICATION_FAILURES, alarmResources } from '../../infra/alarms.js';
+import { METRIC, METRICS_NAMESPACE } from '../../lib/metrics.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const settings = {
@@ -17,6 +18,20 @@ describe('infra/alarms.ts', () => {
     const pipeline = readFileSync(join(ROOT, 'lib', 'ingest', 'pipeline.ts'), 'utf8');
     const unauthorized = [...pipeline.matchAll(/reject\(\s*[\w.]+,\s*401,\s*'([a-z-]+)'/g)].map((m) => m[1]);
     expect(new Set(unauthorized)).toEqual(new Set(AUTHENTICATION_FAILURES));
+  });
+
+  it('the YAML spells the namespace and metric names of lib/metrics.ts', () => {
+    const alarmsYml = readFileSync(join(ROOT, 'infra', 'alarms.yml'), 'utf8');
+    const serverlessYml = readFileSync(join(ROOT, 'serverless.yml'), 'utf8');
+    const own = [...alarmsYml.matchAll(/Namespace: (\S+)\n\s*MetricName: (\S+)/g)].filter(
+      ([, namespace]) => !namespace!.startsWith('AWS/'),
+    );
+    expect(own.length).toBeGreaterThan(0);
+    for (const [, namespace, name] of own) {
+      expect(namespace).toBe(METRICS_NAMESPACE);
+      expect(Object.values(METRIC)).toContain(name);
+    }
+    expect(serverlessYml).toMatch(new RegExp(`POWERTOOLS_METRICS_NAMESPACE: ${METRICS_NAMESPACE}\n`));
   });
 
   it.each([

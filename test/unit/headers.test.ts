@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readDeliveryHeaders } from '../../lib/headers.js';
+import { readDeliveryHeaders } from '../../lib/ingest/headers.js';
 
 const ID = '0a6c5bb8-2a9f-4c55-9e7a-4bfc0d1e2f30';
 const OTHER_ID = '11111111-2222-4333-8444-555555555555';

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RowEvent } from '../../lib/events/index.js';
+import { eventSeq } from '../../lib/model/order-key.js';
+import type { Row, Webhook } from '../../lib/model/types.js';
 import { apply } from '../../lib/projection.js';
-import { eventSeq } from '../../lib/store/keys.js';
-import type { Row, Webhook } from '../../lib/store/types.js';
 import { applyStateEvent, gapsOf } from '../../lib/webhook-state.js';
 import { arrivalsArb, contactEventsArb, inOrder, stateEventsArb } from '../support/arbitraries.js';
 

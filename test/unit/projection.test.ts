@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RowEvent } from '../../lib/events/index.js';
+import type { Row } from '../../lib/model/types.js';
 import { apply, RECENT_WINDOW } from '../../lib/projection.js';
-import type { Row } from '../../lib/store/types.js';
 import { at, rowEvent } from '../support/workers.js';
 
 const fold = (events: RowEvent[], start?: Row): Row =>

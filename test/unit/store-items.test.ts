@@ -3,11 +3,11 @@ import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-d
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RowEvent } from '../../lib/events/index.js';
+import type { Row } from '../../lib/model/types.js';
 import { apply } from '../../lib/projection.js';
 import { compressBody, decompressBody } from '../../lib/store/body-codec.js';
 import { createDynamoStore, InvalidItemError } from '../../lib/store/index.js';
 import { fromRowItem, toRowItem } from '../../lib/store/row-item.js';
-import type { Row } from '../../lib/store/types.js';
 import { itemBytes } from '../../scripts/cost.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { at, rowEvent } from '../support/workers.js';

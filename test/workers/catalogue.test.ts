@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleDelivery } from '../../lib/ingest/index.js';
-import type { RowStatus, Store } from '../../lib/store/types.js';
+import type { RowStatus } from '../../lib/model/types.js';
+import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker, createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
 import { ALL_SAMPLE_EVENTS, buildSampleBody } from '../../tools/samples.js';
 import { policy, RecordingQueue, request } from '../support/delivery.js';

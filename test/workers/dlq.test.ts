@@ -11,12 +11,12 @@ import {
 import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDefinitions, redriveAllowPolicy, redrivePolicy } from '../../infra/definitions.js';
-import { toSqsRecord } from '../../infra/local/event-source-mapping.js';
 import { handleDelivery } from '../../lib/ingest/index.js';
 import { createSqsSender } from '../../lib/queue/sqs.js';
 import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
+import { toSqsRecord } from '../../local/event-source-mapping.js';
 import { policy, request, sample } from '../support/delivery.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
 import { type LocalSqs, startLocalSqs } from '../support/sqs.js';

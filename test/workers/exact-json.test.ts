@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toEventView, toRowView } from '../../infra/local/views.js';
+import { toEventView, toRowView } from '../../dashboard/views.js';
 import { JsonText, jsonMembers, stringifyExact } from '../../lib/json-text.js';
 import type { Store } from '../../lib/store/types.js';
 import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RowEvent } from '../../lib/events/index.js';
+import { eventSeq } from '../../lib/model/order-key.js';
 import { RECENT_WINDOW } from '../../lib/projection.js';
-import { eventSeq } from '../../lib/store/keys.js';
 import type { Store } from '../../lib/store/types.js';
 import { createRowWorker, processRowEvent, type RowWorkerDeps } from '../../lib/workers/index.js';
 import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';

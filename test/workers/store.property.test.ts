@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RowEvent, WebhookStateEvent } from '../../lib/events/index.js';
+import type { Row, Webhook } from '../../lib/model/types.js';
 import { apply, contentHash } from '../../lib/projection.js';
-import type { Row, Store, Webhook } from '../../lib/store/types.js';
+import type { Store } from '../../lib/store/types.js';
 import { applyStateEvent } from '../../lib/webhook-state.js';
 import { processRowEvent, processStateEvent } from '../../lib/workers/index.js';
 import { arrivalsArb, contactEventsArb, inOrder, stateEventsArb } from '../support/arbitraries.js';

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { loadEnvFile } from '../../infra/local/env-file.js';
+import { loadEnvFile } from '../../local/env-file.js';
 import { localWebhookUrl, senderSecret } from '../sender-config.js';
 import { crmClient, runStream } from './client.js';
 import { startCrm } from './start.js';

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { refusal } from '../../infra/local/port-guard.js';
+import { refusal } from '../../dashboard/port-guard.js';
 import { type AuthOptions, createAuth, generateAppKeys } from './auth.js';
 import { controlApi } from './control.js';
 import { type CrmCore, createCrmCore } from './crm.js';

@@ -1,0 +1,79 @@
+import type { ReplayFilter, ReplayReport } from '../lib/ingest/index.js';
+import type { StoreReader } from '../lib/store/types.js';
+import type { ChartOutcome, DeliveryEntry, MinuteCounts } from './activity.js';
+import type { DeadLetterView, DeliveryView, FailureView } from './bus-views.js';
+import type { FoundEvent } from './find-event.js';
+import type { ParkedView, QueueView } from './views.js';
+
+/** What the page says about where its data comes from (`GET /source`). */
+export interface SourceInfo {
+  kind: 'local' | 'aws';
+  /** "local runtime", "stage prod (eu-west-1)". */
+  name: string;
+  /** True where the ingest's answers can be followed (locally only). */
+  live: boolean;
+  /** Parked deliveries are read only when asked: on AWS each look is a receive. */
+  parkedOnRequest: boolean;
+  /** What a look at the parked queue costs, shown on the page. */
+  parkedNote: string;
+  /** What a replay of the parked deliveries decides with, shown before it is confirmed. */
+  replayNote: string;
+  /** Where the subscriptions' counts come from and what this source cannot show. */
+  subscriptionsNote: string;
+}
+
+/**
+ * One subscription as the Subscriptions view shows it (`GET /subscriptions`). Locally the bus sees
+ * every delivery; on AWS EventBridge keeps no record of them, so `inFlight` is null and the lists are
+ * absent.
+ */
+export interface SubscriptionStatus {
+  name: string;
+  /** Its EventBridge event pattern. */
+  pattern: Record<string, unknown>;
+  target: string;
+  matched: number;
+  delivered: number;
+  inFlight: number | null;
+  /** Events that exhausted their retries (to the DLQ). */
+  failed: number;
+  /** Messages in its dead-letter queue now. */
+  dlqDepth: number;
+  recent?: DeliveryView[];
+  failures?: FailureView[];
+  dlq?: DeadLetterView[];
+}
+
+export interface OutcomeSeries {
+  outcomes: readonly ChartOutcome[];
+  perMinute: MinuteCounts[];
+}
+
+export interface RedriveResult {
+  queue: string;
+  /** The move task's status (COMPLETED, RUNNING, FAILED, ...). */
+  status: string;
+  moved: number;
+  failureReason?: string;
+}
+
+/**
+ * Everything the dashboard's endpoints (page/api.js) read or do, implemented once for the local
+ * runtime (emulators, in-process taps) and once for a deployed stage (AWS clients).
+ */
+export interface DashboardSource {
+  info: SourceInfo;
+  /** Rows, their history, webhooks and gaps. */
+  store: StoreReader;
+  queues(): Promise<QueueView[]>;
+  outcomes(): Promise<OutcomeSeries>;
+  deliveries(after: number): Promise<DeliveryEntry[]>;
+  findEvent(eventId: string): Promise<FoundEvent>;
+  parked(limit: number): Promise<ParkedView[]>;
+  /** Each subscription's pattern, target, counts and DLQ. */
+  subscriptions(): Promise<SubscriptionStatus[]>;
+  /** Moves a queue's dead-letter messages back to it; `queue` is a key (`webhookState`). */
+  redrive(queue: string): Promise<RedriveResult>;
+  /** Decides the parked deliveries again with today's code and settings; sends what routes now. */
+  replayParked(request: ReplayFilter): Promise<ReplayReport>;
+}

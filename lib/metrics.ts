@@ -1,0 +1,39 @@
+/**
+ * The functions' CloudWatch namespace, written once: the functions emit under it; the alarms
+ * (infra/alarms.ts), ops and the cost model read it here. (serverless.yml and infra/alarms.yml, being
+ * YAML, spell it too; test/unit/alarms.test.ts holds them to this value.)
+ */
+export const METRICS_NAMESPACE = 'CrmWebhookReceiver';
+
+/**
+ * Every metric the functions emit, by name: the one list the code writes them from (the ingest, the
+ * workers, the alarms, the dashboard's chart and ops).
+ */
+export const METRIC = {
+  Accepted: 'Accepted',
+  Rejected: 'Rejected',
+  RejectedByReason: 'RejectedByReason',
+  Parked: 'Parked',
+  RegistrationTests: 'RegistrationTests',
+  OlderPayloadShape: 'OlderPayloadShape',
+  EnqueueLatency: 'EnqueueLatency',
+  EnqueueFailures: 'EnqueueFailures',
+  IngestErrors: 'IngestErrors',
+  EventsApplied: 'EventsApplied',
+  EventsLate: 'EventsLate',
+  EventsDuplicate: 'EventsDuplicate',
+  EventIdConflicts: 'EventIdConflicts',
+  EventsResent: 'EventsResent',
+  EchoEvents: 'EchoEvents',
+  RecordsFailed: 'RecordsFailed',
+  WebhookTooManyErrors: 'WebhookTooManyErrors',
+  PublishFailures: 'PublishFailures',
+  EventsPublished: 'EventsPublished',
+} as const;
+
+/** The metric a merge outcome is counted by, in the row and the state workers alike. */
+export const OUTCOME_METRIC = {
+  applied: METRIC.EventsApplied,
+  late: METRIC.EventsLate,
+  duplicate: METRIC.EventsDuplicate,
+} as const;

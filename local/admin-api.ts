@@ -1,0 +1,68 @@
+import type { Server } from 'node:http';
+import { type AdminRoute, createRouteServer, HttpError } from '../dashboard/route-server.js';
+import { sourceRoutes } from '../dashboard/routes.js';
+import type { Dashboard } from '../dashboard/server.js';
+import type { DashboardSource } from '../dashboard/source.js';
+import { toMessageView } from '../dashboard/views.js';
+import { queueByName } from './dashboard-source.js';
+import type { LocalQueue } from './resources.js';
+import type { StoredMessage } from './sqs-message.js';
+
+export interface AdminApiDeps {
+  /** Rows, webhooks, queues, parked deliveries, subscriptions, redrive and replay: what the dashboard uses too. */
+  source: DashboardSource;
+  queues: readonly LocalQueue[];
+  /** Reads a queue's messages without receiving them (see SqsEmulator.peek). */
+  peek(queueName: string, limit?: number): StoredMessage[];
+  /** True once every component is up; /health answers 503 before. */
+  isReady(): boolean;
+  /** Served at GET /info: endpoints, queue and table names. */
+  info?: () => Record<string, unknown>;
+  /** The dashboard page at `/` and the token a browser's POST must carry. */
+  dashboard?: Dashboard;
+  /** Where a request that could not be answered is logged; default stderr. */
+  log?: (line: string) => void;
+}
+
+/**
+ * The local admin API (JSON): rows, their history, webhooks, gaps, queue depths, parked deliveries,
+ * dead-letter contents and redrive, and the local bus's subscriptions. Meant to be bound to 127.0.0.1 only; requests that name another
+ * host or come from a web page of another origin are refused (see `guardPort` in port-guard.js).
+ */
+export function createAdminServer(deps: AdminApiDeps): Server {
+  const routes: AdminRoute[] = [
+    {
+      method: 'GET',
+      pattern: /^\/health$/,
+      handle: async () => {
+        if (!deps.isReady()) throw new HttpError(503, 'starting');
+        return { status: 'ok' };
+      },
+    },
+    { method: 'GET', pattern: /^\/info$/, handle: async () => deps.info?.() ?? {} },
+    {
+      method: 'GET',
+      pattern: /^\/queues\/([^/]+)\/dlq$/,
+      handle: async ([name], query) =>
+        deps.peek(queueByName(deps.queues, name!).dlq.name, limit(query)).map(toMessageView),
+    },
+    {
+      method: 'GET',
+      pattern: /^\/queues\/([^/]+)\/messages$/,
+      handle: async ([name], query) =>
+        deps.peek(queueByName(deps.queues, name!).name, limit(query)).map(toMessageView),
+    },
+    ...sourceRoutes(deps.source),
+  ];
+  return createRouteServer({
+    name: 'admin',
+    routes,
+    ...(deps.dashboard && { intercept: deps.dashboard.intercept }),
+    ...(deps.log && { log: deps.log }),
+  });
+}
+
+function limit(query: URLSearchParams): number {
+  const value = Number(query.get('limit') ?? 100);
+  return Number.isSafeInteger(value) && value > 0 ? value : 100;
+}

@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import type { DeliveryView } from '../dashboard/bus-views.js';
+import type { BusEntry } from '../lib/bus/entry.js';
+import { JsonText, stringifyExact } from '../lib/json-text.js';
+import type { JournalRecord } from './sqs-journal.js';
+
+/**
+ * What the local bus (bus.ts) keeps of each delivery of an event to a subscription, in memory and as
+ * a record of its journal (journaled-queues.ts): the queue of a subscription is its name, its DLQ
+ * `<name>.dlq`; the record's MessageId is `<subscription>/<event id>`, its body the event's JSON, its
+ * attributes when PutEvents took it, the attempts made and, once dead-lettered, the last error.
+ */
+export interface Delivery {
+  /** Its MessageId in the journal: `<subscription>/<event id>`. */
+  key: string;
+  text: string;
+  eventId: string | undefined;
+  detailType: string;
+  /** When PutEvents took it (ms): its age counts from here. */
+  acceptedAt: number;
+  attempts: number;
+}
+
+/** An entry as the bus publishes it: EventBridge's event id and JSON, and that JSON parsed for matching. */
+export interface Published {
+  id: string;
+  text: string;
+  parsed: { 'detail-type': string; detail?: { EventId?: unknown } };
+}
+
+/** The JSON EventBridge sends to a target, with the entry's Detail text kept verbatim. */
+export function wrap(entry: BusEntry, account: string, region: string): Published {
+  const id = randomUUID();
+  const text = stringifyExact({
+    version: '0',
+    id,
+    'detail-type': entry.DetailType,
+    source: entry.Source,
+    account,
+    time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    region,
+    resources: [],
+    detail: new JsonText(entry.Detail),
+  });
+  return { id, text, parsed: JSON.parse(text) };
+}
+
+/** A new delivery of a published event to a subscription. */
+export function deliveryOf(subscription: string, { id, text, parsed }: Published): Delivery {
+  const eventId = parsed.detail?.EventId;
+  return {
+    key: keyOf(subscription, id),
+    text,
+    eventId: typeof eventId === 'string' ? eventId : undefined,
+    detailType: parsed['detail-type'],
+    acceptedAt: Date.now(),
+    attempts: 0,
+  };
+}
+
+/** A delivery's MessageId in the journal; {@link idOf} gives the event id back. */
+export const keyOf = (subscription: string, id: string) => `${subscription}/${id}`;
+export const idOf = (delivery: Delivery) => delivery.key.slice(delivery.key.indexOf('/') + 1);
+/** A subscription's DLQ in the journal (no subscription name has a dot). */
+export const dlqOf = (subscription: string) => `${subscription}.dlq`;
+
+/** The delivery as its journal record; with `deadLetter`, as the record of its subscription's DLQ. */
+export function toRecord(delivery: Delivery, deadLetter?: { error: string; at: string }): JournalRecord {
+  return {
+    MessageId: delivery.key,
+    MessageBody: delivery.text,
+    attributes: {
+      SentTimestamp: String(delivery.acceptedAt),
+      ApproximateReceiveCount: String(delivery.attempts),
+      DetailType: delivery.detailType,
+      ...(delivery.eventId !== undefined && { EventId: delivery.eventId }),
+      ...deadLetter,
+    },
+  };
+}
+
+/** A delivery from its journal record (after a restart). */
+export function fromRecord({ MessageId, MessageBody, attributes }: JournalRecord): Delivery {
+  return {
+    key: MessageId,
+    text: MessageBody,
+    eventId: attributes.EventId,
+    detailType: attributes.DetailType ?? '',
+    acceptedAt: Number(attributes.SentTimestamp),
+    attempts: Number(attributes.ApproximateReceiveCount ?? 0),
+  };
+}
+
+/** What the views show of a delivery. */
+export function viewOf(delivery: Delivery): Omit<DeliveryView, 'at'> {
+  const { eventId, detailType, attempts } = delivery;
+  return { id: idOf(delivery), eventId, detailType, attempts };
+}
