@@ -138,6 +138,16 @@ export function decideAuthenticated(
   const parsed = parseDeliveryEvent(json);
   if (!parsed.ok) return refuseOrPark(checked, parsed.reason, parsed.detail, view);
   const event = parsed.event;
+  // The receiver's own snapshots come from its reconcile function only: refused, never parked (a
+  // parked one could be replayed onto a row's queue), whoever signed it. The CRM never sends one.
+  if (familyOfEvent(event).synthetic === true) {
+    return reject(
+      log,
+      400,
+      'synthetic-event',
+      `${event.Event.slice(0, 64)} is the receiver's own snapshot event: never accepted over HTTP`,
+    );
+  }
   const mismatch = headerMismatch(headers, stateHeader, event);
   if (mismatch !== undefined) return refuseOrPark(checked, 'header-mismatch', mismatch, view);
   if (isTooOld(event.Timestamp, request.receivedAt, policy.maxEventAgeSeconds)) {
