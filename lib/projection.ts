@@ -3,11 +3,13 @@ import {
   type EventEffect,
   familyOf,
   familyOfEvent,
+  isDeletedSnapshot,
   normaliseTimestamp,
   type RowEvent,
   STATUS_EFFECTS,
 } from './events/index.js';
 import { fieldRecord } from './field-record.js';
+import { objectMembers } from './json-text.js';
 import { eventSeq } from './store/keys.js';
 import type { Row } from './store/types.js';
 
@@ -71,12 +73,51 @@ export function apply(row: Row | undefined, event: RowEvent, options: ApplyOptio
   const seq = eventSeq(event);
   if (row === undefined) return merge(emptyRow(event, seq), event, seq, options);
   if (row.lastSeq === seq || row.recentSeqs.includes(seq)) return row;
-  if (options.eventCount !== undefined) return sameRow(row, merge(row, event, seq, options));
-  if (olderThanWindow(row, seq) && options.seenBefore === true) {
+  let next: Row;
+  if (options.eventCount !== undefined) next = sameRow(row, merge(row, event, seq, options));
+  else if (olderThanWindow(row, seq) && options.seenBefore === true) {
     // Merged long ago (history has it): merging again is harmless, counting it again is not.
-    return sameRow(row, merge(row, event, seq, { ...options, eventCount: row.eventCount }));
+    next = sameRow(row, merge(row, event, seq, { ...options, eventCount: row.eventCount }));
+  } else next = merge(row, event, seq, options);
+  // A snapshot that changes nothing a reader sees is not merged at all: not counted, not published.
+  return next !== row && isSnapshot(event) && !snapshotDiff(row, next).changed ? row : next;
+}
+
+/** What merging a `<entity>.reconciled` snapshot did to a row (see {@link snapshotDiff}). */
+export interface SnapshotDiff {
+  /** Anything a reader sees moved: a field's value, the status, the stale fields, `deletedAt`. */
+  changed: boolean;
+  /** The FieldValues fields whose exact text differs (or that one side lacks), sorted. */
+  fields: string[];
+}
+
+/**
+ * The difference between a row and the row a snapshot made of it: the fields whose value changed
+ * (compared as the exact JSON text the CRM and the webhooks wrote, so a long keeps its digits), and
+ * whether anything else a reader sees moved. One pass over the fields of each side.
+ */
+export function snapshotDiff(before: Row | undefined, after: Row): SnapshotDiff {
+  const was = before?.fieldValuesJson;
+  const is = after.fieldValuesJson;
+  const fields: string[] = [];
+  if (was !== is) {
+    const old = was === undefined ? new Map<string, string>() : objectMembers(was);
+    const now = is === undefined ? new Map<string, string>() : objectMembers(is);
+    for (const [field, text] of now) if (old.get(field) !== text) fields.push(field);
+    for (const field of old.keys()) if (!now.has(field)) fields.push(field);
+    fields.sort();
   }
-  return merge(row, event, seq, options);
+  const changed =
+    before === undefined ||
+    fields.length > 0 ||
+    before.status !== after.status ||
+    before.deletedAt !== after.deletedAt ||
+    before.changedFields.join('\n') !== after.changedFields.join('\n');
+  return { changed, fields };
+}
+
+function isSnapshot(event: RowEvent): boolean {
+  return familyOfEvent(event).effect === 'reconciled';
 }
 
 /**
@@ -156,7 +197,8 @@ function merge(row: Row, event: RowEvent, seq: string, options: ApplyOptions): R
     next.valuesJson = options.json?.Values ?? JSON.stringify(event.Values);
     next.valuesSeq = seq;
   }
-  const effect = familyOfEvent(event).effect;
+  // A snapshot of a row the CRM no longer has ends it as a deleted event does.
+  const effect = isDeletedSnapshot(event) ? 'deleted' : familyOfEvent(event).effect;
   const fresh = next.fieldValuesSeq;
   if (NAMES_STALE_FIELDS.has(effect) && (fresh === undefined || seq > fresh)) {
     // One copy into a map, one pass over Changes: linear in the fields, whatever a field is named.

@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { RowEvent } from '../events/index.js';
+import { familyOfEvent, type RowEvent } from '../events/index.js';
 import { type Hooks, type Outcome, runHook } from '../hooks.js';
 import { jsonMembers } from '../json-text.js';
 import {
@@ -11,6 +11,7 @@ import {
   olderThanWindow,
   type Recognition,
   recognise,
+  snapshotDiff,
 } from '../projection.js';
 import { VersionConflictError } from '../store/errors.js';
 import { eventSeq } from '../store/keys.js';
@@ -36,8 +37,11 @@ export interface RowWorkerDeps {
   publishes?: (echo: boolean) => boolean;
 }
 
-/** {@link Outcome}, or a delivery recorded but not merged: a conflicting one, or a resend (no hook for either). */
-export type RowOutcome = Outcome | 'conflict' | 'resend';
+/**
+ * {@link Outcome}, or a delivery recorded but not merged: a conflicting one, or a resend (no hook for
+ * either); or `unchanged`: a snapshot equal to the row, neither recorded nor merged.
+ */
+export type RowOutcome = Outcome | 'conflict' | 'resend' | 'unchanged';
 
 export interface RowResult {
   /** The row as stored; undefined only when a conflicting delivery arrives before its row exists. */
@@ -51,6 +55,8 @@ export interface RowResult {
    * was not published (the history record says so). Always false when nothing is published.
    */
   unpublished: boolean;
+  /** Of a snapshot (`<entity>.reconciled`): the FieldValues fields it changed, as its history record says. */
+  changes?: string[];
 }
 
 /**
@@ -91,6 +97,24 @@ export async function processRowEvent(
     found = recogniseInHistory(history, event, seq, hash);
   }
 
+  const applyOptions: ApplyOptions = {
+    contentHash: hash,
+    ...(meta.rawBody !== undefined && { json: jsonMembers(meta.rawBody, ['FieldValues', 'Values']) }),
+  };
+  // A snapshot is recorded, counted and published only when it changes the row: what it changes is
+  // known before it is recorded, and the record keeps it (its redelivery publishes the same).
+  const snapshot = familyOfEvent(event).effect === 'reconciled';
+  let changes: string[] | undefined;
+  if (snapshot && found.kind === 'new') {
+    const merged = apply(loaded.item, event, applyOptions);
+    if (merged === loaded.item) {
+      metrics.addMetric('SnapshotsUnchanged', MetricUnit.Count, 1);
+      logger.debug('snapshot equal to the row: nothing recorded', { eventId: event.EventId });
+      return { row: loaded.item, outcome: 'unchanged', echo, seq, unpublished: false };
+    }
+    changes = snapshotDiff(loaded.item, merged).fields;
+  }
+
   const record = (extra: { seq?: string; conflictOf?: string; resendOf?: string; unpublished?: true } = {}) =>
     store.recordEvent({
       context: event.ContextIdentifier,
@@ -106,6 +130,7 @@ export async function processRowEvent(
       ...(meta.receivedAt !== undefined && { receivedAt: meta.receivedAt }),
       payload: event,
       body,
+      ...(changes !== undefined && { changed: changes }),
       ...extra,
     });
 
@@ -140,10 +165,6 @@ export async function processRowEvent(
     return { row: loaded.item, outcome: 'resend', echo, seq, unpublished: false };
   }
 
-  const applyOptions: ApplyOptions = {
-    contentHash: hash,
-    ...(meta.rawBody !== undefined && { json: jsonMembers(meta.rawBody, ['FieldValues', 'Values']) }),
-  };
   const { row, outcome } =
     found.kind === 'duplicate'
       ? { row: loaded.item!, outcome: 'duplicate' as const }
@@ -160,10 +181,13 @@ export async function processRowEvent(
     }
   }
   // A duplicate publishes only when an earlier attempt merged it but did not publish it.
-  const unpublished =
-    publishes &&
-    (outcome !== 'duplicate' || (earlier ?? (await store.getRowEvent(...key, seq)))?.unpublished === true);
-  return { row, outcome, echo, seq, unpublished };
+  const recorded =
+    outcome === 'duplicate' && (publishes || snapshot)
+      ? (earlier ?? (await store.getRowEvent(...key, seq)))
+      : earlier;
+  const unpublished = publishes && (outcome !== 'duplicate' || recorded?.unpublished === true);
+  if (snapshot) changes ??= recorded?.changed ?? [];
+  return { row, outcome, echo, seq, unpublished, ...(changes !== undefined && { changes }) };
 }
 
 /** What the worker knows of an event: {@link Recognition}, or `retry` when only its row write is missing (or unknown). */
