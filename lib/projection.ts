@@ -62,6 +62,9 @@ export type Recognition =
  *   newer created/changed means the row was restored). Action events (sale.sold, person.consented)
  *   leave it alone.
  * - the effect of an event comes from its registry family (lib/events/registry.ts).
+ * - a `<entity>.reconciled` snapshot is ordered at its fetch time (its Timestamp): it brings
+ *   FieldValues and the `active` status like a created event, or ends the row (`Deleted: true`); one
+ *   that changes nothing a reader sees ({@link snapshotDiff}) is not merged: the row comes back as is.
  *
  * Returns the same object when the event is already part of the row.
  *

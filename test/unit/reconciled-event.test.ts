@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { familyOf, parseDeliveryEvent } from '../../lib/events/index.js';
 import { handleDelivery } from '../../lib/ingest/index.js';
+import { replayDecision } from '../../lib/ingest/replay.js';
 import { type FetchedRow, reconciledEvent, SnapshotError } from '../../lib/reconcile/event.js';
 import { routeEvent } from '../../lib/routing.js';
 import { eventSeq } from '../../lib/store/keys.js';
@@ -112,5 +113,25 @@ describe('the ingest and <entity>.reconciled', () => {
       expect(response.decision).toMatchObject({ kind: 'reject', reason: 'synthetic-event' });
     }
     expect(queue.sent).toHaveLength(0);
+  });
+
+  it('keeps a parked one parked on replay (an authentic one was parked as unknown-event before this family existed)', () => {
+    const body = String(reconciledEvent(row({ fetchedAt: new Date() })).body);
+    const parked = {
+      messageId: 'parked-1',
+      body,
+      groupId: 'Cust1:contact:42',
+      attributes: {
+        event: 'contact.reconciled',
+        eventId: JSON.parse(body).EventId,
+        signatureVerified: 'true',
+        receivedAt: new Date().toISOString(),
+        reason: 'unknown-event',
+      },
+    };
+
+    const outcome = replayDecision(parked, policy(), new Date());
+
+    expect(outcome).toMatchObject({ kind: 'keep', reason: 'synthetic-event', message: { queue: 'parked' } });
   });
 });
