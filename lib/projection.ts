@@ -32,6 +32,11 @@ export interface ApplyOptions {
   contentHash?: string;
   /** FieldValues and Values exactly as delivered (JSON text); default: the parsed ones re-serialised. */
   json?: { FieldValues?: string; Values?: string };
+  /**
+   * The event is in the row's history already: a snapshot is then merged even when it changes
+   * nothing, so that `eventCount` stays the number of events the history records.
+   */
+  recorded?: boolean;
 }
 
 /** What the row alone can say about an event before it is recorded. */
@@ -83,7 +88,8 @@ export function apply(row: Row | undefined, event: RowEvent, options: ApplyOptio
     next = sameRow(row, merge(row, event, seq, { ...options, eventCount: row.eventCount }));
   } else next = merge(row, event, seq, options);
   // A snapshot that changes nothing a reader sees is not merged at all: not counted, not published.
-  return next !== row && isSnapshot(event) && !snapshotDiff(row, next).changed ? row : next;
+  const unchanged = next !== row && options.recorded !== true && isSnapshot(event);
+  return unchanged && !snapshotDiff(row, next).changed ? row : next;
 }
 
 /** What merging a `<entity>.reconciled` snapshot did to a row (see {@link snapshotDiff}). */

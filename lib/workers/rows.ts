@@ -92,9 +92,11 @@ export async function processRowEvent(
   const loaded = await store.loadRow(...key);
   let found: Found = recognise(loaded.item, event, hash);
   let history: EventRecord[] | undefined;
+  let earlier: EventRecord | undefined;
   if (found.kind === 'unknown') {
     history = await store.listRowEvents(...key);
     found = recogniseInHistory(history, event, seq, hash);
+    if (found.kind === 'retry') earlier = history.find((recorded) => recorded.seq === seq);
   }
 
   const applyOptions: ApplyOptions = {
@@ -108,11 +110,17 @@ export async function processRowEvent(
   if (snapshot && found.kind === 'new') {
     const merged = apply(loaded.item, event, applyOptions);
     if (merged === loaded.item) {
-      metrics.addMetric('SnapshotsUnchanged', MetricUnit.Count, 1);
-      logger.debug('snapshot equal to the row: nothing recorded', { eventId: event.EventId });
-      return { row: loaded.item, outcome: 'unchanged', echo, seq, unpublished: false };
-    }
-    changes = snapshotDiff(loaded.item, merged).fields;
+      // Unless an earlier attempt recorded it (it changed the row then, and its row write failed): a
+      // recorded snapshot is merged and counted whatever it changes now, so the count is the history's.
+      earlier = await store.getRowEvent(...key, seq);
+      if (earlier === undefined) {
+        metrics.addMetric('SnapshotsUnchanged', MetricUnit.Count, 1);
+        logger.debug('snapshot equal to the row: nothing recorded', { eventId: event.EventId });
+        return { row: loaded.item, outcome: 'unchanged', echo, seq, unpublished: false };
+      }
+      found =
+        contentHash(earlier.body, event.EventId) === hash ? { kind: 'retry' } : { kind: 'conflict', of: seq };
+    } else changes = snapshotDiff(loaded.item, merged).fields;
   }
 
   const record = (extra: { seq?: string; conflictOf?: string; resendOf?: string; unpublished?: true } = {}) =>
@@ -134,7 +142,6 @@ export async function processRowEvent(
       ...extra,
     });
 
-  let earlier: EventRecord | undefined;
   if (found.kind === 'new' && !(await record(publishes ? { unpublished: true } : {}))) {
     // The history had this order key already: a retry after a failure between history and row, or
     // another body under the same EventId and Timestamp.
@@ -168,7 +175,16 @@ export async function processRowEvent(
   const { row, outcome } =
     found.kind === 'duplicate'
       ? { row: loaded.item!, outcome: 'duplicate' as const }
-      : await mergeRow(deps, event, seq, applyOptions, loaded, meta.messageId, found.kind === 'retry');
+      : await mergeRow(
+          deps,
+          event,
+          seq,
+          // Once recorded, a snapshot is merged (and counted) even where it changes nothing.
+          snapshot ? { ...applyOptions, recorded: true } : applyOptions,
+          loaded,
+          meta.messageId,
+          found.kind === 'retry',
+        );
   metrics.addMetric(OUTCOME_METRIC[outcome], MetricUnit.Count, 1);
   if (echo) metrics.addMetric('EchoEvents', MetricUnit.Count, 1);
   logger.debug('row event processed', { eventId: event.EventId, event: event.Event, outcome, echo });

@@ -183,4 +183,36 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
       { Deleted: true, significantChanges: [], row: { status: 'deleted' } },
     ]);
   });
+
+  it('a snapshot recorded by an attempt whose row write failed is merged and counted on redrive, even when it no longer changes anything', async () => {
+    const { run } = setup();
+    const base = created('CustRec6', 0, { name: 'Old' });
+    await run(sqsRecord(base));
+    const first = asRecord(snapshot('CustRec6', 10, base, { name: '"New"' }));
+    let crash = true;
+    const crashing: Store = {
+      ...store,
+      async saveRow(row, version) {
+        if (crash) throw new Error('throttled after the history put');
+        await store.saveRow(row, version);
+      },
+    };
+    const faulty = createRowWorker({
+      entity: 'contact',
+      store: crashing,
+      hooks: {},
+      ignoreAssociateIds: new Set(),
+      ...quietObservability(),
+    });
+    // Its receives fail (it goes to the DLQ); a later snapshot with the same answer gets through.
+    expect((await faulty(sqsEvent([first]), lambdaContext)).batchItemFailures).toHaveLength(1);
+    crash = false;
+    await run(asRecord(snapshot('CustRec6', 20, base, { name: '"New"' })));
+
+    await run(redelivered(first)); // redriven: older than the row's FieldValues now, equal to them
+
+    const history = await store.listRowEvents('CustRec6', 'contact', 7);
+    expect(history.map((r) => r.changed)).toEqual([undefined, ['name'], ['name']]);
+    expect(await store.getRow('CustRec6', 'contact', 7)).toMatchObject({ eventCount: 3 });
+  });
 });
