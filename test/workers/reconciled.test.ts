@@ -215,4 +215,33 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
     expect(history.map((r) => r.changed)).toEqual([undefined, ['name'], ['name']]);
     expect(await store.getRow('CustRec6', 'contact', 7)).toMatchObject({ eventCount: 3 });
   });
+
+  it('a snapshot whose entry PutEvents refused is published on its redelivery, with the fields its record names', async () => {
+    const { bus, run } = setup();
+    const base = created('CustRec7', 0, { name: 'Old' });
+    await run(sqsRecord(base));
+    const message = snapshot('CustRec7', 10, base, { name: '"New"' });
+    const record = asRecord(message);
+    bus.failNext(message.deduplicationId);
+
+    const worker = createRowWorker({
+      entity: 'contact',
+      store,
+      hooks: {},
+      ignoreAssociateIds: new Set(),
+      publication: {
+        publisher: bus,
+        publishEchoes: false,
+        isBookkeeping: bookkeepingFilter(DEFAULT_BOOKKEEPING_FIELDS),
+      },
+      ...quietObservability(),
+    });
+    expect((await worker(sqsEvent([record]), lambdaContext)).batchItemFailures).toHaveLength(1);
+    await run(redelivered(record));
+    await run(redelivered(redelivered(record)));
+
+    const published = bus.details().filter((d) => d.Event === 'contact.reconciled');
+    expect(published).toMatchObject([{ significantChanges: ['name'], outcome: 'applied' }]);
+    expect(await store.getRow('CustRec7', 'contact', 7)).toMatchObject({ eventCount: 2 });
+  });
 });
