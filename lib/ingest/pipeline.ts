@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { type DeliveryEvent, familyOfEvent, parseDeliveryEvent } from '../events/index.js';
+import { type DeliveryEvent, familyOf, familyOfEvent, parseDeliveryEvent } from '../events/index.js';
 import {
   type DeliveryHeaders,
   isJsonContentType,
@@ -135,19 +135,19 @@ export function decideAuthenticated(
     return { kind: 'test', log };
   }
 
-  const parsed = parseDeliveryEvent(json);
-  if (!parsed.ok) return refuseOrPark(checked, parsed.reason, parsed.detail, view);
-  const event = parsed.event;
-  // The receiver's own snapshots come from its reconcile function only: refused, never parked (a
-  // parked one could be replayed onto a row's queue), whoever signed it. The CRM never sends one.
-  if (familyOfEvent(event).synthetic === true) {
+  // The receiver's own snapshots come from its reconcile function only: refused, valid or not, never
+  // parked (a parked one could be replayed onto a row's queue), whoever signed it. The CRM sends none.
+  if (view.event !== undefined && familyOf(view.event)?.synthetic === true) {
     return reject(
       log,
       400,
       'synthetic-event',
-      `${event.Event.slice(0, 64)} is the receiver's own snapshot event: never accepted over HTTP`,
+      `${view.event.slice(0, 64)} is the receiver's own snapshot event: never accepted over HTTP`,
     );
   }
+  const parsed = parseDeliveryEvent(json);
+  if (!parsed.ok) return refuseOrPark(checked, parsed.reason, parsed.detail, view);
+  const event = parsed.event;
   const mismatch = headerMismatch(headers, stateHeader, event);
   if (mismatch !== undefined) return refuseOrPark(checked, 'header-mismatch', mismatch, view);
   if (isTooOld(event.Timestamp, request.receivedAt, policy.maxEventAgeSeconds)) {

@@ -107,10 +107,13 @@ describe('the ingest and <entity>.reconciled', () => {
     const queue = new RecordingQueue();
     for (const entity of ['contact', 'sale', 'y_equipment']) {
       const body = JSON.parse(String(reconciledEvent(row({ entity, fetchedAt: new Date() })).body));
-      const response = await handleDelivery(request(body), policy(), queue);
+      // Valid, and invalid (an authentic invalid body is otherwise parked): refused all the same.
+      for (const posted of [body, { ...body, Changes: ['name'], ChangedByAssociateId: 5 }]) {
+        const response = await handleDelivery(request(posted), policy(), queue);
 
-      expect(response.status).toBe(400);
-      expect(response.decision).toMatchObject({ kind: 'reject', reason: 'synthetic-event' });
+        expect(response.status).toBe(400);
+        expect(response.decision).toMatchObject({ kind: 'reject', reason: 'synthetic-event' });
+      }
     }
     expect(queue.sent).toHaveLength(0);
   });
