@@ -69,7 +69,8 @@ export type Recognition =
  * - the effect of an event comes from its registry family (lib/events/registry.ts).
  * - a `<entity>.reconciled` snapshot is ordered at its fetch time (its Timestamp): it brings
  *   FieldValues and the `active` status like a created event, or ends the row (`Deleted: true`); one
- *   that changes nothing a reader sees ({@link snapshotDiff}) is not merged: the row comes back as is.
+ *   that changes nothing a reader sees ({@link snapshotDiff}) is not merged as an event: only the
+ *   order keys of the row's FieldValues and status move to F (the same row when they are there).
  *
  * Returns the same object when the event is already part of the row.
  *
@@ -87,9 +88,22 @@ export function apply(row: Row | undefined, event: RowEvent, options: ApplyOptio
     // Merged long ago (history has it): merging again is harmless, counting it again is not.
     next = sameRow(row, merge(row, event, seq, { ...options, eventCount: row.eventCount }));
   } else next = merge(row, event, seq, options);
-  // A snapshot that changes nothing a reader sees is not merged at all: not counted, not published.
+  // A snapshot that changes nothing a reader sees is not merged as an event (not counted, not in the
+  // window, not last): it only moves the order keys of the row's FieldValues and status to F, so an
+  // older answer arriving later cannot replace them (the CRM's values may have changed and back).
   const unchanged = next !== row && options.recorded !== true && isSnapshot(event);
-  return unchanged && !snapshotDiff(row, next).changed ? row : next;
+  return unchanged && !snapshotDiff(row, next).changed ? confirmed(row, next) : next;
+}
+
+/** `row` with the FieldValues and status order keys of `next` (a snapshot that confirmed them), or `row` itself when they are the same. */
+function confirmed(row: Row, next: Row): Row {
+  const { fieldValuesSeq, fieldValuesTimestamp, statusSeq } = next;
+  if (fieldValuesSeq === row.fieldValuesSeq && statusSeq === row.statusSeq) return row;
+  return {
+    ...row,
+    ...(fieldValuesSeq !== undefined && { fieldValuesSeq, fieldValuesTimestamp }),
+    ...(statusSeq !== undefined && { statusSeq }),
+  };
 }
 
 /** What merging a `<entity>.reconciled` snapshot did to a row (see {@link snapshotDiff}). */

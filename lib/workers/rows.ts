@@ -109,14 +109,19 @@ export async function processRowEvent(
   let changes: string[] | undefined;
   if (snapshot && found.kind === 'new') {
     const merged = apply(loaded.item, event, applyOptions);
-    if (merged === loaded.item) {
+    if (loaded.item !== undefined && !snapshotDiff(loaded.item, merged).changed) {
       // Unless an earlier attempt recorded it (it changed the row then, and its row write failed): a
       // recorded snapshot is merged and counted whatever it changes now, so the count is the history's.
       earlier = await store.getRowEvent(...key, seq);
       if (earlier === undefined) {
         metrics.addMetric('SnapshotsUnchanged', MetricUnit.Count, 1);
         logger.debug('snapshot equal to the row: nothing recorded', { eventId: event.EventId });
-        return { row: loaded.item, outcome: 'unchanged', echo, seq, unpublished: false };
+        // A newer answer confirming the row moves its order keys to F (one write), nothing else.
+        const { row } =
+          merged === loaded.item
+            ? { row: loaded.item }
+            : await mergeRow(deps, event, seq, applyOptions, loaded, meta.messageId, false);
+        return { row, outcome: 'unchanged', echo, seq, unpublished: false };
       }
       found =
         contentHash(earlier.body, event.EventId) === hash ? { kind: 'retry' } : { kind: 'conflict', of: seq };

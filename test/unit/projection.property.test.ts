@@ -77,10 +77,10 @@ describe('convergence (pure)', () => {
   });
 });
 
-/** The row's data, but for the fields it names as stale (the rest is bookkeeping and which event was last). */
+/** What a reader of the row sees of its data (the rest is bookkeeping, and which event was last). */
 function data(row: Row) {
-  const { fieldValues, status, deletedAt } = row;
-  return { fieldValues, status, deletedAt };
+  const { fieldValues, changedFields, status, deletedAt } = row;
+  return { fieldValues, changedFields, status, deletedAt };
 }
 
 describe('snapshots among live events (pure)', () => {
@@ -103,10 +103,6 @@ describe('snapshots among live events (pure)', () => {
           const actual = fold(arrivals);
           const expected = fold(inOrder([...scenario.live, ...scenario.snapshots]));
           expect(data(actual)).toEqual(data(expected));
-          // A snapshot equal to the row is not merged, so a live event arriving after it, older than
-          // it, may still name a field stale that in order it would not: stale says "read again",
-          // never a wrong value, and the in-order row's stale fields are always among them.
-          expect(actual.changedFields).toEqual(expect.arrayContaining(expected.changedFields));
           expect(actual.status === 'deleted').toBe(scenario.deleted);
           if (scenario.deleted) return;
           // Every field the row does not name as stale holds the CRM's newest value.
@@ -116,7 +112,7 @@ describe('snapshots among live events (pure)', () => {
           }
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: 2000 },
     );
   });
 });

@@ -116,15 +116,26 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
     expect(await store.getLastAccepted('CustRec1', '')).toBeUndefined();
   });
 
-  it('a snapshot equal to the row records nothing, counts nothing and publishes nothing', async () => {
+  it('a snapshot equal to the row records nothing, counts nothing and publishes nothing; an older answer arriving later cannot undo it', async () => {
     const { bus, run } = setup();
     const base = created('CustRec2', 0, { name: 'Same' });
     await run(sqsRecord(base));
-    const before = await store.loadRow('CustRec2', 'contact', 7);
+    const before = (await store.loadRow('CustRec2', 'contact', 7)).item!;
+    const equal = asRecord(snapshot('CustRec2', 10, base, {}));
 
-    await run(asRecord(snapshot('CustRec2', 10, base, {})));
+    await run(equal);
+    const after = await store.loadRow('CustRec2', 'contact', 7);
+    await run(redelivered(equal)); // confirms nothing more: no write
+    // The CRM's name was Other at 5 and Same again by 10, whose change events were lost.
+    await run(asRecord(snapshot('CustRec2', 5, base, { name: '"Other"' })));
 
-    expect(await store.loadRow('CustRec2', 'contact', 7)).toEqual(before);
+    // Only the order keys of its FieldValues moved to F (one write): same data, same count, same last event.
+    const { fieldValuesTimestamp, fieldValuesSeq, statusSeq, ...unchanged } = after.item!;
+    expect(unchanged).toEqual(
+      (({ fieldValuesTimestamp: _t, fieldValuesSeq: _s, statusSeq: _u, ...rest }) => rest)(before),
+    );
+    expect(fieldValuesTimestamp).toBe('2025-05-14T12:00:10.000Z');
+    expect(await store.loadRow('CustRec2', 'contact', 7)).toEqual(after);
     expect((await store.listRowEvents('CustRec2', 'contact', 7)).map((r) => r.eventName)).toEqual([
       'contact.created',
     ]);
