@@ -29,6 +29,7 @@ export const METRIC = {
   WebhookTooManyErrors: 'WebhookTooManyErrors',
   PublishFailures: 'PublishFailures',
   EventsPublished: 'EventsPublished',
+  SnapshotsUnchanged: 'SnapshotsUnchanged',
 } as const;
 
 /** The metric a merge outcome is counted by, in the row and the state workers alike. */

@@ -3,11 +3,13 @@ import {
   type EventEffect,
   familyOf,
   familyOfEvent,
+  isDeletedSnapshot,
   normaliseTimestamp,
   type RowEvent,
   STATUS_EFFECTS,
 } from './events/index.js';
 import { fieldRecord } from './field-record.js';
+import { objectMembers } from './json-text.js';
 import { eventSeq } from './model/order-key.js';
 import type { Row } from './model/types.js';
 
@@ -30,6 +32,11 @@ export interface ApplyOptions {
   contentHash?: string;
   /** FieldValues and Values exactly as delivered (JSON text); default: the parsed ones re-serialised. */
   json?: { FieldValues?: string; Values?: string };
+  /**
+   * The event is in the row's history already: a snapshot is then merged even when it changes
+   * nothing, so that `eventCount` stays the number of events the history records.
+   */
+  recorded?: boolean;
 }
 
 /** What the row alone can say about an event before it is recorded. */
@@ -60,6 +67,10 @@ export type Recognition =
  *   newer created/changed means the row was restored). Action events (sale.sold, person.consented)
  *   leave it alone.
  * - the effect of an event comes from its registry family (lib/events/registry.ts).
+ * - a `<entity>.reconciled` snapshot is ordered at its fetch time (its Timestamp): it brings
+ *   FieldValues and the `active` status like a created event, or ends the row (`Deleted: true`); one
+ *   that changes nothing a reader sees ({@link snapshotDiff}) is not merged as an event: only the
+ *   order keys of the row's FieldValues and status move to F (the same row when they are there).
  *
  * Returns the same object when the event is already part of the row.
  *
@@ -71,12 +82,65 @@ export function apply(row: Row | undefined, event: RowEvent, options: ApplyOptio
   const seq = eventSeq(event);
   if (row === undefined) return merge(emptyRow(event, seq), event, seq, options);
   if (row.lastSeq === seq || row.recentSeqs.includes(seq)) return row;
-  if (options.eventCount !== undefined) return sameRow(row, merge(row, event, seq, options));
-  if (olderThanWindow(row, seq) && options.seenBefore === true) {
+  let next: Row;
+  if (options.eventCount !== undefined) next = sameRow(row, merge(row, event, seq, options));
+  else if (olderThanWindow(row, seq) && options.seenBefore === true) {
     // Merged long ago (history has it): merging again is harmless, counting it again is not.
-    return sameRow(row, merge(row, event, seq, { ...options, eventCount: row.eventCount }));
+    next = sameRow(row, merge(row, event, seq, { ...options, eventCount: row.eventCount }));
+  } else next = merge(row, event, seq, options);
+  // A snapshot that changes nothing a reader sees is not merged as an event (not counted, not in the
+  // window, not last): it only moves the order keys of the row's FieldValues and status to F, so an
+  // older answer arriving later cannot replace them (the CRM's values may have changed and back).
+  const unchanged = next !== row && options.recorded !== true && isSnapshot(event);
+  return unchanged && !snapshotDiff(row, next).changed ? confirmed(row, next) : next;
+}
+
+/** `row` with the FieldValues and status order keys of `next` (a snapshot that confirmed them), or `row` itself when they are the same. */
+function confirmed(row: Row, next: Row): Row {
+  const { fieldValuesSeq, fieldValuesTimestamp, statusSeq } = next;
+  if (fieldValuesSeq === row.fieldValuesSeq && statusSeq === row.statusSeq) return row;
+  return {
+    ...row,
+    ...(fieldValuesSeq !== undefined && { fieldValuesSeq, fieldValuesTimestamp }),
+    ...(statusSeq !== undefined && { statusSeq }),
+  };
+}
+
+/** What merging a `<entity>.reconciled` snapshot did to a row (see {@link snapshotDiff}). */
+export interface SnapshotDiff {
+  /** Anything a reader sees moved: a field's value, the status, the stale fields, `deletedAt`. */
+  changed: boolean;
+  /** The FieldValues fields whose exact text differs (or that one side lacks), sorted. */
+  fields: string[];
+}
+
+/**
+ * The difference between a row and the row a snapshot made of it: the fields whose value changed
+ * (compared as the exact JSON text the CRM and the webhooks wrote, so a long keeps its digits), and
+ * whether anything else a reader sees moved. One pass over the fields of each side.
+ */
+export function snapshotDiff(before: Row | undefined, after: Row): SnapshotDiff {
+  const was = before?.fieldValuesJson;
+  const is = after.fieldValuesJson;
+  const fields: string[] = [];
+  if (was !== is) {
+    const old = was === undefined ? new Map<string, string>() : objectMembers(was);
+    const now = is === undefined ? new Map<string, string>() : objectMembers(is);
+    for (const [field, text] of now) if (old.get(field) !== text) fields.push(field);
+    for (const field of old.keys()) if (!now.has(field)) fields.push(field);
+    fields.sort();
   }
-  return merge(row, event, seq, options);
+  const changed =
+    before === undefined ||
+    fields.length > 0 ||
+    before.status !== after.status ||
+    before.deletedAt !== after.deletedAt ||
+    before.changedFields.join('\n') !== after.changedFields.join('\n');
+  return { changed, fields };
+}
+
+function isSnapshot(event: RowEvent): boolean {
+  return familyOfEvent(event).effect === 'reconciled';
 }
 
 /**
@@ -156,7 +220,8 @@ function merge(row: Row, event: RowEvent, seq: string, options: ApplyOptions): R
     next.valuesJson = options.json?.Values ?? JSON.stringify(event.Values);
     next.valuesSeq = seq;
   }
-  const effect = familyOfEvent(event).effect;
+  // A snapshot of a row the CRM no longer has ends it as a deleted event does.
+  const effect = isDeletedSnapshot(event) ? 'deleted' : familyOfEvent(event).effect;
   const fresh = next.fieldValuesSeq;
   if (NAMES_STALE_FIELDS.has(effect) && (fresh === undefined || seq > fresh)) {
     // One copy into a map, one pass over Changes: linear in the fields, whatever a field is named.

@@ -81,6 +81,8 @@ export type AppliedEvent = {
   seq: string;
   outcome: 'applied' | 'late';
   echo: boolean;
+  /** The fields it changed when its body's Changes cannot say: a snapshot's difference from the row. */
+  changes?: readonly string[];
 } & ({ row: RowSnapshot } | { webhook: WebhookSnapshot });
 
 /** Whether a changed field is bookkeeping; see {@link DEFAULT_BOOKKEEPING_FIELDS}. */
@@ -128,7 +130,7 @@ export function buildEntry(event: AppliedEvent, isBookkeeping: FieldFilter): Bus
   // The receiver's marks only: a delivered `truncated: true` would tell consumers a whole entry was cut.
   for (const mark of TRUNCATION_MARKS) delivered.delete(mark);
   const detailType = String(parseMember(delivered, 'Event'));
-  const changes = parseMember(delivered, 'Changes');
+  const changes = event.changes ?? parseMember(delivered, 'Changes');
   const added: Added = {
     significantChanges: (Array.isArray(changes) ? changes : []).filter(
       (field) => typeof field === 'string' && !isBookkeeping(field),

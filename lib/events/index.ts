@@ -5,6 +5,7 @@ export type * from './contact.js';
 export * from './effects.js';
 export type * from './envelope.js';
 export * from './parse.js';
+export * from './reconciled.js';
 export * from './registry.js';
 export * from './states.js';
 export * from './timestamp.js';

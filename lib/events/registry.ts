@@ -11,6 +11,7 @@ import {
 } from './contact.js';
 import type { EventEffect } from './effects.js';
 import { type EntityEvent, EntityEventSchema } from './entity.js';
+import { RECONCILED_VERB, ReconciledEventSchema, reconciledEntity } from './reconciled.js';
 import { WebhookErrorsSchema, WebhookStartedSchema, WebhookStoppedSchema } from './webhook.js';
 
 export type { EventEffect } from './effects.js';
@@ -25,6 +26,8 @@ export interface EventFamily {
   effect: EventEffect;
   /** Its hook in lib/hooks.ts: a name the compiler checks against {@link Hooks}. */
   hook: keyof Hooks;
+  /** The receiver's own events (`<entity>.reconciled`): queued by the receiver, never accepted over HTTP. */
+  synthetic?: true;
 }
 
 /** The hook of every family beyond the spec's ten. */
@@ -117,6 +120,8 @@ export function isKnownEntity(entity: string): boolean {
  */
 export function familyOf(event: string): EventFamily | undefined {
   if (Object.hasOwn(EVENT_FAMILIES, event)) return EVENT_FAMILIES[event as EventName];
+  const snapshotOf = reconciledEntity(event);
+  if (snapshotOf !== undefined) return reconciledFamily(snapshotOf);
   const fixed = CATALOGUE_FAMILIES.get(event);
   if (fixed !== undefined) return fixed;
   const dynamic = dynamicEvent(event);
@@ -147,6 +152,24 @@ export function isRowEvent(event: DeliveryEvent): event is RowEvent {
 /** True for one of the spec's ten events (strict schema, typed hook). */
 export function isSpecEvent(event: DeliveryEvent): event is SpecEvent {
   return Object.hasOwn(EVENT_FAMILIES, event.Event);
+}
+
+/**
+ * `<entity>.reconciled` of any entity with rows (lib/events/reconciled.ts): on the queue of the
+ * entity's live events, so a snapshot shares the row's FIFO group and worker. Undefined for an entity
+ * the registry does not know.
+ */
+function reconciledFamily(entity: string): EventFamily | undefined {
+  if (!isKnownEntity(entity)) return undefined;
+  const live = Object.values(EVENT_FAMILIES).find((family) => family.entity === entity);
+  return {
+    schema: ReconciledEventSchema,
+    entity,
+    queue: live?.queue ?? 'entities',
+    effect: RECONCILED_VERB,
+    hook: ENTITY_HOOK,
+    synthetic: true,
+  };
 }
 
 /** A catalogue family: the one envelope-level schema (the entity is checked beside it, see parse.ts). */

@@ -18,6 +18,7 @@ export type RejectReason =
   | 'invalid-event'
   | 'header-mismatch'
   | 'event-too-old'
+  | 'synthetic-event'
   | 'event-from-future'
   | 'signature-missing'
   | 'signature-invalid'

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { type DeliveryEvent, familyOfEvent, parseDeliveryEvent } from '../events/index.js';
+import { type DeliveryEvent, familyOf, familyOfEvent, parseDeliveryEvent } from '../events/index.js';
 import type { DeliveryAttributes, OutboundMessage } from '../queue/port.js';
 import {
   type Authentication,
@@ -126,6 +126,16 @@ export function decideAuthenticated(
     return { kind: 'test', log };
   }
 
+  // The receiver's own snapshots come from its reconcile function only: refused, valid or not, never
+  // parked (a parked one could be replayed onto a row's queue), whoever signed it. The CRM sends none.
+  if (view.event !== undefined && familyOf(view.event)?.synthetic === true) {
+    return reject(
+      log,
+      400,
+      'synthetic-event',
+      `${view.event.slice(0, 64)} is the receiver's own snapshot event: never accepted over HTTP`,
+    );
+  }
   const parsed = parseDeliveryEvent(json);
   if (!parsed.ok) return refuseOrPark(checked, parsed.reason, parsed.detail, view);
   const event = parsed.event;

@@ -90,6 +90,11 @@ export interface EventRecord {
    * (or a redrive from the DLQ) of this event publishes it, whatever its receive count.
    */
   unpublished?: boolean;
+  /**
+   * Of a snapshot (`<entity>.reconciled`, recorded only when it changed the row): the FieldValues
+   * fields whose value it changed, sorted (empty when it changed only the status or stale fields).
+   */
+  changed?: string[];
 }
 
 /** A history record before the store stamps it. */

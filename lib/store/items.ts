@@ -55,6 +55,7 @@ export const EventItemSchema = z.object({
   conflictOf: z.optional(z.string()),
   resendOf: z.optional(z.string()),
   unpublished: z.optional(z.boolean()),
+  changed: z.optional(z.array(z.string())),
   signatureVerified: z.optional(z.boolean()),
   receivedAt: z.optional(z.string()),
   recordedAt: z.string(),

@@ -38,12 +38,14 @@ export interface Handled {
   meta: DeliveryMeta;
   seq: string;
   echo: boolean;
-  outcome: Outcome | 'conflict' | 'resend';
+  outcome: Outcome | 'conflict' | 'resend' | 'unchanged';
   /**
    * Whether its change still awaits publication, as the row's history records it; undefined for a
    * state event (no history record), which then goes by the SQS receive count.
    */
   unpublished?: boolean;
+  /** Of a snapshot: the fields it changed, its `significantChanges` (its body's Changes is empty). */
+  changes?: readonly string[];
 }
 
 /**
@@ -61,7 +63,7 @@ export function entryOf(
   stored: { row: Row } | { webhook: Webhook },
 ): BusEntry | undefined {
   const { meta, seq, echo, outcome } = handled;
-  if (outcome === 'conflict' || outcome === 'resend') return undefined;
+  if (outcome === 'conflict' || outcome === 'resend' || outcome === 'unchanged') return undefined;
   if (echo && !publication.publishEchoes) return undefined;
   if (outcome === 'duplicate' && !(handled.unpublished ?? (meta.receiveCount ?? 1) > 1)) return undefined;
   const lastSeq = 'row' in stored ? stored.row.lastSeq : stored.webhook.lastSeq;
@@ -70,6 +72,7 @@ export function entryOf(
     seq,
     outcome: outcome === 'duplicate' ? (lastSeq === seq ? 'applied' : 'late') : outcome,
     echo,
+    ...(handled.changes !== undefined && { changes: handled.changes }),
   };
   const snapshot =
     'row' in stored

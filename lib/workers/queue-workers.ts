@@ -56,13 +56,19 @@ function createRowQueueWorker(deps: WithPublication<RowWorkerDeps>, queue: Queue
         }
         const result = await processRowEvent(rowDeps, event, meta);
         const { row, outcome, seq } = result;
-        if (row === undefined || outcome === 'conflict' || outcome === 'resend') return {};
+        if (row === undefined || outcome === 'conflict' || outcome === 'resend' || outcome === 'unchanged') {
+          return {};
+        }
+        // A snapshot came through no webhook: it never moves where a webhook's gap starts.
+        const live = result.changes === undefined;
         return {
-          accepted: {
-            context: event.ContextIdentifier,
-            webhookName: event.WebhookName,
-            accepted: { seq, timestamp: event.Timestamp, eventId: event.EventId },
-          },
+          ...(live && {
+            accepted: {
+              context: event.ContextIdentifier,
+              webhookName: event.WebhookName,
+              accepted: { seq, timestamp: event.Timestamp, eventId: event.EventId },
+            },
+          }),
           entry: publication && entryOf(publication, { ...result, meta }, { row }),
           history: {
             context: event.ContextIdentifier,

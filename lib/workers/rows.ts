@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { RowEvent } from '../events/index.js';
+import { familyOfEvent, type RowEvent } from '../events/index.js';
 import { type Hooks, type Outcome, runHook } from '../hooks.js';
 import { jsonMembers } from '../json-text.js';
 import { METRIC, OUTCOME_METRIC } from '../metrics.js';
@@ -14,6 +14,7 @@ import {
   olderThanWindow,
   type Recognition,
   recognise,
+  snapshotDiff,
 } from '../projection.js';
 import { VersionConflictError } from '../store/errors.js';
 import type { Store, Versioned } from '../store/types.js';
@@ -38,8 +39,11 @@ export interface RowWorkerDeps {
   publishes?: (echo: boolean) => boolean;
 }
 
-/** {@link Outcome}, or a delivery recorded but not merged: a conflicting one, or a resend (no hook for either). */
-export type RowOutcome = Outcome | 'conflict' | 'resend';
+/**
+ * {@link Outcome}, or a delivery recorded but not merged: a conflicting one, or a resend (no hook for
+ * either); or `unchanged`: a snapshot equal to the row, neither recorded nor merged.
+ */
+export type RowOutcome = Outcome | 'conflict' | 'resend' | 'unchanged';
 
 export interface RowResult {
   /** The row as stored; undefined only when a conflicting delivery arrives before its row exists. */
@@ -53,6 +57,8 @@ export interface RowResult {
    * was not published (the history record says so). Always false when nothing is published.
    */
   unpublished: boolean;
+  /** Of a snapshot (`<entity>.reconciled`): the FieldValues fields it changed, as its history record says. */
+  changes?: string[];
 }
 
 /**
@@ -88,9 +94,40 @@ export async function processRowEvent(
   const loaded = await store.loadRow(...key);
   let found: Found = recognise(loaded.item, event, hash);
   let history: EventRecord[] | undefined;
+  let earlier: EventRecord | undefined;
   if (found.kind === 'unknown') {
     history = await store.listRowEvents(...key);
     found = recogniseInHistory(history, event, seq, hash);
+    if (found.kind === 'retry') earlier = history.find((recorded) => recorded.seq === seq);
+  }
+
+  const applyOptions: ApplyOptions = {
+    contentHash: hash,
+    ...(meta.rawBody !== undefined && { json: jsonMembers(meta.rawBody, ['FieldValues', 'Values']) }),
+  };
+  // A snapshot is recorded, counted and published only when it changes the row: what it changes is
+  // known before it is recorded, and the record keeps it (its redelivery publishes the same).
+  const snapshot = familyOfEvent(event).effect === 'reconciled';
+  let changes: string[] | undefined;
+  if (snapshot && found.kind === 'new') {
+    const merged = apply(loaded.item, event, applyOptions);
+    if (loaded.item !== undefined && !snapshotDiff(loaded.item, merged).changed) {
+      // Unless an earlier attempt recorded it (it changed the row then, and its row write failed): a
+      // recorded snapshot is merged and counted whatever it changes now, so the count is the history's.
+      earlier = await store.getRowEvent(...key, seq);
+      if (earlier === undefined) {
+        metrics.addMetric(METRIC.SnapshotsUnchanged, MetricUnit.Count, 1);
+        logger.debug('snapshot equal to the row: nothing recorded', { eventId: event.EventId });
+        // A newer answer confirming the row moves its order keys to F (one write), nothing else.
+        const { row } =
+          merged === loaded.item
+            ? { row: loaded.item }
+            : await mergeRow(deps, event, seq, applyOptions, loaded, meta.messageId, false);
+        return { row, outcome: 'unchanged', echo, seq, unpublished: false };
+      }
+      found =
+        contentHash(earlier.body, event.EventId) === hash ? { kind: 'retry' } : { kind: 'conflict', of: seq };
+    } else changes = snapshotDiff(loaded.item, merged).fields;
   }
 
   const record = (extra: { seq?: string; conflictOf?: string; resendOf?: string; unpublished?: true } = {}) =>
@@ -108,10 +145,10 @@ export async function processRowEvent(
       ...(meta.receivedAt !== undefined && { receivedAt: meta.receivedAt }),
       payload: event,
       body,
+      ...(changes !== undefined && { changed: changes }),
       ...extra,
     });
 
-  let earlier: EventRecord | undefined;
   if (found.kind === 'new' && !(await record(publishes ? { unpublished: true } : {}))) {
     // The history had this order key already: a retry after a failure between history and row, or
     // another body under the same EventId and Timestamp.
@@ -142,14 +179,19 @@ export async function processRowEvent(
     return { row: loaded.item, outcome: 'resend', echo, seq, unpublished: false };
   }
 
-  const applyOptions: ApplyOptions = {
-    contentHash: hash,
-    ...(meta.rawBody !== undefined && { json: jsonMembers(meta.rawBody, ['FieldValues', 'Values']) }),
-  };
   const { row, outcome } =
     found.kind === 'duplicate'
       ? { row: loaded.item!, outcome: 'duplicate' as const }
-      : await mergeRow(deps, event, seq, applyOptions, loaded, meta.messageId, found.kind === 'retry');
+      : await mergeRow(
+          deps,
+          event,
+          seq,
+          // Once recorded, a snapshot is merged (and counted) even where it changes nothing.
+          snapshot ? { ...applyOptions, recorded: true } : applyOptions,
+          loaded,
+          meta.messageId,
+          found.kind === 'retry',
+        );
   metrics.addMetric(OUTCOME_METRIC[outcome], MetricUnit.Count, 1);
   if (echo) metrics.addMetric(METRIC.EchoEvents, MetricUnit.Count, 1);
   logger.debug('row event processed', { eventId: event.EventId, event: event.Event, outcome, echo });
@@ -162,10 +204,13 @@ export async function processRowEvent(
     }
   }
   // A duplicate publishes only when an earlier attempt merged it but did not publish it.
-  const unpublished =
-    publishes &&
-    (outcome !== 'duplicate' || (earlier ?? (await store.getRowEvent(...key, seq)))?.unpublished === true);
-  return { row, outcome, echo, seq, unpublished };
+  const recorded =
+    outcome === 'duplicate' && (publishes || snapshot)
+      ? (earlier ?? (await store.getRowEvent(...key, seq)))
+      : earlier;
+  const unpublished = publishes && (outcome !== 'duplicate' || recorded?.unpublished === true);
+  if (snapshot) changes ??= recorded?.changed ?? [];
+  return { row, outcome, echo, seq, unpublished, ...(changes !== undefined && { changes }) };
 }
 
 /** What the worker knows of an event: {@link Recognition}, or `retry` when only its row write is missing (or unknown). */

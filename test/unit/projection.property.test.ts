@@ -6,6 +6,7 @@ import type { Row, Webhook } from '../../lib/model/types.js';
 import { apply } from '../../lib/projection.js';
 import { applyStateEvent, gapsOf } from '../../lib/webhook-state.js';
 import { arrivalsArb, contactEventsArb, inOrder, stateEventsArb } from '../support/arbitraries.js';
+import { reconcileScenarioArb } from '../support/reconcile.js';
 
 /**
  * The model of `changedFields`: every field named by a changed or softdeleted event newer than the
@@ -72,6 +73,46 @@ describe('convergence (pure)', () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+});
+
+/** What a reader of the row sees of its data (the rest is bookkeeping, and which event was last). */
+function data(row: Row) {
+  const { fieldValues, changedFields, status, deletedAt } = row;
+  return { fieldValues, changedFields, status, deletedAt };
+}
+
+describe('snapshots among live events (pure)', () => {
+  it('any interleaving of snapshots (older, newer, same Timestamp, duplicated) with live events ends as the CRM’s row', () => {
+    fc.assert(
+      fc.property(
+        reconcileScenarioArb('CustSnap').chain((scenario) =>
+          fc.tuple(fc.constant(scenario), arrivalsArb([...scenario.live, ...scenario.snapshots])),
+        ),
+        ([scenario, arrivals]) => {
+          const fold = (events: RowEvent[]) => {
+            // As the worker: an event is in the history once merged; a snapshot that changed nothing is not.
+            const history = new Set<string>();
+            return events.reduce<Row | undefined>((row, event) => {
+              const next = apply(row, event, { seenBefore: history.has(event.EventId) });
+              if (next !== row) history.add(event.EventId);
+              return next;
+            }, undefined)!;
+          };
+          const actual = fold(arrivals);
+          const expected = fold(inOrder([...scenario.live, ...scenario.snapshots]));
+          expect(data(actual)).toEqual(data(expected));
+          expect(actual.status === 'deleted').toBe(scenario.deleted);
+          if (scenario.deleted) return;
+          // Every field the row does not name as stale holds the CRM's newest value.
+          for (const [field, value] of Object.entries(scenario.truth)) {
+            if (!actual.changedFields.includes(field))
+              expect([field, actual.fieldValues?.[field]]).toEqual([field, value]);
+          }
+        },
+      ),
+      { numRuns: 2000 },
     );
   });
 });

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RowEvent } from '../../lib/events/index.js';
+import { type RowEvent, validEvent } from '../../lib/events/index.js';
 import { eventSeq } from '../../lib/model/order-key.js';
+import { reconciledEvent } from '../../lib/reconcile/event.js';
 import type { Store } from '../../lib/store/types.js';
 import { processRowEvent, type RowWorkerDeps } from '../../lib/workers/index.js';
 import { inOrder } from '../support/arbitraries.js';
@@ -12,6 +13,8 @@ import { at, quietObservability, rowEvent } from '../support/workers.js';
  * A model of one row's FIFO group: its events arrive in any order, some of them again later (exact
  * duplicates), and each processing attempt of a message may fail between the history write and the row
  * write, lose the answer of a history put that landed, or race a second handler of the same message.
+ * Snapshots (`contact.reconciled`) are among the events: one that finds the row equal is neither recorded
+ * nor counted, one recorded is counted, whatever it finds when its retry comes.
  * Whatever happens, once every retry and redrive is done the row counts each event of its history once;
  * in between, after each message, it counts at least the events merged and at most those recorded (an
  * event recorded but not merged yet may be counted early by a recount from the history).
@@ -68,6 +71,11 @@ interface Scenario {
   created: string | null;
   /** Distinct seconds of the `contact.changed` events, and their EventIds. */
   changed: { second: number; eventId: string }[];
+  /**
+   * `contact.reconciled` snapshots fetched at `second` with `name` as the row's name (few names, so
+   * some find the row already equal: those are neither recorded nor counted).
+   */
+  snapshots: { second: number; name: number }[];
   /** The group's messages in arrival order (each event once, plus exact duplicates). */
   arrivals: Message[];
   /** Exact duplicates arriving after the first redrive. */
@@ -140,9 +148,13 @@ const scenarioArb: fc.Arbitrary<Scenario> = fc
             events: seconds.map((second, i) => ({ second, eventId: ids[i + 1]! })),
           })),
       ),
+    snapshots: fc.uniqueArray(
+      fc.record({ second: fc.integer({ min: 0, max: 99 }), name: fc.integer({ min: 0, max: 1 }) }),
+      { maxLength: 3, selector: (snapshot) => snapshot.second },
+    ),
   })
-  .chain(({ created, changed: { createdId, events: changed } }) => {
-    const count = changed.length + (created ? 1 : 0);
+  .chain(({ created, changed: { createdId, events: changed }, snapshots }) => {
+    const count = changed.length + (created ? 1 : 0) + snapshots.length;
     const indices = Array.from({ length: count }, (_, i) => i);
     const messageArb = (event: number) => attemptsArb.map((attempts) => ({ event, attempts }));
     return fc
@@ -154,6 +166,7 @@ const scenarioArb: fc.Arbitrary<Scenario> = fc
         fc.record({
           created: fc.constant(created ? createdId : null),
           changed: fc.constant(changed),
+          snapshots: fc.constant(snapshots),
           arrivals: fc
             .tuple(...[...indices, ...duplicates].map(messageArb))
             .chain((messages) =>
@@ -164,6 +177,9 @@ const scenarioArb: fc.Arbitrary<Scenario> = fc
         }),
       );
   });
+
+/** A snapshot's FieldValues beside its name: the sample's of a created contact. */
+const SNAPSHOT_BASE = rowEvent('contact.created', { primaryKey: 42 }).FieldValues;
 
 const quiet = quietObservability();
 const meta = { messageId: 'm' };
@@ -191,7 +207,20 @@ describe('eventCount through failures, retries and redrives (model, real store o
             ...scenario.changed.map(({ second, eventId }) =>
               rowEvent('contact.changed', { context, primaryKey, timestamp: at(second), eventId }),
             ),
+            ...scenario.snapshots.map(({ second, name }) => {
+              const fieldValues = JSON.stringify({ ...SNAPSHOT_BASE, name: `name${name}` });
+              const fetchedAt = new Date(at(second));
+              const message = reconciledEvent({
+                context,
+                entity: 'contact',
+                primaryKey,
+                fetchedAt,
+                fieldValues,
+              });
+              return validEvent(JSON.parse(String(message.body))) as RowEvent;
+            }),
           ];
+          const live = new Set(events.filter((e) => e.Event !== 'contact.reconciled').map((e) => e.EventId));
 
           /** Events some row write merged: the row's count lies between these and those recorded. */
           const merged = new Set<string>();
@@ -213,6 +242,13 @@ describe('eventCount through failures, retries and redrives (model, real store o
               }
             };
             let saves = 0;
+            /** A row write merged `event`: a live event always counts, a snapshot only once recorded. */
+            const counted = async () => {
+              const snapshot = event.Event === 'contact.reconciled';
+              if (!snapshot || (await store.getRowEvent(context, 'contact', primaryKey, eventSeq(event)))) {
+                merged.add(event.EventId);
+              }
+            };
             const faulty: Store = {
               ...store,
               async recordEvent(record) {
@@ -223,13 +259,13 @@ describe('eventCount through failures, retries and redrives (model, real store o
               async saveRow(row, version) {
                 if (saves++ > 0) {
                   await store.saveRow(row, version);
-                  merged.add(event.EventId);
+                  await counted();
                   return;
                 }
                 await overtaken('save');
                 if (fault.crash === 'before') throw new Error('throttled');
                 await store.saveRow(row, version);
-                merged.add(event.EventId);
+                await counted();
                 if (fault.crash === 'after') throw new Error('timed out after the row write');
               },
             };
@@ -313,11 +349,17 @@ describe('eventCount through failures, retries and redrives (model, real store o
 
           const history = await store.listRowEvents(context, 'contact', primaryKey);
           const distinct = history.filter((r) => r.resendOf === undefined && r.conflictOf === undefined);
-          expect(history.map((r) => r.eventId)).toEqual(inOrder(events).map((e) => e.EventId));
+          // Every live event once; a snapshot once when it changed the row, else not at all.
+          const recorded = new Set(history.map((r) => r.eventId));
+          expect(history.map((r) => r.eventId)).toEqual(
+            inOrder(events)
+              .filter((e) => live.has(e.EventId) || recorded.has(e.EventId))
+              .map((e) => e.EventId),
+          );
           const row = await store.getRow(context, 'contact', primaryKey);
           expect(row).toBeDefined();
           expect(row!.eventCount).toBe(distinct.length);
-          const newest = inOrder(events).at(-1)!;
+          const newest = inOrder(events.filter((e) => recorded.has(e.EventId))).at(-1)!;
           expect(row!.lastEventId).toBe(newest.EventId);
           expect(row!.lastSeq).toBe(eventSeq(newest));
         }),

@@ -8,6 +8,7 @@ import { applyStateEvent } from '../../lib/webhook-state.js';
 import { processRowEvent, processStateEvent } from '../../lib/workers/index.js';
 import { arrivalsArb, contactEventsArb, inOrder, stateEventsArb } from '../support/arbitraries.js';
 import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
+import { reconcileScenarioArb } from '../support/reconcile.js';
 import { quietObservability } from '../support/workers.js';
 
 let dynamo: LocalDynamo;
@@ -47,6 +48,39 @@ describe('convergence through the real store (dynalite)', () => {
         },
       ),
       { numRuns: 40 },
+    );
+  });
+
+  it('snapshots interleaved with live events (older, newer, same Timestamp, duplicated) end as the CRM’s row, each change counted once', async () => {
+    const deps = { store, hooks: {}, ignoreAssociateIds: new Set<number>(), ...quietObservability() };
+    await fc.assert(
+      fc.asyncProperty(
+        reconcileScenarioArb('CustSnapProp').chain((scenario) =>
+          fc.tuple(fc.constant(scenario), arrivalsArb([...scenario.live, ...scenario.snapshots])),
+        ),
+        async ([scenario, arrivals]) => {
+          const context = `CustSnapProp${run++}`; // a fresh row per run
+          for (const event of arrivals) {
+            const retargeted = { ...event, ContextIdentifier: context };
+            await processRowEvent(deps, retargeted, { messageId: 'm', rawBody: JSON.stringify(retargeted) });
+          }
+
+          const row = (await store.getRow(context, 'contact', 42))!;
+          const history = await store.listRowEvents(context, 'contact', 42);
+          const recorded = history.map((record) => record.eventId);
+          expect(new Set(recorded).size).toBe(recorded.length);
+          expect(recorded).toEqual(expect.arrayContaining(scenario.live.map((event) => event.EventId)));
+          // Every live event counts; a snapshot only when it changed the row (only then is it recorded).
+          expect(row.eventCount).toBe(history.length);
+          expect(row.status === 'deleted').toBe(scenario.deleted);
+          if (scenario.deleted) return;
+          for (const [field, value] of Object.entries(scenario.truth)) {
+            if (!row.changedFields.includes(field))
+              expect([field, row.fieldValues?.[field]]).toEqual([field, value]);
+          }
+        },
+      ),
+      { numRuns: 30 },
     );
   });
 
