@@ -2,17 +2,24 @@ import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { bookkeepingFilter, DEFAULT_BOOKKEEPING_FIELDS } from '../../lib/bus/entry.js';
 import type { RowEvent, WebhookStateEvent } from '../../lib/events/index.js';
 import { type DeliveryEvent, validEvent } from '../../lib/events/index.js';
 import type { Hooks } from '../../lib/hooks.js';
 import { routeEvent } from '../../lib/ingest/routing.js';
-import { createRowWorker, type RowWorkerDeps, type SqsBatchHandler } from '../../lib/workers/index.js';
+import {
+  createRowWorker,
+  type Publication,
+  type RowWorkerDeps,
+  type SqsBatchHandler,
+} from '../../lib/workers/index.js';
 import {
   buildSampleBody,
   dotNetTimestamp,
   type SampleEventName,
   type SampleOptions,
 } from '../../tools/samples.js';
+import { FakePublisher } from './bus.js';
 
 /** A Logger that prints nothing and a Metrics that publishes nothing (spy on them to assert). */
 export function quietObservability(): { logger: Logger; metrics: Metrics } {
@@ -126,4 +133,29 @@ export function contactWorker(store: RowWorkerDeps['store'], hooks: Hooks = {}):
     ignoreAssociateIds: new Set(),
     ...quietObservability(),
   });
+}
+
+/**
+ * The contact worker on `store` publishing to an in-memory bus: the bus, the worker and the
+ * publication they share (bookkeeping fields by default those of DEFAULT_BOOKKEEPING_FIELDS).
+ */
+export function publishingContactWorker(
+  store: RowWorkerDeps['store'],
+  options: { publishEchoes?: boolean; bookkeeping?: readonly string[]; ignoreAssociateIds?: number[] } = {},
+): { bus: FakePublisher; worker: SqsBatchHandler; publication: Publication } {
+  const bus = new FakePublisher();
+  const publication: Publication = {
+    publisher: bus,
+    publishEchoes: options.publishEchoes ?? false,
+    isBookkeeping: bookkeepingFilter(options.bookkeeping ?? DEFAULT_BOOKKEEPING_FIELDS),
+  };
+  const worker = createRowWorker({
+    entity: 'contact',
+    store,
+    hooks: {},
+    ignoreAssociateIds: new Set(options.ignoreAssociateIds),
+    publication,
+    ...quietObservability(),
+  });
+  return { bus, worker, publication };
 }

@@ -1,12 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bookkeepingFilter, entrySize, MAX_DETAIL_DEPTH, MAX_ENTRY_BYTES } from '../../lib/bus/entry.js';
+import { entrySize, MAX_DETAIL_DEPTH, MAX_ENTRY_BYTES } from '../../lib/bus/entry.js';
 import { nestingDepth } from '../../lib/bus/limits.js';
 import type { RowEvent } from '../../lib/events/index.js';
 import type { Store } from '../../lib/store/types.js';
-import { createRowWorker, type Publication } from '../../lib/workers/index.js';
-import { FakePublisher } from '../support/bus.js';
 import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
-import { at, lambdaContext, quietObservability, rowEvent, sqsEvent, sqsRecord } from '../support/workers.js';
+import {
+  at,
+  lambdaContext,
+  publishingContactWorker,
+  rowEvent,
+  sqsEvent,
+  sqsRecord,
+} from '../support/workers.js';
 
 /*
  * Changes from the sender, through the real worker, dynalite and the bus entry: very long ones
@@ -22,20 +27,7 @@ beforeAll(async () => {
 afterAll(() => dynamo.close());
 
 function setup() {
-  const bus = new FakePublisher();
-  const publication: Publication = {
-    publisher: bus,
-    publishEchoes: false,
-    isBookkeeping: bookkeepingFilter(['updated']),
-  };
-  const worker = createRowWorker({
-    entity: 'contact',
-    store,
-    hooks: {},
-    ignoreAssociateIds: new Set(),
-    publication,
-    ...quietObservability(),
-  });
+  const { bus, worker } = publishingContactWorker(store, { bookkeeping: ['updated'] });
   /** Handles the events, one batch each, and returns the records that failed. */
   const handle = async (...events: RowEvent[]) => {
     const failed: string[] = [];

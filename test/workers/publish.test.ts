@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bookkeepingFilter, DEFAULT_BOOKKEEPING_FIELDS } from '../../lib/bus/entry.js';
 import type { Store } from '../../lib/store/types.js';
-import { createRowWorker, createStateWorker, type Publication } from '../../lib/workers/index.js';
+import { createStateWorker } from '../../lib/workers/index.js';
 import { buildSampleBody } from '../../tools/samples.js';
-import { FakePublisher } from '../support/bus.js';
 import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
 import {
   at,
   lambdaContext,
+  publishingContactWorker,
   quietObservability,
   redelivered,
   rowEvent,
@@ -27,19 +26,9 @@ afterAll(() => dynamo.close());
 const ECHO_ASSOCIATE = 99;
 
 function setup(options: { publishEchoes?: boolean } = {}) {
-  const bus = new FakePublisher();
-  const publication: Publication = {
-    publisher: bus,
-    publishEchoes: options.publishEchoes ?? false,
-    isBookkeeping: bookkeepingFilter(DEFAULT_BOOKKEEPING_FIELDS),
-  };
-  const worker = createRowWorker({
-    entity: 'contact',
-    store,
-    hooks: {},
-    ignoreAssociateIds: new Set([ECHO_ASSOCIATE]),
-    publication,
-    ...quietObservability(),
+  const { bus, worker, publication } = publishingContactWorker(store, {
+    ...options,
+    ignoreAssociateIds: [ECHO_ASSOCIATE],
   });
   const stateWorker = createStateWorker({ store, hooks: {}, publication, ...quietObservability() });
   return { bus, worker, stateWorker };

@@ -4,12 +4,12 @@ import type { RowEvent } from '../../lib/events/index.js';
 import type { OutboundMessage } from '../../lib/queue/port.js';
 import { type FetchedRow, reconciledEvent } from '../../lib/reconcile/event.js';
 import type { Store } from '../../lib/store/types.js';
-import { createRowWorker, type Publication } from '../../lib/workers/index.js';
-import { FakePublisher } from '../support/bus.js';
+import { createRowWorker } from '../../lib/workers/index.js';
 import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
 import {
   at,
   lambdaContext,
+  publishingContactWorker,
   quietObservability,
   redelivered,
   rowEvent,
@@ -26,20 +26,7 @@ beforeAll(async () => {
 afterAll(() => dynamo.close());
 
 function setup() {
-  const bus = new FakePublisher();
-  const publication: Publication = {
-    publisher: bus,
-    publishEchoes: false,
-    isBookkeeping: bookkeepingFilter(DEFAULT_BOOKKEEPING_FIELDS),
-  };
-  const worker = createRowWorker({
-    entity: 'contact',
-    store,
-    hooks: {},
-    ignoreAssociateIds: new Set(),
-    publication,
-    ...quietObservability(),
-  });
+  const { bus, worker } = publishingContactWorker(store);
   /** Runs one batch and expects every record to succeed. */
   const run = async (...records: ReturnType<typeof sqsRecord>[]) => {
     const response = await worker(sqsEvent(records), lambdaContext);
