@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StartupError } from './startup-error.js';
 
@@ -36,7 +36,9 @@ export function lockDataDir(dataDir: string, pid = process.pid): DataDirLock {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw busy(error, path, dataDir);
       const holder = readLock(path);
       if (holder && holder.pid !== pid && holds(holder)) throw busy(holder, path, dataDir);
-      rmSync(path, { force: true }); // stale: its process is gone (or its pid is another process's now)
+      // Stale: its process is gone (or its pid is another process's now). Another start may have
+      // judged it so too and taken DATA_DIR meanwhile: removed only if it is still the one judged.
+      if (!removeStaleLock(path, holder, pid)) throw busy(readLock(path), path, dataDir);
     }
   }
   let released = false;
@@ -48,6 +50,31 @@ export function lockDataDir(dataDir: string, pid = process.pid): DataDirLock {
       if (readLock(path)?.pid === pid) rmSync(path, { force: true });
     },
   };
+}
+
+/**
+ * Removes the lock at `path` if it is still `judged` (the stale lock read a moment before), and says
+ * whether it did. Two starts that both found a dead holder's lock would otherwise both remove "it" and
+ * both take DATA_DIR: the second would remove the first one's fresh lock. The lock is moved aside
+ * (rename is atomic) and compared; one that is not the judged one is put back.
+ */
+export function removeStaleLock(path: string, judged: LockContent | undefined, pid = process.pid): boolean {
+  const aside = `${path}.${pid}.stale`;
+  try {
+    renameSync(path, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return true; // gone already: try again
+    throw error;
+  }
+  const moved = readLock(aside);
+  if (
+    judged === undefined ? moved === undefined : moved?.pid === judged.pid && moved.start === judged.start
+  ) {
+    rmSync(aside, { force: true });
+    return true;
+  }
+  renameSync(aside, path);
+  return false;
 }
 
 function busy(holder: LockContent | unknown, path: string, dataDir: string): Error {

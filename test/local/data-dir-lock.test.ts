@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LOCK_FILE, lockDataDir } from '../../local/data-dir-lock.js';
+import { LOCK_FILE, lockDataDir, removeStaleLock } from '../../local/data-dir-lock.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const directories: string[] = [];
@@ -101,5 +101,21 @@ describe('lockDataDir', () => {
 
     expect(JSON.parse(readFileSync(join(directory, LOCK_FILE), 'utf8'))).toMatchObject({ pid: process.pid });
     taken.release();
+  });
+
+  it("two starts that both judged a dead holder's lock stale: the second leaves the first one's lock alone", async () => {
+    const directory = dataDir();
+    const path = join(directory, LOCK_FILE);
+    const dead = await holder(directory);
+    const stale = JSON.parse(readFileSync(path, 'utf8'));
+    dead.kill('SIGKILL');
+    await new Promise((resolve) => dead.once('exit', resolve));
+    // Start A takes DATA_DIR over; start B read the same stale lock a moment before and now removes "it".
+    const first = lockDataDir(directory);
+
+    expect(removeStaleLock(path, stale, process.pid + 1)).toBe(false);
+
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ pid: process.pid });
+    first.release();
   });
 });
