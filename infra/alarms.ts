@@ -11,10 +11,9 @@
  */
 import * as z from 'zod';
 import { METRIC, METRICS_NAMESPACE } from '../lib/metrics.js';
+import { alarm, type Template } from './alarm.js';
 import { loadDefinitions } from './definitions.js';
 import { loadServerless, SERVERLESS_YML } from './serverless-file.js';
-
-type Template = Record<string, unknown>;
 
 export interface AlarmSettings {
   service: string;
@@ -159,21 +158,8 @@ export function alarmResources(settings: AlarmSettings): { Resources: Template }
   return { Resources };
 }
 
-function alarm(properties: Template): Template {
-  return {
-    Type: 'AWS::CloudWatch::Alarm',
-    Properties: {
-      ComparisonOperator: 'GreaterThanThreshold',
-      TreatMissingData: 'notBreaching',
-      AlarmActions: [{ Ref: 'AlertTopic' }],
-      OKActions: [{ Ref: 'AlertTopic' }],
-      ...properties,
-    },
-  };
-}
-
 function metric(Namespace: string, MetricName: string, Dimensions: unknown[], Period: number): Template {
-  return { Namespace, MetricName, Dimensions, Statistic: 'Sum', Period, EvaluationPeriods: 1, Threshold: 0 };
+  return { Namespace, MetricName, Dimensions, Statistic: 'Sum', Period };
 }
 
 function positiveInteger(param: string, value: string): number {

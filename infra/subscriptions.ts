@@ -6,8 +6,7 @@
  * FailedInvocations and InvocationsFailedToBeSentToDlq.
  */
 import { logicalName, type Subscription } from '../lib/bus/subscriptions.js';
-
-type Template = Record<string, unknown>;
+import { alarm, type Template } from './alarm.js';
 
 export interface StackNames {
   service: string;
@@ -234,22 +233,6 @@ function apiDestination(id: string, name: string, subscription: Subscription, ur
           },
         ],
       },
-    },
-  };
-}
-
-/** An alarm to the alert topic when the metric goes over 0 (properties may override any default). */
-function alarm(properties: Template): Template {
-  return {
-    Type: 'AWS::CloudWatch::Alarm',
-    Properties: {
-      EvaluationPeriods: 1,
-      Threshold: 0,
-      ComparisonOperator: 'GreaterThanThreshold',
-      TreatMissingData: 'notBreaching',
-      AlarmActions: [ref('AlertTopic')],
-      OKActions: [ref('AlertTopic')],
-      ...properties,
     },
   };
 }
