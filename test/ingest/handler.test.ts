@@ -159,6 +159,26 @@ describe('functions/ingest handler', () => {
 describe('functions/ingest with WEBHOOK_SECRETS_PARAMETER', () => {
   const sqs = mockClient(SQSClient);
 
+  /**
+   * A fresh ingest module whose secrets come from the fake SSM at `endpoint` (parameter
+   * /crm/test/webhook-secrets), SQS answering every send; its log lines are not these tests'.
+   */
+  async function ingestReadingSsm(endpoint: string) {
+    sqs.reset();
+    sqs.on(SendMessageCommand).resolves({});
+    for (const [name, value] of Object.entries(URLS)) vi.stubEnv(name, value);
+    vi.stubEnv('WEBHOOK_SECRET', '');
+    vi.stubEnv('WEBHOOK_SECRETS_PARAMETER', '/crm/test/webhook-secrets');
+    vi.stubEnv('AWS_ENDPOINT_URL_SSM', endpoint);
+    vi.stubEnv('AWS_REGION', 'eu-west-1');
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKID');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret');
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    vi.resetModules();
+    return (await import('../../functions/ingest.js')).handler;
+  }
+
   afterEach(() => {
     vi.restoreAllMocks();
   });
@@ -171,20 +191,7 @@ describe('functions/ingest with WEBHOOK_SECRETS_PARAMETER', () => {
         '/crm/test/webhook-secrets',
         JSON.stringify({ CustA: ['from-ssm'], '*': ['fallback-ssm'] }),
       );
-      sqs.reset();
-      sqs.on(SendMessageCommand).resolves({});
-      for (const [name, value] of Object.entries(URLS)) vi.stubEnv(name, value);
-      vi.stubEnv('WEBHOOK_SECRET', '');
-      vi.stubEnv('WEBHOOK_SECRETS_PARAMETER', '/crm/test/webhook-secrets');
-      vi.stubEnv('AWS_ENDPOINT_URL_SSM', ssm.endpoint);
-      vi.stubEnv('AWS_REGION', 'eu-west-1');
-      vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKID');
-      vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret');
-      // The handler's log lines (a refusal is a WARN, on stderr) are not this test's.
-      vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-      vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-      vi.resetModules();
-      const { handler } = await import('../../functions/ingest.js');
+      const handler = await ingestReadingSsm(ssm.endpoint);
       const send = (context: string, secret: string) => {
         const delivery = buildSampleDelivery(buildSampleBody('contact.changed', { context }), { secret });
         return handler(httpEvent(delivery.headers, delivery.body));
@@ -209,18 +216,7 @@ describe('functions/ingest with WEBHOOK_SECRETS_PARAMETER', () => {
     const ssm = await startFakeSsm();
     try {
       ssm.parameters.set('/crm/test/webhook-secrets', JSON.stringify({ CustA: ['from-ssm'] }));
-      sqs.reset();
-      sqs.on(SendMessageCommand).resolves({});
-      for (const [name, value] of Object.entries(URLS)) vi.stubEnv(name, value);
-      vi.stubEnv('WEBHOOK_SECRET', '');
-      vi.stubEnv('WEBHOOK_SECRETS_PARAMETER', '/crm/test/webhook-secrets');
-      vi.stubEnv('AWS_ENDPOINT_URL_SSM', ssm.endpoint);
-      vi.stubEnv('AWS_REGION', 'eu-west-1');
-      vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKID');
-      vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret');
-      vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-      vi.resetModules();
-      const { handler } = await import('../../functions/ingest.js');
+      const handler = await ingestReadingSsm(ssm.endpoint);
       const send = () => {
         const delivery = buildSampleDelivery(buildSampleBody('contact.changed', { context: 'CustA' }), {
           secret: 'from-ssm',
@@ -251,20 +247,7 @@ describe('functions/ingest with WEBHOOK_SECRETS_PARAMETER', () => {
         { type: 'ThrottlingException', status: 400 },
         { type: 'ThrottlingException', status: 400 },
       );
-      sqs.reset();
-      sqs.on(SendMessageCommand).resolves({});
-      for (const [name, value] of Object.entries(URLS)) vi.stubEnv(name, value);
-      vi.stubEnv('WEBHOOK_SECRET', '');
-      vi.stubEnv('WEBHOOK_SECRETS_PARAMETER', '/crm/test/webhook-secrets');
-      vi.stubEnv('AWS_ENDPOINT_URL_SSM', ssm.endpoint);
-      vi.stubEnv('AWS_REGION', 'eu-west-1');
-      vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKID');
-      vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret');
-      // The handler's log lines (a refusal is a WARN, on stderr) are not this test's.
-      vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
-      vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-      vi.resetModules();
-      const { handler } = await import('../../functions/ingest.js');
+      const handler = await ingestReadingSsm(ssm.endpoint);
       const delivery = buildSampleDelivery(buildSampleBody('contact.changed', { context: 'CustA' }), {
         secret: 'from-ssm',
       });
