@@ -1,0 +1,52 @@
+import type { BusEntry } from '../bus/entry.js';
+import { SOURCE } from '../bus/entry.js';
+
+/**
+ * The receiver's own events on the bus (issue 25), subscribable in subscriptions.yml like any event:
+ * a gap of a webhook, a webhook set Active again, a reconcile's end. `source` is the receiver's.
+ */
+export interface LifecycleDetails {
+  'receiver.gap.opened': { context: string; webhookId: number; webhookName: string; openedAt: string };
+  'receiver.gap.closed': {
+    context: string;
+    webhookId: number;
+    webhookName: string;
+    openedAt: string;
+    closedAt: string;
+  };
+  'receiver.webhook.reactivated': { context: string; webhookId: number; webhookName: string; from: string };
+  'receiver.reconcile.completed': {
+    context: string;
+    reason: string;
+    from?: string | undefined;
+    to: string;
+    entities: string[];
+    rowsListed: number;
+    rowsChanged: number;
+    rowsDeleted: number;
+    apiCalls: number;
+    durationMs: number;
+  };
+  'receiver.reconcile.failed': {
+    context: string;
+    reason: string;
+    from?: string | undefined;
+    to?: string | undefined;
+    /** One line, no credentials. */
+    error: string;
+  };
+}
+export type LifecycleType = keyof LifecycleDetails;
+
+export const LIFECYCLE_TYPES = [
+  'receiver.gap.opened',
+  'receiver.gap.closed',
+  'receiver.webhook.reactivated',
+  'receiver.reconcile.completed',
+  'receiver.reconcile.failed',
+] as const satisfies readonly LifecycleType[];
+
+/** The bus entry of a lifecycle event; publish it through the workers' EventPublisher. */
+export function lifecycleEntry<T extends LifecycleType>(type: T, detail: LifecycleDetails[T]): BusEntry {
+  return { Source: SOURCE, DetailType: type, Detail: JSON.stringify(detail) };
+}
