@@ -11,7 +11,7 @@ import { QUOTAS, REGIONS, type Region } from './capacity/quotas.js';
 import { defaultParams, loadStageShape } from './capacity/shape.js';
 
 const USAGE =
-  'usage: npm run capacity -- --tenants N --events-per-second R --peak P --region REGION [--function-url] [--param name=value ...]';
+  'usage: npm run capacity -- --tenants N --events-per-second R --peak P --region REGION [--function-url] [--no-subscriptions] [--param name=value ...]';
 
 /** A mistake on the command line: one line, naming the option and what it accepts. */
 export class CapacityUsageError extends Error {
@@ -39,6 +39,7 @@ export function parseCommandLine(argv: string[], numericParams: readonly string[
         peak: { type: 'string' },
         region: { type: 'string' },
         'function-url': { type: 'boolean', default: false },
+        'no-subscriptions': { type: 'boolean', default: false },
         param: { type: 'string', multiple: true, default: [] },
       },
     }).values;
@@ -93,6 +94,7 @@ export function parseCommandLine(argv: string[], numericParams: readonly string[
       peak,
       region: region as Region,
       functionUrl: values['function-url'] === true,
+      publishes: values['no-subscriptions'] !== true,
     },
     params,
   };
@@ -102,7 +104,7 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
 /** The report: the load, each stage's ceiling and use, the first bottleneck and what moves it. */
 export function report(load: Load, result: Capacity): string {
-  const edge = load.functionUrl ? 'function URL' : 'HTTP API';
+  const edge = `${load.functionUrl ? 'function URL' : 'HTTP API'}, ${load.publishes ? 'every event published' : 'no subscriptions'}`;
   const lines = [
     `${fmt(load.tenants)} tenants × ${load.eventsPerSecond} events/s, peaks ${load.peak}×, ${load.region}, ${edge}`,
     `sustained ${fmt(result.sustained)} events/s, peak ${fmt(result.peak)} events/s, one tenant's peak ${fmt(result.tenantPeak)} events/s`,

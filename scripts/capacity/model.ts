@@ -19,6 +19,8 @@ export interface Load {
   region: Region;
   /** The CRM delivers to the ingest's function URL instead of the HTTP API. */
   functionUrl: boolean;
+  /** Subscriptions exist: every event is published, and matches one subscription's target. */
+  publishes: boolean;
 }
 
 export type Against = 'peak' | 'sustained' | 'tenant peak';
@@ -135,18 +137,20 @@ export function capacity(shape: StageShape, load: Load): Capacity {
     unreserved * workerRate,
     'a quota raise (Lambda concurrent executions), or cells of accounts',
   );
-  add(
-    'EventBridge PutEvents (one call per batch, batches of one)',
-    'sustained',
-    q('eventBridgePutEventsTps'),
-    'a quota raise (adjustable), or fuller batches',
-  );
-  add(
-    'EventBridge invocations (one matched target per event)',
-    'sustained',
-    q('eventBridgeInvocationsTps'),
-    'a quota raise (adjustable); past it deliveries are delayed, not dropped',
-  );
+  if (load.publishes) {
+    add(
+      'EventBridge PutEvents (one call per batch, batches of one)',
+      'sustained',
+      q('eventBridgePutEventsTps'),
+      'a quota raise (adjustable), or fuller batches',
+    );
+    add(
+      'EventBridge invocations (one matched target per event)',
+      'sustained',
+      q('eventBridgeInvocationsTps'),
+      'a quota raise (adjustable); past it deliveries are delayed, not dropped',
+    );
+  }
   add(
     'DynamoDB per table (one write per event per table)',
     'sustained',

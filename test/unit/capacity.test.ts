@@ -60,7 +60,14 @@ const shape: StageShape = {
   reconcile: { maxInFlight: 4, maxCallsPerSecond: 10 },
 };
 // 50 tenants × 2 events/s = 100 sustained, 300 at the 3× peak, 6 for one tenant at its peak.
-const load: Load = { tenants: 50, eventsPerSecond: 2, peak: 3, region: 'eu-central-1', functionUrl: false };
+const load: Load = {
+  tenants: 50,
+  eventsPerSecond: 2,
+  peak: 3,
+  region: 'eu-central-1',
+  functionUrl: false,
+  publishes: true,
+};
 
 describe('the capacity model', () => {
   it('computes each ceiling from the quotas and the settings, and finds the first bottleneck', () => {
@@ -104,6 +111,12 @@ describe('the capacity model', () => {
       ceiling('EventBridge PutEvents'),
       ceiling('EventBridge invocations'),
     ]).toEqual([70_000, 10_000, 18_750]);
+  });
+
+  it('without subscriptions nothing is published: EventBridge is out of the path', () => {
+    const names = capacity(shape, { ...load, publishes: false }).stages.map((s) => s.name);
+    expect(names.filter((n) => n.startsWith('EventBridge'))).toEqual([]);
+    expect(names).toHaveLength(capacity(shape, load).stages.length - 2);
   });
 
   it('without high throughput mode a queue takes 300 transactions per second', () => {
@@ -203,10 +216,18 @@ describe('npm run capacity, when the command line is wrong', () => {
   });
 
   it('accepts a good line', () => {
+    expect(parseCommandLine([...base, '--no-subscriptions'], numeric).load.publishes).toBe(false);
     expect(
       parseCommandLine([...base, '--function-url', '--param', 'contactMaxConcurrency=40'], numeric),
     ).toEqual({
-      load: { tenants: 10, eventsPerSecond: 5, peak: 20, region: 'us-east-1', functionUrl: true },
+      load: {
+        tenants: 10,
+        eventsPerSecond: 5,
+        peak: 20,
+        region: 'us-east-1',
+        functionUrl: true,
+        publishes: true,
+      },
       params: { contactMaxConcurrency: 40 },
     });
   });
