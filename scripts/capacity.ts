@@ -124,6 +124,11 @@ export function report(load: Load, result: Capacity): string {
       ? `First bottleneck: ${first.name}, at ${use} % (${fmt(first.load)} against ${fmt(first.ceiling)} events/s). Moves it: ${first.moves}.`
       : `No bottleneck: the nearest limit is ${first.name}, at ${use} %.`,
     `This stage serves ${fmt(result.maxTenants)} tenants at ${load.eventsPerSecond} events/s with ${load.peak}× peaks (stage-wide limits).`,
+    ...(result.maxTenants < load.tenants
+      ? [
+          `Cells: ${fmt(Math.ceil(load.tenants / Math.max(result.maxTenants, 1)))} stages of this shape, each in its own account (tenants split between them), at the default quotas.`,
+        ]
+      : []),
     `One row (a message group, one message at a time): ${fmt(result.limits.rowEventsPerSecond)} events/s; a tenant's burst spread over many rows is not bound by it.`,
     `SQS in-flight: ${fmt(result.limits.failingToFillInFlight)} failing events/s per queue fill the ${fmt(QUOTAS.sqsFifoInFlight.values[load.region])} in-flight messages.`,
     `Reconciliation, every tenant at once: ${fmt(result.limits.reconcileCallsPerSecond)} CRM API calls/s, ${fmt(result.limits.reconcileInFlight)} in flight.`,

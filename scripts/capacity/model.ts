@@ -94,7 +94,7 @@ export function capacity(shape: StageShape, load: Load): Capacity {
       'route throttle (ingestThrottleRate)',
       'peak',
       shape.ingestThrottleRate,
-      `ingestThrottleRate, up to the account quota (${q('apiGatewayRps')}/s)`,
+      `ingestThrottleRate, up to the account quota (${q('apiGatewayRps').toLocaleString('en-US')}/s)`,
     );
   }
   add(
@@ -155,7 +155,7 @@ export function capacity(shape: StageShape, load: Load): Capacity {
     'DynamoDB per table (one write per event per table)',
     'sustained',
     q('dynamoTableWru') / shape.unitsPerWrite,
-    `a quota raise (adjustable); a new table takes ${q('dynamoNewTableWru')} WRU/s at once: pre-warm it or ramp over 30 minutes`,
+    `a quota raise (adjustable); a new table takes ${q('dynamoNewTableWru').toLocaleString('en-US')} WRU/s at once: pre-warm it or ramp over 30 minutes`,
   );
   if (shape.tenantItemWritesPerEvent > 0)
     add(
@@ -179,6 +179,10 @@ export function capacity(shape: StageShape, load: Load): Capacity {
   if (!load.functionUrl && shape.ingestThrottleBurst > q('apiGatewayBurst'))
     warnings.push(
       `ingestThrottleBurst ${shape.ingestThrottleBurst} is above the account's API Gateway burst of ${q('apiGatewayBurst')}, which applies first`,
+    );
+  if (sustained * shape.unitsPerWrite > q('dynamoNewTableWru'))
+    warnings.push(
+      `a new table takes ${q('dynamoNewTableWru').toLocaleString('en-US')} WRU/s at once, ${Math.round(q('dynamoNewTableWru') / shape.unitsPerWrite).toLocaleString('en-US')} events/s: bring tenants over in steps (it doubles its previous peak within 30 minutes) or pre-warm the tables (WarmThroughput)`,
     );
   if (mapped > unreserved)
     warnings.push(

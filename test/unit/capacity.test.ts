@@ -125,6 +125,15 @@ describe('the capacity model', () => {
     expect(sqs?.ceiling).toBe(300);
   });
 
+  it('warns when the sustained writes are more than a new table takes at once', () => {
+    // 3,000 tenants × 2 = 6,000 events/s of 2 WRU: 12,000 WRU/s against a new table's 4,000.
+    expect(capacity(shape, { ...load, tenants: 3000 }).warnings).toEqual([
+      expect.stringMatching(
+        /^a new table takes 4,000 WRU\/s at once, 2,000 events\/s: bring tenants over in steps/,
+      ),
+    ]);
+  });
+
   it('warns when the reservation or the mappings do not fit the account', () => {
     const result = capacity({ ...shape, ingestReservedConcurrency: 995, ingestThrottleBurst: 6_000 }, load);
     expect(result.warnings).toEqual([
