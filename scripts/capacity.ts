@@ -11,7 +11,7 @@ import { QUOTAS, REGIONS, type Region } from './capacity/quotas.js';
 import { defaultParams, loadStageShape } from './capacity/shape.js';
 
 const USAGE =
-  'usage: npm run capacity -- --tenants N --events-per-second R --peak P --region REGION [--function-url] [--no-subscriptions] [--param name=value ...]';
+  'usage: npm run capacity -- --tenants N --events-per-second R --peak P --region REGION [--peak-share S] [--function-url] [--no-subscriptions] [--param name=value ...]';
 
 /** A mistake on the command line: one line, naming the option and what it accepts. */
 export class CapacityUsageError extends Error {
@@ -37,6 +37,7 @@ export function parseCommandLine(argv: string[], numericParams: readonly string[
         tenants: { type: 'string' },
         'events-per-second': { type: 'string' },
         peak: { type: 'string' },
+        'peak-share': { type: 'string', default: '1' },
         region: { type: 'string' },
         'function-url': { type: 'boolean', default: false },
         'no-subscriptions': { type: 'boolean', default: false },
@@ -68,6 +69,11 @@ export function parseCommandLine(argv: string[], numericParams: readonly string[
     'a number of 1 or more (the peak over the average)',
     (n) => n >= 1 && Number.isFinite(n),
   );
+  const peakShare = number(
+    'peak-share',
+    'a number over 0 and at most 1 (the share of tenants at their peak at once)',
+    (n) => n > 0 && n <= 1,
+  );
   const region = values.region;
   if (typeof region !== 'string' || !(REGIONS as readonly string[]).includes(region))
     throw new CapacityUsageError(
@@ -92,6 +98,7 @@ export function parseCommandLine(argv: string[], numericParams: readonly string[
       tenants,
       eventsPerSecond,
       peak,
+      peakShare,
       region: region as Region,
       functionUrl: values['function-url'] === true,
       publishes: values['no-subscriptions'] !== true,
@@ -106,7 +113,7 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 export function report(load: Load, result: Capacity): string {
   const edge = `${load.functionUrl ? 'function URL' : 'HTTP API'}, ${load.publishes ? 'every event published' : 'no subscriptions'}`;
   const lines = [
-    `${fmt(load.tenants)} tenants × ${load.eventsPerSecond} events/s, peaks ${load.peak}×, ${load.region}, ${edge}`,
+    `${fmt(load.tenants)} tenants × ${load.eventsPerSecond} events/s, peaks ${load.peak}× (${Math.round(load.peakShare * 100)} % of tenants at once), ${load.region}, ${edge}`,
     `sustained ${fmt(result.sustained)} events/s, peak ${fmt(result.peak)} events/s, one tenant's peak ${fmt(result.tenantPeak)} events/s`,
     '',
     '| Stage | Must take | Load (events/s) | Ceiling (events/s) | Use | What moves it |',

@@ -14,8 +14,10 @@ import type { StageShape } from './shape.js';
 export interface Load {
   tenants: number;
   eventsPerSecond: number;
-  /** The peak over the average, for the whole stage (every tenant at once: the conservative reading). */
+  /** One tenant's peak over its average. */
   peak: number;
+  /** The share of tenants at their peak at the same moment (1: all at once, the conservative reading). */
+  peakShare: number;
   region: Region;
   /** The CRM delivers to the ingest's function URL instead of the HTTP API. */
   functionUrl: boolean;
@@ -65,7 +67,7 @@ const perSecond = (ms: number) => 1000 / ms;
 export function capacity(shape: StageShape, load: Load): Capacity {
   const q = (key: Parameters<typeof quota>[0]) => quota(key, load.region);
   const sustained = load.tenants * load.eventsPerSecond;
-  const peak = sustained * load.peak;
+  const peak = sustained * (1 + load.peakShare * (load.peak - 1));
   const tenantPeak = load.eventsPerSecond * load.peak;
   const ingestRate = perSecond(shape.ingestMs);
   const workerRate = perSecond(shape.workerMsPerEvent);

@@ -64,6 +64,7 @@ const load: Load = {
   tenants: 50,
   eventsPerSecond: 2,
   peak: 3,
+  peakShare: 1,
   region: 'eu-central-1',
   functionUrl: false,
   publishes: true,
@@ -111,6 +112,12 @@ describe('the capacity model', () => {
       ceiling('EventBridge PutEvents'),
       ceiling('EventBridge invocations'),
     ]).toEqual([70_000, 10_000, 18_750]);
+  });
+
+  it('with a share of the tenants at their peak at once, the edge takes the sustained rate plus their bursts', () => {
+    // 100 sustained, and a tenth of the tenants at 3× (2 more each): 100 × (1 + 0.1 × 2) = 120.
+    const result = capacity(shape, { ...load, peakShare: 0.1 });
+    expect([result.sustained, result.peak, result.tenantPeak]).toEqual([100, 120, 6]);
   });
 
   it('without subscriptions nothing is published: EventBridge is out of the path', () => {
@@ -206,6 +213,10 @@ describe('npm run capacity, when the command line is wrong', () => {
         [...base.slice(0, 6), '--region', 'us-west-2'],
         /^--region "us-west-2" is not one the quota file knows: it takes us-east-1, eu-central-1, eu-west-1;/,
       ],
+      [
+        [...base, '--peak-share', '0'],
+        /^--peak-share "0" is not accepted: it takes a number over 0 and at most 1/,
+      ],
       [base.slice(0, 6), /^--region is missing: it takes us-east-1, eu-central-1, eu-west-1;/],
       [[...base, '--tenant', '3'], /^Unknown option '--tenant'; usage: /],
       [
@@ -233,6 +244,7 @@ describe('npm run capacity, when the command line is wrong', () => {
         tenants: 10,
         eventsPerSecond: 5,
         peak: 20,
+        peakShare: 1,
         region: 'us-east-1',
         functionUrl: true,
         publishes: true,
