@@ -63,6 +63,12 @@ export interface Capacity {
 
 const perSecond = (ms: number) => 1000 / ms;
 
+/** What a setting's `moves` adds when the load needs more executions than the account's default allows. */
+const beyond = (needed: number, allowed: number) =>
+  needed > allowed
+    ? `; this load needs ${needed.toLocaleString('en-US')} executions, more than the ${allowed.toLocaleString('en-US')} the account's default allows: a quota raise, or cells of accounts`
+    : '';
+
 /** Each stage's ceiling for `load` on a stage shaped as `shape`, and the first bottleneck. */
 export function capacity(shape: StageShape, load: Load): Capacity {
   const q = (key: Parameters<typeof quota>[0]) => quota(key, load.region);
@@ -103,7 +109,7 @@ export function capacity(shape: StageShape, load: Load): Capacity {
     'ingest reserved concurrency (ingestReservedConcurrency)',
     'peak',
     shape.ingestReservedConcurrency * ingestRate,
-    `ingestReservedConcurrency (${shape.ingestMs} ms per delivery: ${Math.round(ingestRate)}/s per execution), up to the account's concurrency less ${q('lambdaUnreservedMinimum')}`,
+    `ingestReservedConcurrency (${shape.ingestMs} ms per delivery: ${Math.round(ingestRate)}/s per execution), up to the account's concurrency less ${q('lambdaUnreservedMinimum')}${beyond(Math.ceil(peak / ingestRate), account - q('lambdaUnreservedMinimum'))}`,
   );
   // A step from the sustained rate to the peak must be served within the sender's retries: new
   // environments come at Lambda's scaling rate, and each reads the secrets parameter once.
@@ -131,7 +137,7 @@ export function capacity(shape: StageShape, load: Load): Capacity {
     `row workers' maximumConcurrency together (${shape.workers.map((w) => `${w.function} ${w.maximumConcurrency}`).join(', ')})`,
     'sustained',
     mapped * workerRate,
-    `the mappings' maximumConcurrency params (${shape.workerMsPerEvent} ms per event: ${Math.round(workerRate)}/s per execution), each sized for its queue's share of the events`,
+    `the mappings' maximumConcurrency params (${shape.workerMsPerEvent} ms per event: ${Math.round(workerRate)}/s per execution), each sized for its queue's share of the events${beyond(Math.ceil(sustained / workerRate), unreserved)}`,
   );
   add(
     'Lambda account concurrency (the workers share what the ingest does not reserve)',

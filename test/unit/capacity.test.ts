@@ -91,7 +91,14 @@ describe('the capacity model', () => {
       "one tenant's marker item": [6, 1_000 / 2],
     });
     expect(result.first.name).toMatch(/^ingest reserved concurrency/);
-    expect(result.first.moves).toMatch(/ingestReservedConcurrency/);
+    expect(result.first.moves).toMatch(
+      /^ingestReservedConcurrency \(50 ms per delivery: 20\/s per execution\), up to the account's concurrency less 100$/,
+    );
+    // 60,000 deliveries/s at the peak need 3,000 executions of 50 ms: more than the 900 one account reserves.
+    const big = capacity(shape, { ...load, tenants: 10_000 }).first;
+    expect(big.moves).toMatch(
+      /; this load needs 3,000 executions, more than the 900 the account's default allows: a quota raise, or cells of accounts$/,
+    );
     // The ingest's 200/s over 300 per 50 tenants: 33 tenants.
     expect(result.maxTenants).toBe(33);
     expect(result.limits).toEqual({
