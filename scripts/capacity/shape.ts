@@ -9,7 +9,7 @@ import * as z from 'zod';
 import { loadDefinitions, type QueueKey } from '../../infra/definitions.js';
 import { loadServerless } from '../../infra/serverless-file.js';
 import { readCrmConfig } from '../../lib/config/crm.js';
-import { CATALOGUE_FAMILIES, EVENT_FAMILIES } from '../../lib/events/registry.js';
+import { FIXED_EVENT_NAMES, familyOf } from '../../lib/events/registry.js';
 import { loadFunctions } from '../../local/functions.js';
 import { REAL_RETRY_DELAYS_MS } from '../../tools/sender.js';
 import { ASSUMPTIONS, type Measured, measure } from '../cost.js';
@@ -59,7 +59,7 @@ export function defaultParams(): Record<string, unknown> {
 
 /** The queues row events are routed to (every family but the webhook state events). */
 export function rowQueues(): Set<QueueKey> {
-  const families = [...Object.values(EVENT_FAMILIES), ...CATALOGUE_FAMILIES.values()];
+  const families = FIXED_EVENT_NAMES.flatMap((name) => familyOf(name) ?? []);
   return new Set(families.filter((family) => family.entity !== 'webhook').map((family) => family.queue));
 }
 
