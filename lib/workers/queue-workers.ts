@@ -3,7 +3,7 @@ import type { BusEntry } from '../bus/entry.js';
 import { familyOfEvent, isRowEvent } from '../events/index.js';
 import type { RowEntity } from '../model/types.js';
 import type { QueueKey } from '../queue/port.js';
-import { type AcceptedNote, createAcceptedMarkers } from './accepted.js';
+import { type AcceptedMarkerOptions, createAcceptedMarkers } from './accepted.js';
 import { InvalidRecordError } from './errors.js';
 import { createFifoBatchHandler, type SqsBatchHandler } from './handler.js';
 import { entryOf, type Publication, publishEntries } from './publish.js';
@@ -13,7 +13,6 @@ import { processStateEvent, type StateWorkerDeps } from './webhooks.js';
 
 /** What a handled record leaves for the end of its batch. */
 interface Settled {
-  accepted?: AcceptedNote;
   entry?: BusEntry;
   /** The history record whose `unpublished` flag its published entry clears. */
   history?: { context: string; entity: RowEntity; primaryKey: number; seq: string };
@@ -22,26 +21,29 @@ interface Settled {
 /** `publication` when events are published to the bus (PUBLISH_EVENTS), else nothing is. */
 type WithPublication<D> = D & { publication?: Publication | undefined };
 
+/** A row worker's dependencies: `markers` sets how often its last-accepted markers are written. */
+type RowQueueWorkerDeps = WithPublication<RowWorkerDeps> & { markers?: AcceptedMarkerOptions };
+
 /** The SQS handler of the contact or activity queue (see {@link createRowQueueWorker}). */
 export function createRowWorker(
-  deps: WithPublication<RowWorkerDeps> & { entity: 'contact' | 'activity' },
+  deps: RowQueueWorkerDeps & { entity: 'contact' | 'activity' },
 ): SqsBatchHandler {
   return createRowQueueWorker(deps, deps.entity);
 }
 
 /** The SQS handler of the entities queue: every row event the registry routes there (person, sale, list.*, y_*, ...). */
-export function createEntitiesWorker(deps: WithPublication<RowWorkerDeps>): SqsBatchHandler {
+export function createEntitiesWorker(deps: RowQueueWorkerDeps): SqsBatchHandler {
   return createRowQueueWorker(deps, 'entities');
 }
 
 /**
  * A row worker for the row events the registry routes to `queue`: each record through
- * {@link processRowEvent}; then, once per batch, the last-accepted markers (one write per context and
- * WebhookName, skipped when it would not move forward) and one publish of the batch's bus entries. A
- * marker or an entry that fails fails its records (and the rest of their groups), which SQS redelivers.
+ * {@link processRowEvent}, then its last-accepted marker (at most one write per context and WebhookName
+ * per `ACCEPTED_MARKER_INTERVAL_MS`); then, once per batch, one publish of the batch's bus entries.
+ * A marker or an entry that fails fails its record (and the rest of its group), which SQS redelivers.
  */
-function createRowQueueWorker(deps: WithPublication<RowWorkerDeps>, queue: QueueKey): SqsBatchHandler {
-  const markers = createAcceptedMarkers(deps.store, deps.logger);
+function createRowQueueWorker(deps: RowQueueWorkerDeps, queue: QueueKey): SqsBatchHandler {
+  const markers = createAcceptedMarkers(deps.store, deps.logger, deps.markers);
   const { publication } = deps;
   const rowDeps: RowWorkerDeps = {
     ...deps,
@@ -60,15 +62,14 @@ function createRowQueueWorker(deps: WithPublication<RowWorkerDeps>, queue: Queue
           return {};
         }
         // A snapshot came through no webhook: it never moves where a webhook's gap starts.
-        const live = result.changes === undefined;
+        if (result.changes === undefined) {
+          await markers.raise({
+            context: event.ContextIdentifier,
+            webhookName: event.WebhookName,
+            accepted: { seq, timestamp: event.Timestamp, eventId: event.EventId },
+          });
+        }
         return {
-          ...(live && {
-            accepted: {
-              context: event.ContextIdentifier,
-              webhookName: event.WebhookName,
-              accepted: { seq, timestamp: event.Timestamp, eventId: event.EventId },
-            },
-          }),
           entry: publication && entryOf(publication, { ...result, meta }, { row }),
           history: {
             context: event.ContextIdentifier,
@@ -79,12 +80,9 @@ function createRowQueueWorker(deps: WithPublication<RowWorkerDeps>, queue: Queue
         };
       },
       async settle(handled) {
-        const [unmarked, unpublished] = await Promise.all([
-          markers.write(collect(handled, (settled) => settled.accepted)),
-          publish(deps, handled),
-        ]);
+        const unpublished = await publish(deps, handled);
         await clearPublished(deps, handled, unpublished);
-        return new Map([...unmarked, ...unpublished]);
+        return unpublished;
       },
     },
     deps,
