@@ -1,7 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
 import type { BusEntry } from '../bus/entry.js';
 import { familyOfEvent, isRowEvent } from '../events/index.js';
-import type { RowEntity } from '../model/types.js';
 import type { QueueKey } from '../queue/port.js';
 import { type AcceptedMarkerOptions, createAcceptedMarkers } from './accepted.js';
 import { InvalidRecordError } from './errors.js';
@@ -14,8 +13,8 @@ import { processStateEvent, type StateWorkerDeps } from './webhooks.js';
 /** What a handled record leaves for the end of its batch. */
 interface Settled {
   entry?: BusEntry;
-  /** The history record whose `unpublished` flag its published entry clears. */
-  history?: { context: string; entity: RowEntity; primaryKey: number; seq: string };
+  /** Of a row event's entry: its row and order key, remembered once published. */
+  published?: string;
 }
 
 /** `publication` when events are published to the bus (PUBLISH_EVENTS), else nothing is. */
@@ -44,6 +43,7 @@ export function createEntitiesWorker(deps: RowQueueWorkerDeps): SqsBatchHandler 
  */
 function createRowQueueWorker(deps: RowQueueWorkerDeps, queue: QueueKey): SqsBatchHandler {
   const markers = createAcceptedMarkers(deps.store, deps.logger, deps.markers);
+  const published = createPublishedMemory();
   const { publication } = deps;
   const rowDeps: RowWorkerDeps = {
     ...deps,
@@ -69,19 +69,16 @@ function createRowQueueWorker(deps: RowQueueWorkerDeps, queue: QueueKey): SqsBat
             accepted: { seq, timestamp: event.Timestamp, eventId: event.EventId },
           });
         }
-        return {
-          entry: publication && entryOf(publication, { ...result, meta }, { row }),
-          history: {
-            context: event.ContextIdentifier,
-            entity: event.Entity,
-            primaryKey: event.PrimaryKey,
-            seq,
-          },
-        };
+        const key = JSON.stringify([event.ContextIdentifier, event.Entity, event.PrimaryKey, seq]);
+        // A duplicate this instance published already is not published again.
+        if (outcome === 'duplicate' && published.has(key)) return {};
+        return { entry: publication && entryOf(publication, { ...result, meta }, { row }), published: key };
       },
       async settle(handled) {
         const unpublished = await publish(deps, handled);
-        await clearPublished(deps, handled, unpublished);
+        for (const [messageId, settled] of handled)
+          if (settled.entry !== undefined && settled.published !== undefined && !unpublished.has(messageId))
+            published.add(settled.published);
         return unpublished;
       },
     },
@@ -117,29 +114,23 @@ function publish(
   return publishEntries(deps.publication, entries, deps);
 }
 
+/** At most this many published changes remembered; beyond it the memory starts over (a copy too many, no loss). */
+const MAX_REMEMBERED_PUBLISHED = 10_000;
+
 /**
- * Clears the `unpublished` flag of every history record whose entry was published now. A clear that
- * fails is only logged: the flag left behind makes a later redelivery publish the change again (at
- * least once, never lost).
+ * The changes this worker instance published, so that a redelivery it handles does not publish them
+ * again. The history record keeps `unpublished` as it was written (no second write per event): a
+ * redelivery to another instance, or after the memory started over, publishes once more (at least once).
  */
-async function clearPublished(
-  deps: RowWorkerDeps,
-  handled: ReadonlyMap<string, Settled>,
-  failed: ReadonlyMap<string, Error>,
-): Promise<void> {
-  const published = [...handled].filter(([messageId, s]) => s.entry !== undefined && !failed.has(messageId));
-  const cleared = await Promise.allSettled(
-    published.map(([, { history }]) =>
-      history === undefined
-        ? Promise.resolve()
-        : deps.store.markPublished(history.context, history.entity, history.primaryKey, history.seq),
-    ),
-  );
-  const failures = cleared.filter((result) => result.status === 'rejected').length;
-  if (failures > 0)
-    deps.logger.warn('published, but not noted in the history; a redelivery publishes again', {
-      count: failures,
-    });
+function createPublishedMemory() {
+  const keys = new Set<string>();
+  return {
+    has: (key: string) => keys.has(key),
+    add(key: string) {
+      if (keys.size >= MAX_REMEMBERED_PUBLISHED) keys.clear();
+      keys.add(key);
+    },
+  };
 }
 
 function collect<T>(handled: ReadonlyMap<string, Settled>, pick: (settled: Settled) => T | undefined) {

@@ -23,7 +23,7 @@ import type { DeliveryMeta } from './record.js';
 
 export type RowStore = Pick<
   Store,
-  'recordEvent' | 'getRowEvent' | 'listRowEvents' | 'loadRow' | 'saveRow' | 'markAccepted' | 'markPublished'
+  'recordEvent' | 'getRowEvent' | 'listRowEvents' | 'loadRow' | 'saveRow' | 'markAccepted'
 >;
 
 export interface RowWorkerDeps {
