@@ -210,6 +210,26 @@ describe('publishing applied changes to the bus', () => {
     expect(await store.getRow('CustOtherInstance', 'contact', 1)).toMatchObject({ eventCount: 1 });
   });
 
+  it('puts on the bus only the changes some subscription matches (PUBLISH_DETAIL_TYPES); the rows take every change', async () => {
+    const { bus, worker } = publishingContactWorker(store, {
+      patterns: [
+        { 'detail-type': ['contact.changed'], detail: { significantChanges: ['department'] } },
+        { 'detail-type': ['contact.deleted', 'sale.sold'] },
+      ],
+    });
+    const at1 = { context: 'CustMatched', primaryKey: 1 };
+    const created = rowEvent('contact.created', { ...at1, timestamp: at(1) });
+    const changed = rowEvent('contact.changed', { ...at1, timestamp: at(2) });
+
+    const first = await worker(sqsEvent([sqsRecord(created)]), lambdaContext);
+    expect(first.batchItemFailures).toEqual([]);
+    expect(bus.calls).toEqual([]); // no subscription matches a created: no PutEvents at all
+
+    await worker(sqsEvent([sqsRecord(changed)]), lambdaContext);
+    expect(bus.details()).toMatchObject([{ EventId: changed.EventId, Event: 'contact.changed' }]);
+    expect(await store.getRow('CustMatched', 'contact', 1)).toMatchObject({ eventCount: 2 });
+  });
+
   it('publishes webhook state events with the webhook and its open gap', async () => {
     const { bus, stateWorker } = setup();
     const stopped = stateEvent('webhook.stopped', { context: 'CustState', primaryKey: 4, timestamp: at(5) });
