@@ -16,6 +16,7 @@ module.exports = async ({ resolveVariable }) => {
       stage: await resolveVariable('sls:stage'),
       signatureFailureThreshold: await setting('signatureFailureThreshold'),
       heartbeatHours: await setting('heartbeatHours'),
+      eventIdIndex: await setting('eventIdIndex'),
     }),
   };
 };

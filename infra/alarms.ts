@@ -24,6 +24,8 @@ export interface AlarmSettings {
   signatureFailureThreshold: string;
   /** `heartbeatHours`: "" for no heartbeat, else whole hours from 1 to 24. */
   heartbeatHours: string;
+  /** `eventIdIndex`: "true" when the events table has its EventId index (its write throttles alarm too). */
+  eventIdIndex?: string;
 }
 
 /**
@@ -99,7 +101,12 @@ export function alarmResources(settings: AlarmSettings): { Resources: Template }
       ...metric('AWS/Lambda', 'Throttles', dimensions, 300),
     });
   }
-  for (const table of loadDefinitions({ stage: settings.stage, service: settings.service }).tables) {
+  const definitions = loadDefinitions({
+    stage: settings.stage,
+    service: settings.service,
+    eventIdIndex: settings.eventIdIndex === 'true',
+  });
+  for (const table of definitions.tables) {
     const indexes = table.createTableInput.GlobalSecondaryIndexes ?? [];
     const series = [
       ...['ReadThrottleEvents', 'WriteThrottleEvents'].map((MetricName) => ({

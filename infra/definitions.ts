@@ -79,6 +79,11 @@ export interface LoadDefinitionsOptions {
   service?: string;
   /** Defaults to infra/resources.yml next to this module. */
   resourcesPath?: string | URL;
+  /**
+   * The `eventIdIndex` stage param (the HasEventIdIndex condition): whether the events table has its
+   * {@link EVENT_ID_INDEX}. Default true: the local runtime keeps it (dynalite charges nothing).
+   */
+  eventIdIndex?: boolean;
 }
 
 const QueuePropertiesSchema = z.object({
@@ -155,10 +160,11 @@ export function loadDefinitions(options: LoadDefinitionsOptions): Definitions {
     },
   );
   const { Resources } = TemplateSchema.parse(load(text));
+  const conditions = { HasEventIdIndex: options.eventIdIndex ?? true };
   const properties = (logicalId: string): Record<string, unknown> => {
     const resource = Resources[logicalId];
     if (!resource) throw new Error(`infra/resources.yml has no resource ${logicalId}`);
-    return resource.Properties;
+    return resolveConditions(resource.Properties, conditions) as Record<string, unknown>;
   };
   const resolve = (name: string): string => resolveName(name, { service, stage });
 
@@ -208,8 +214,12 @@ export function loadDefinitions(options: LoadDefinitionsOptions): Definitions {
   });
 
   const events = tables.find((table) => table.key === 'events')?.createTableInput;
-  if (!events?.GlobalSecondaryIndexes?.some((index) => index.IndexName === EVENT_ID_INDEX))
-    throw new Error(`infra/resources.yml: EventsTable has no index ${EVENT_ID_INDEX}`);
+  const indexed =
+    events?.GlobalSecondaryIndexes?.some((index) => index.IndexName === EVENT_ID_INDEX) ?? false;
+  if (indexed !== conditions.HasEventIdIndex)
+    throw new Error(
+      `infra/resources.yml: EventsTable's index ${EVENT_ID_INDEX} does not follow HasEventIdIndex`,
+    );
   return { queues, tables };
 }
 
@@ -264,6 +274,26 @@ function queueAttributes(queue: QueueProperties): Record<string, string> {
     MessageRetentionPeriod: String(queue.MessageRetentionPeriod),
     SqsManagedSseEnabled: String(queue.SqsManagedSseEnabled),
   };
+}
+
+/**
+ * `Fn::If` on a condition `conditions` names, replaced by the branch it takes (`Ref: AWS::NoValue` drops
+ * the property), as CloudFormation does; any other value as it is.
+ */
+function resolveConditions(value: unknown, conditions: Record<string, boolean>): unknown {
+  if (Array.isArray(value)) return value.map((item) => resolveConditions(item, conditions));
+  if (typeof value !== 'object' || value === null) return value;
+  const branches = (value as Record<string, unknown>)['Fn::If'];
+  if (Array.isArray(branches) && typeof branches[0] === 'string' && branches[0] in conditions)
+    return resolveConditions(conditions[branches[0]] ? branches[1] : branches[2], conditions);
+  const resolved: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const next = resolveConditions(item, conditions);
+    const noValue =
+      typeof next === 'object' && next !== null && (next as { Ref?: unknown }).Ref === 'AWS::NoValue';
+    if (!noValue) resolved[key] = next;
+  }
+  return resolved;
 }
 
 function resolveName(name: string, { service, stage }: { service: string; stage: string }): string {

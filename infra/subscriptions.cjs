@@ -17,6 +17,7 @@ module.exports = async ({ resolveVariable }) => {
   const { SubscriptionsError } = tsxRequire('../lib/bus/errors.ts', __filename);
   const { neverMatching } = tsxRequire('../lib/bus/never-matching.ts', __filename);
   const { publishEvents, subscriptionResources } = tsxRequire('./subscriptions.ts', __filename);
+  const { publishDetailTypes } = tsxRequire('../lib/bus/publish-filter.ts', __filename);
   let subscriptions;
   try {
     subscriptions = loadSubscriptions({ root: join(__dirname, '..'), mode: 'aws' });
@@ -28,8 +29,13 @@ module.exports = async ({ resolveVariable }) => {
   if (!warned) for (const warning of neverMatching(subscriptions)) console.warn(`warning: ${warning}`);
   warned = true;
   const names = { service: await resolveVariable('self:service'), stage: await resolveVariable('sls:stage') };
+  const param = await resolveVariable('param:publishEvents');
   return {
     resources: subscriptionResources(subscriptions, names),
-    publishEvents: publishEvents(subscriptions, await resolveVariable('param:publishEvents')),
+    publishEvents: publishEvents(subscriptions, param),
+    publishDetailTypes: publishDetailTypes(
+      subscriptions.map((subscription) => subscription.pattern),
+      param,
+    ),
   };
 };

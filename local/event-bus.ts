@@ -10,6 +10,7 @@ import { SERVICE } from '../infra/definitions.js';
 import { publishEvents } from '../infra/subscriptions.js';
 import { BusError } from '../lib/bus/errors.js';
 import { neverMatching } from '../lib/bus/never-matching.js';
+import { publishDetailTypes } from '../lib/bus/publish-filter.js';
 import { loadSubscriptions } from '../lib/bus/subscriptions.js';
 import { optionalEnv } from '../lib/config/env.js';
 import { type LocalBus, startLocalBus } from './bus.js';
@@ -50,8 +51,8 @@ export interface LocalEventBus {
 /**
  * Loads subscriptions.yml (or SUBSCRIPTIONS_FILE), starts the local bus and its PutEvents endpoint,
  * prints the bus's notices and sets the functions' environment: EVENT_BUS_NAME (`<service>-<stage>`,
- * as on AWS), AWS_ENDPOINT_URL_EVENTBRIDGE, and PUBLISH_EVENTS unless it is set (true when there are
- * subscriptions: the rule of serverless.yml).
+ * as on AWS), AWS_ENDPOINT_URL_EVENTBRIDGE, PUBLISH_EVENTS unless it is set (true when there are
+ * subscriptions: the rule of serverless.yml) and PUBLISH_DETAIL_TYPES (as serverless.yml sets it).
  */
 export async function startLocalEventBus(options: LocalEventBusOptions): Promise<LocalEventBus> {
   const { env, log } = options;
@@ -67,7 +68,12 @@ export async function startLocalEventBus(options: LocalEventBusOptions): Promise
   for (const notice of bus.notices) log(notice);
   env.EVENT_BUS_NAME = busName;
   env.AWS_ENDPOINT_URL_EVENTBRIDGE = server.endpoint;
-  env.PUBLISH_EVENTS = optionalEnv('PUBLISH_EVENTS', env) ?? publishEvents(subscriptions, undefined);
+  const forced = optionalEnv('PUBLISH_EVENTS', env);
+  env.PUBLISH_EVENTS = forced ?? publishEvents(subscriptions, undefined);
+  env.PUBLISH_DETAIL_TYPES = publishDetailTypes(
+    subscriptions.map((subscription) => subscription.pattern),
+    forced,
+  );
   return {
     bus,
     busName,

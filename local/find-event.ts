@@ -1,4 +1,3 @@
-import { paginateScan } from '@aws-sdk/lib-dynamodb';
 import { type FoundEvent, findInStore, type StoreLookupDeps } from '../dashboard/find-event.js';
 import { toMessageView } from '../dashboard/views.js';
 import type { LocalQueue } from './resources.js';
@@ -15,12 +14,11 @@ export interface FindEventDeps extends StoreLookupDeps {
  * read without receiving them.
  */
 export async function findEvent(deps: FindEventDeps, eventId: string): Promise<FoundEvent> {
-  let searched = 'local: the events table by its EventId index, the webhooks table';
-  const places = await findInStore(deps, eventId).catch((error: unknown) => {
-    if (!(error instanceof Error) || error.name !== 'ValidationException') throw error;
-    searched = 'local: a scan of the events table (created before its EventId index), the webhooks table';
-    return findInStore(deps, eventId, scannedRowKeys);
-  });
+  const { places, by } = await findInStore(deps, eventId);
+  const searched =
+    by === 'index'
+      ? 'local: the events table by its EventId index, the webhooks table'
+      : 'local: a scan of the events table (created before its EventId index), the webhooks table';
   for (const queue of deps.queues) {
     const where = queue.key === 'parked' ? 'parked' : 'queue';
     for (const [name, place] of [
@@ -34,25 +32,6 @@ export async function findEvent(deps: FindEventDeps, eventId: string): Promise<F
     }
   }
   return { eventId, searched: `${searched}, every queue, its DLQ and the parked queue`, places };
-}
-
-async function scannedRowKeys(deps: StoreLookupDeps, eventId: string): Promise<Set<string>> {
-  const keys = new Set<string>();
-  const pages = paginateScan(
-    { client: deps.doc },
-    {
-      TableName: deps.eventsTable,
-      ProjectionExpression: 'rowKey, seq',
-      FilterExpression: 'contains(seq, :id)',
-      ExpressionAttributeValues: { ':id': `#${eventId}` },
-    },
-  );
-  for await (const page of pages) {
-    for (const item of page.Items ?? []) {
-      if (String(item.seq).endsWith(`#${eventId}`)) keys.add(String(item.rowKey));
-    }
-  }
-  return keys;
 }
 
 function carries(message: StoredMessage, eventId: string): boolean {

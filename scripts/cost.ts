@@ -4,10 +4,14 @@
  * recording SQS client and the worker, on what the ingest queued, against a recording DynamoDB client.
  * Item sizes (so write units) are those of real rows and history records, log bytes those the
  * handlers print at the stage's log level, access log bytes those of serverless.yml's format filled in
- * from the same requests. `tsx scripts/cost.ts` prints the table in docs/deploy.md.
+ * from the same requests. `tsx scripts/cost.ts` prints the tables in docs/deploy.md: per worker batch size,
+ * the total beside the floor (what the architecture must pay per event, issue 26) and their ratio, on the
+ * HTTP API and on the function URL, without and with subscriptions. Each section of the output is one
+ * function in {@link SECTIONS}; a new one is added there.
  */
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, Context, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -35,24 +39,6 @@ export const PRICES = {
   eventBridgePerEntry: 1.0 / 1e6,
   apiDestinationPerInvocation: 0.2 / 1e6,
 };
-
-/**
- * What publishing adds per event (issue 14): nothing without subscriptions (PUBLISH_EVENTS is false),
- * else one PutEvents entry per applied event, the write that notes it published in its history record
- * (so a redrive from the DLQ still publishes what never was), and one API destination call per URL
- * subscription it matches. Delivery to queue and Lambda targets costs nothing on the bus's side.
- */
-export function fanoutRows(urlDeliveriesPerEvent: number): Array<[string, string, number]> {
-  return [
-    ['EventBridge custom events', '1 PutEvents entry (under 64 KB)', PRICES.eventBridgePerEntry],
-    ['DynamoDB: published noted', '1 WRU (UpdateItem on the history record)', PRICES.dynamoPerWru],
-    [
-      'EventBridge API destinations',
-      `${urlDeliveriesPerEvent} invocation(s): URL subscriptions matched`,
-      urlDeliveriesPerEvent * PRICES.apiDestinationPerInvocation,
-    ],
-  ];
-}
 
 /**
  * Worker batch sizes priced. FIFO event source mappings have no batching window: a batch holds what
@@ -110,9 +96,19 @@ export interface Measured {
   wru: number;
   rru: number;
   requests: Record<string, number>;
+  /** Of `wru`: the puts of the history and the row (the floor), the marker, the published notes. */
+  putWru: number;
+  markerWru: number;
+  noteWru: number;
+  /** PutEvents entries and calls per event. */
+  entries: number;
+  putEventsCalls: number;
   /** Bytes and lines the ingest and the worker print per event (their own, without Lambda's). */
   logBytes: number;
   logLines: number;
+  /** Of `logBytes` and `logLines`: the EMF lines, the metrics the alarms read (the floor). */
+  metricLogBytes: number;
+  metricLogLines: number;
   /** Bytes of the HTTP API's access log line per event (one per request), without the billed overhead. */
   accessLogBytes: number;
   /** Writes to, and bytes stored in, the events table's EventId index per event. */
@@ -178,6 +174,12 @@ const STAGE_ENV = {
   WEBHOOKS_TABLE: 'webhooks',
 };
 
+/** What serverless.yml sets on the workers when subscriptions.yml has any. */
+const PUBLISH_ENV = {
+  PUBLISH_EVENTS: 'true',
+  EVENT_BUS_NAME: 'crm-webhook-receiver-prod',
+};
+
 /** The log settings a deployed function runs with. */
 export const LOG_SETUPS = {
   /** serverless.yml on AWS: JSON format, so Lambda sets AWS_LAMBDA_LOG_LEVEL, which Powertools obeys. */
@@ -190,14 +192,26 @@ export const LOG_SETUPS = {
  * One row's stream — a contact.created (the spec's body) then nine contact.changed — delivered to the
  * real ingest handler, then the ten queued messages in batches of `batchSize` to the real
  * contact-worker handler (one warm module, as one Lambda instance), with the environment `logSetup`
- * adds. One batch is one context, as for a receiver serving one CRM tenant: at most one last-accepted
- * marker write per batch.
+ * adds. One context and webhook, as for a receiver serving one CRM tenant; the ten events reach the
+ * worker within the marker's interval, so it writes the marker once. With `publish`, the workers publish
+ * to a recording bus (PUBLISH_EVENTS, as with subscriptions).
  */
-export async function measure(logSetup: keyof typeof LOG_SETUPS, batchSize: number): Promise<Measured> {
+export async function measure(
+  logSetup: keyof typeof LOG_SETUPS,
+  batchSize: number,
+  publish = false,
+): Promise<Measured> {
   const saved = { ...process.env };
-  Object.assign(process.env, STAGE_ENV, LOG_SETUPS[logSetup]);
+  Object.assign(process.env, STAGE_ENV, LOG_SETUPS[logSetup], publish ? PUBLISH_ENV : {});
   const sqs = mockClient(SQSClient);
   const dynamo = mockClient(DynamoDBDocumentClient);
+  const bus = mockClient(EventBridgeClient);
+  const published = { entries: 0, calls: 0 };
+  bus.on(PutEventsCommand).callsFake((input: { Entries?: unknown[] }) => {
+    published.calls++;
+    published.entries += input.Entries?.length ?? 0;
+    return { FailedEntryCount: 0, Entries: (input.Entries ?? []).map(() => ({ EventId: randomUUID() })) };
+  });
   // The SDK's warning about Node 20 is this machine's, not Lambda's (nodejs22.x): not counted.
   const emitWarning = process.emitWarning;
   process.emitWarning = () => undefined;
@@ -211,8 +225,9 @@ export async function measure(logSetup: keyof typeof LOG_SETUPS, batchSize: numb
     });
     const table = recordDynamo(dynamo);
     // A fresh module per level: each handler reads its environment once, at import.
-    const ingest = await import(`../functions/ingest.ts?logs=${logSetup}&batch=${batchSize}`);
-    const worker = await import(`../functions/contact-worker.ts?logs=${logSetup}&batch=${batchSize}`);
+    const variant = `logs=${logSetup}&batch=${batchSize}&publish=${publish}`;
+    const ingest = await import(`../functions/ingest.ts?${variant}`);
+    const worker = await import(`../functions/contact-worker.ts?${variant}`);
 
     const names = ['contact.created', ...Array(9).fill('contact.changed')] as const;
     const accessLogFormat = loadAccessLogFormat();
@@ -243,8 +258,15 @@ export async function measure(logSetup: keyof typeof LOG_SETUPS, batchSize: numb
       wru: table.wru / n,
       rru: table.rru / n,
       requests: Object.fromEntries(Object.entries(table.requests).map(([k, v]) => [k, v / n])),
+      putWru: table.putWru / n,
+      markerWru: table.markerWru / n,
+      noteWru: table.noteWru / n,
+      entries: published.entries / n,
+      putEventsCalls: published.calls / n,
       logBytes: output.bytes / n,
       logLines: output.lines / n,
+      metricLogBytes: output.metricBytes / n,
+      metricLogLines: output.metricLines / n,
       accessLogBytes: accessLogBytes / n,
       indexWru: table.indexWru / n,
       indexBytes: table.indexBytes / n,
@@ -254,6 +276,7 @@ export async function measure(logSetup: keyof typeof LOG_SETUPS, batchSize: numb
     process.emitWarning = emitWarning;
     sqs.restore();
     dynamo.restore();
+    bus.restore();
     for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
     Object.assign(process.env, saved);
   }
@@ -269,6 +292,9 @@ function recordDynamo(dynamo: AwsClientStub<DynamoDBDocumentClient>) {
     wru: 0,
     rru: 0,
     requests: { GetItem: 0, PutItem: 0, UpdateItem: 0 },
+    putWru: 0,
+    markerWru: 0,
+    noteWru: 0,
     indexWru: 0,
     indexBytes: 0,
   };
@@ -282,7 +308,9 @@ function recordDynamo(dynamo: AwsClientStub<DynamoDBDocumentClient>) {
   });
   dynamo.on(PutCommand).callsFake((input: { TableName: string; Item: Record<string, unknown> }) => {
     counts.requests.PutItem++;
-    counts.wru += units(itemBytes(input.Item), 1024);
+    const wru = units(itemBytes(input.Item), 1024);
+    counts.wru += wru;
+    counts.putWru += wru;
     const { rowKey, seq, eventId } = input.Item;
     if (input.TableName === STAGE_ENV.EVENTS_TABLE && eventId !== undefined) {
       const entry = itemBytes({ eventId, rowKey, seq }) + ASSUMPTIONS.indexEntryOverheadBytes;
@@ -292,9 +320,18 @@ function recordDynamo(dynamo: AwsClientStub<DynamoDBDocumentClient>) {
     items.set(keyOf(input.TableName, input.Item), structuredClone(input.Item));
     return {};
   });
-  dynamo.on(UpdateCommand).callsFake(() => {
+  dynamo.on(UpdateCommand).callsFake((input: { TableName: string; Key: Record<string, unknown> }) => {
     counts.requests.UpdateItem++;
-    counts.wru += 1; // the marker item is under 1 KB
+    if (input.TableName === STAGE_ENV.EVENTS_TABLE) {
+      // The published note: an update costs the larger of the item before and after, the history item.
+      const item = items.get(keyOf(input.TableName, input.Key));
+      const wru = units(item === undefined ? 1 : itemBytes(item), 1024);
+      counts.wru += wru;
+      counts.noteWru += wru;
+    } else {
+      counts.wru += 1; // the last-accepted marker, under 1 KB
+      counts.markerWru += 1;
+    }
     return {};
   });
   return counts;
@@ -307,7 +344,7 @@ function captureOutput() {
   const restore = () => {
     for (const [i, stream] of streams.entries()) stream.write = writes[i]!;
   };
-  const counted = { bytes: 0, lines: 0, restore };
+  const counted = { bytes: 0, lines: 0, metricBytes: 0, metricLines: 0, restore };
   for (const stream of streams) {
     stream.write = ((chunk: string | Uint8Array) => {
       const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
@@ -315,6 +352,10 @@ function captureOutput() {
         if (line.length === 0) continue;
         counted.bytes += Buffer.byteLength(line);
         counted.lines++;
+        if (line.includes('"_aws":')) {
+          counted.metricBytes += Buffer.byteLength(line);
+          counted.metricLines++;
+        }
       }
       return true;
     }) as typeof stream.write;
@@ -380,99 +421,220 @@ export function logBytesPerEvent(measured: Measured, advancedLogging: boolean, b
   return measured.logBytes + invocations * platformBytes + lines * ASSUMPTIONS.logEventOverheadBytes;
 }
 
-export async function costTable(batchSize: number): Promise<{
-  rows: Array<[string, string, number]>;
-  notes: string[];
-  /** What only the HTTP API costs per event (its requests and access logs): a function URL saves it. */
-  httpApiOnly: number;
-}> {
-  const deployed = await measure('deployed', batchSize);
-  const textWarn = await measure('textWarn', batchSize);
-  const a = { ...ASSUMPTIONS, batchSize };
+/**
+ * One line of a cost table. `floor`: what the architecture must pay per event (issue 26): one HTTP API
+ * request, the ingest's invocation, one SendMessage and its share of a receive and a delete, the worker's
+ * invocation, one write each for the history and the row, one read of the row, the metric lines the
+ * alarms need; with subscriptions, what EventBridge itself charges. `httpApi`: paid only behind the HTTP
+ * API (its request and access log), not on the function URL.
+ */
+export interface CostLine {
+  item: string;
+  per: string;
+  dollars: number;
+  floor: boolean;
+  httpApi?: boolean;
+}
+
+const PER_MILLION = (dollars: number) => (dollars * 1e6).toFixed(3);
+
+/**
+ * The events table's EventId index, opt-in (`eventIdIndex: "true"`): one entry per history item, written
+ * and stored for the retention period. Not in the tables: a stage has it only when it asks.
+ */
+export function eventIdIndexCost(measured: Measured): { per: string; dollars: number } {
+  const a = ASSUMPTIONS;
+  return {
+    per: `${measured.indexWru.toFixed(2)} WRU + ${Math.round(measured.indexBytes)} B kept ${a.eventRetentionDays} days (keys only)`,
+    dollars:
+      measured.indexWru * PRICES.dynamoPerWru +
+      (measured.indexBytes / 1024 ** 3) * PRICES.dynamoStoragePerGbMonth * (a.eventRetentionDays / 30.4),
+  };
+}
+const logDollars = (bytes: number) => (bytes / 1024 ** 3) * PRICES.logsPerGb;
+
+/** The lines of one event through the stack at a worker batch size, from a measured run. */
+export function costLines(measured: Measured, batchSize: number): CostLine[] {
+  const a = ASSUMPTIONS;
   const p = PRICES;
-  const logBytes = logBytesPerEvent(deployed, true, a.batchSize);
-  const accessLogBytes = deployed.accessLogBytes + a.logEventOverheadBytes;
-  const accessLogs = (accessLogBytes / 1024 ** 3) * p.logsPerGb;
-  const rows: Array<[string, string, number]> = [
-    ['API Gateway HTTP API', '1 request', p.httpApiPerRequest],
-    ['HTTP API access logs', `${Math.round(accessLogBytes)} B in 1 line (JSON, $context only)`, accessLogs],
-    ['Ingest Lambda requests', '1 invocation', p.lambdaPerRequest],
-    [
-      'Ingest Lambda duration',
-      `${a.ingestMs} ms × ${a.ingestMemoryGb * 1024} MB arm64`,
-      (a.ingestMs / 1000) * a.ingestMemoryGb * p.lambdaArmPerGbSecond,
-    ],
-    [
-      'SQS FIFO',
-      `1 SendMessage + (1 receive + 1 delete batch) / ${a.batchSize}`,
-      (1 + 2 / a.batchSize) * p.sqsFifoPerRequest,
-    ],
-    ['Worker Lambda requests', `1 / ${a.batchSize} invocation`, p.lambdaPerRequest / a.batchSize],
-    [
-      'Worker Lambda duration',
-      `${a.workerMsPerEvent} ms × ${a.workerMemoryGb * 1024} MB arm64`,
-      (a.workerMsPerEvent / 1000) * a.workerMemoryGb * p.lambdaArmPerGbSecond,
-    ],
-    [
-      'DynamoDB writes',
-      `${deployed.wru.toFixed(2)} WRU (${deployed.requests.PutItem?.toFixed(1)} PutItem + ${deployed.requests.UpdateItem?.toFixed(1)} UpdateItem)`,
-      deployed.wru * p.dynamoPerWru,
-    ],
-    [
-      'DynamoDB EventId index',
-      `${deployed.indexWru.toFixed(2)} WRU + ${Math.round(deployed.indexBytes)} B kept ${a.eventRetentionDays} days (keys only)`,
-      deployed.indexWru * p.dynamoPerWru +
-        (deployed.indexBytes / 1024 ** 3) * p.dynamoStoragePerGbMonth * (a.eventRetentionDays / 30.4),
-    ],
-    [
-      'DynamoDB reads',
-      `${deployed.rru.toFixed(2)} RRU (${deployed.requests.GetItem?.toFixed(1)} consistent GetItem)`,
-      deployed.rru * p.dynamoPerRru,
-    ],
-    [
-      'CloudWatch Logs',
-      `${Math.round(logBytes)} B in ${deployed.logLines.toFixed(1)} lines (JSON, system WARN, app INFO)`,
-      (logBytes / 1024 ** 3) * p.logsPerGb,
-    ],
+  const logBytes = logBytesPerEvent(measured, true, batchSize);
+  const metricBytes = measured.metricLogBytes + measured.metricLogLines * a.logEventOverheadBytes;
+  const accessLogBytes = measured.accessLogBytes + a.logEventOverheadBytes;
+  const lines: CostLine[] = [
+    {
+      item: 'API Gateway HTTP API',
+      per: '1 request',
+      dollars: p.httpApiPerRequest,
+      floor: true,
+      httpApi: true,
+    },
+    {
+      item: 'HTTP API access logs',
+      per: `${Math.round(accessLogBytes)} B in 1 line (JSON, $context only)`,
+      dollars: logDollars(accessLogBytes),
+      floor: false,
+      httpApi: true,
+    },
+    { item: 'Ingest Lambda requests', per: '1 invocation', dollars: p.lambdaPerRequest, floor: true },
+    {
+      item: 'Ingest Lambda duration',
+      per: `${a.ingestMs} ms × ${a.ingestMemoryGb * 1024} MB arm64`,
+      dollars: (a.ingestMs / 1000) * a.ingestMemoryGb * p.lambdaArmPerGbSecond,
+      floor: true,
+    },
+    {
+      item: 'SQS FIFO',
+      per: `1 SendMessage + (1 receive + 1 delete batch) / ${batchSize}`,
+      dollars: (1 + 2 / batchSize) * p.sqsFifoPerRequest,
+      floor: true,
+    },
+    {
+      item: 'Worker Lambda requests',
+      per: `1 / ${batchSize} invocation`,
+      dollars: p.lambdaPerRequest / batchSize,
+      floor: true,
+    },
+    {
+      item: 'Worker Lambda duration',
+      per: `${a.workerMsPerEvent} ms × ${a.workerMemoryGb * 1024} MB arm64`,
+      dollars: (a.workerMsPerEvent / 1000) * a.workerMemoryGb * p.lambdaArmPerGbSecond,
+      floor: true,
+    },
+    {
+      item: 'DynamoDB: history and row',
+      per: `${measured.putWru.toFixed(2)} WRU (${measured.requests.PutItem?.toFixed(1)} PutItem)`,
+      dollars: measured.putWru * p.dynamoPerWru,
+      floor: true,
+    },
+    {
+      item: 'DynamoDB: last-accepted marker',
+      per: `${measured.markerWru.toFixed(2)} WRU (at most 1 UpdateItem per context and webhook per 60 s)`,
+      dollars: measured.markerWru * p.dynamoPerWru,
+      floor: false,
+    },
+    {
+      item: 'DynamoDB reads',
+      per: `${measured.rru.toFixed(2)} RRU (${measured.requests.GetItem?.toFixed(1)} consistent GetItem)`,
+      dollars: measured.rru * p.dynamoPerRru,
+      floor: true,
+    },
+    {
+      item: 'CloudWatch Logs: metric lines',
+      per: `${Math.round(metricBytes)} B in ${measured.metricLogLines.toFixed(1)} EMF lines (the alarms' metrics)`,
+      dollars: logDollars(metricBytes),
+      floor: true,
+    },
+    {
+      item: 'CloudWatch Logs: other lines',
+      per: `${Math.round(logBytes - metricBytes)} B in ${(measured.logLines - measured.metricLogLines).toFixed(1)} lines`,
+      dollars: logDollars(logBytes - metricBytes),
+      floor: false,
+    },
   ];
-  const dollars = (bytes: number) => ((bytes / 1024 ** 3) * p.logsPerGb * 1e6).toFixed(3);
-  const text = logBytesPerEvent(textWarn, false, a.batchSize);
-  const withoutInfo = logBytesPerEvent(textWarn, true, a.batchSize);
-  const notes = [
-    `Logs per event: deployed ${Math.round(logBytes)} B ($${dollars(logBytes)});` +
-      ` Text format at WARN ${Math.round(text)} B ($${dollars(text)});` +
-      ` JSON with no INFO line per event ${Math.round(withoutInfo)} B ($${dollars(withoutInfo)}).`,
-  ];
-  return { rows, notes, httpApiOnly: p.httpApiPerRequest + accessLogs };
+  if (measured.entries > 0 || measured.noteWru > 0) lines.push(...subscriptionLines(measured));
+  // A line that costs nothing and is not part of the floor says nothing.
+  return lines.filter((line) => line.floor || line.dollars > 0);
 }
 
-function printTable(rows: Array<[string, string, number]>, totalLabel: string): number {
-  const total = rows.reduce((sum, [, , dollars]) => sum + dollars, 0);
-  console.log('| Item | Per event | $ per million events |\n|---|---|---:|');
-  for (const [item, per, dollars] of rows)
-    console.log(`| ${item} | ${per} | ${(dollars * 1e6).toFixed(3)} |`);
-  console.log(`| **${totalLabel}** | | **${(total * 1e6).toFixed(2)}** |`);
-  return total;
+/**
+ * What subscriptions add per event: the PutEvents entries the workers make (EventBridge bills entries,
+ * per 64 KB chunk; ours are far smaller), one API destination invocation per entry for one URL
+ * subscription matching it (queue and Lambda targets cost nothing on the bus's side), and the writes
+ * the workers make to publish once (the published note).
+ */
+function subscriptionLines(measured: Measured): CostLine[] {
+  const p = PRICES;
+  return [
+    {
+      item: 'EventBridge custom events',
+      per: `${measured.entries.toFixed(2)} PutEvents entries (in ${measured.putEventsCalls.toFixed(2)} calls)`,
+      dollars: measured.entries * p.eventBridgePerEntry,
+      floor: true,
+    },
+    {
+      item: 'EventBridge API destinations',
+      per: `${measured.entries.toFixed(2)} invocations (one URL subscription matching each)`,
+      dollars: measured.entries * p.apiDestinationPerInvocation,
+      floor: true,
+    },
+    {
+      item: 'DynamoDB: published note',
+      per: `${measured.noteWru.toFixed(2)} WRU (UpdateItem on the history record)`,
+      dollars: measured.noteWru * p.dynamoPerWru,
+      floor: false,
+    },
+  ];
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const fanout = fanoutRows(1);
-  const fanoutTotal = fanout.reduce((sum, [, , dollars]) => sum + dollars, 0);
+/** Total and floor of a table's lines, behind the HTTP API or on the function URL. */
+export function totals(lines: readonly CostLine[], on: 'httpApi' | 'functionUrl') {
+  const kept = lines.filter((line) => on === 'httpApi' || !line.httpApi);
+  const total = kept.reduce((sum, line) => sum + line.dollars, 0);
+  const floor = kept.reduce((sum, line) => sum + (line.floor ? line.dollars : 0), 0);
+  return { total, floor, ratio: total / floor };
+}
+
+function table(lines: readonly CostLine[]): string[] {
+  const { total, floor } = totals(lines, 'httpApi');
+  return [
+    '| Item | Per event | In the floor | $ per million events |',
+    '|---|---|:---:|---:|',
+    ...lines.map(
+      (line) => `| ${line.item} | ${line.per} | ${line.floor ? 'yes' : ''} | ${PER_MILLION(line.dollars)} |`,
+    ),
+    `| **Total** (floor ${(floor * 1e6).toFixed(2)}) | | | **${(total * 1e6).toFixed(2)}** |`,
+  ];
+}
+
+/**
+ * Per worker batch size, the measured lines of one event without and with subscriptions, then the
+ * summary: total, floor and ratio on the HTTP API and the function URL, and the subscription add-on
+ * against what EventBridge itself charges.
+ */
+export async function workerBatchSection(): Promise<string[]> {
+  const out: string[] = [];
   const summary: string[] = [];
+  const addOns: string[] = [];
+  const cell = ({ total, floor, ratio }: ReturnType<typeof totals>) =>
+    `${(total * 1e6).toFixed(2)} / ${(floor * 1e6).toFixed(2)} = ${ratio.toFixed(3)}`;
   for (const batchSize of BATCH_SIZES) {
-    const { rows, notes, httpApiOnly } = await costTable(batchSize);
-    console.log(`\n### Worker batches of ${batchSize}\n`);
-    const total = printTable(rows, 'Total');
-    for (const note of notes) console.log(`\n${note}`);
-    const dollars = (value: number) => (value * 1e6).toFixed(2);
+    const measured = await measure('deployed', batchSize);
+    const plain = costLines(measured, batchSize);
+    const withSubscriptions = costLines(await measure('deployed', batchSize, true), batchSize);
+    const textWarn = await measure('textWarn', batchSize);
+    out.push(`\n### Worker batches of ${batchSize}\n`, ...table(plain));
+    out.push('\nWith subscriptions (every change published, one URL subscription matching it):\n');
+    out.push(...table(withSubscriptions));
+    const text = logBytesPerEvent(textWarn, false, batchSize);
+    out.push(
+      `\nLogs in the Text format at WARN instead: ${Math.round(text)} B ($${PER_MILLION(logDollars(text))}).`,
+    );
     summary.push(
-      `| ${batchSize} | ${dollars(total)} | ${dollars(total - httpApiOnly)} | ${dollars(total + fanoutTotal)} |`,
+      `| ${batchSize} | ${cell(totals(plain, 'httpApi'))} | ${cell(totals(plain, 'functionUrl'))} | ${cell(totals(withSubscriptions, 'httpApi'))} | ${cell(totals(withSubscriptions, 'functionUrl'))} |`,
+    );
+    const added = withSubscriptions.slice(plain.length);
+    const addOn = added.reduce((sum, line) => sum + line.dollars, 0);
+    const eventBridge = added.reduce((sum, line) => sum + (line.floor ? line.dollars : 0), 0);
+    addOns.push(
+      `| ${batchSize} | ${(addOn * 1e6).toFixed(3)} | ${(eventBridge * 1e6).toFixed(3)} | ${(addOn / eventBridge).toFixed(3)} |`,
     );
   }
-  console.log('\nWith subscriptions (every event published and delivered to one URL subscription), added:\n');
-  printTable(fanout, 'Added with subscriptions');
-  console.log('\n### $ per million events by worker batch size\n');
-  console.log('| Batch size | Total | On the function URL (ingestFunctionUrl=true) | With subscriptions |');
-  console.log('|---:|---:|---:|---:|');
-  for (const line of summary) console.log(line);
+  out.push(
+    '\n### $ per million events: total / floor = ratio, by worker batch size\n',
+    '| Batch size | HTTP API | Function URL | HTTP API, subscriptions | Function URL, subscriptions |',
+    '|---:|---:|---:|---:|---:|',
+    ...summary,
+    '\n### Subscription add-on against what EventBridge itself charges ($ per million events)\n',
+    '| Batch size | Added with subscriptions | EventBridge (entries, API destinations) | Ratio |',
+    '|---:|---:|---:|---:|',
+    ...addOns,
+  );
+  return out;
+}
+
+/** The sections `tsx scripts/cost.ts` prints, in order: each returns its lines. */
+export const SECTIONS: Array<() => Promise<string[]>> = [workerBatchSection];
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  for (const section of SECTIONS) console.log((await section()).join('\n'));
 }

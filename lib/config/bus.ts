@@ -13,6 +13,8 @@ export interface BusConfig {
   publishEchoes: boolean;
   /** BOOKKEEPING_FIELDS (comma-separated, `prefix*` allowed) replaces the default list. */
   bookkeepingFields: readonly string[];
+  /** PUBLISH_DETAIL_TYPES: the event names subscriptions can match (lib/bus/publish-filter.ts); empty, every change. */
+  publishDetailTypes: readonly string[];
 }
 
 /** Reads the bus settings once, strictly: PUBLISH_EVENTS=true without EVENT_BUS_NAME is an error. */
@@ -24,6 +26,7 @@ export function readBusConfig(env: Env = process.env): BusConfig {
     publish,
     publishEchoes: boolEnv('PUBLISH_ECHOES', false, env),
     bookkeepingFields: fields.length > 0 ? fields : DEFAULT_BOOKKEEPING_FIELDS,
+    publishDetailTypes: listEnv('PUBLISH_DETAIL_TYPES', env),
   };
 }
 

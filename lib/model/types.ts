@@ -86,8 +86,9 @@ export interface EventRecord {
   /** The same change resent under a new EventId (the sender's next cycle): kept, not merged, not counted. */
   resendOf?: string;
   /**
-   * Merged while events are published, and its bus entry not yet known to be published: a redelivery
-   * (or a redrive from the DLQ) of this event publishes it, whatever its receive count.
+   * Merged while events are published: a redelivery (or a redrive from the DLQ) of this event publishes
+   * it, whatever its receive count, unless the worker instance remembers publishing it (the flag is
+   * never cleared: no second write per event; docs/workers.md).
    */
   unpublished?: boolean;
   /**

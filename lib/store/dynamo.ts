@@ -1,10 +1,4 @@
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  paginateQuery,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import type { EventRecord } from '../model/types.js';
 import { compressBody, decompressBody } from './body-codec.js';
 import { collect, conditional, defaultClient, type Item, versionedPut } from './dynamo-calls.js';
@@ -91,19 +85,6 @@ export function createDynamoStore(config: DynamoStoreConfig): Store {
             TableName: events,
             Item: item,
             ConditionExpression: 'attribute_not_exists(rowKey)',
-          }),
-        ),
-      );
-    },
-
-    async markPublished(context, entity, primaryKey, seq) {
-      await conditional(() =>
-        doc.send(
-          new UpdateCommand({
-            TableName: events,
-            Key: { rowKey: rowKey(context, entity, primaryKey), seq },
-            UpdateExpression: 'REMOVE unpublished',
-            ConditionExpression: 'attribute_exists(rowKey)',
           }),
         ),
       );

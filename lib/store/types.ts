@@ -29,8 +29,6 @@ export interface StoreWriter {
   loadRow(context: string, entity: RowEntity, primaryKey: number): Promise<Versioned<Row>>;
   /** One conditional put; throws {@link VersionConflictError} when the item moved since `expectedVersion`. */
   saveRow(row: Row, expectedVersion: number): Promise<void>;
-  /** Notes that a history record's bus entry was published (clears {@link EventRecord.unpublished}). */
-  markPublished(context: string, entity: RowEntity, primaryKey: number, seq: string): Promise<void>;
   /** Raises the context's last-accepted marker for `webhookName` (never lowers it). */
   markAccepted(context: string, webhookName: string, accepted: LastAccepted): Promise<void>;
   getLastAccepted(context: string, webhookName: string): Promise<LastAccepted | undefined>;

@@ -10,15 +10,31 @@ export interface AcceptedNote {
 }
 
 /**
- * The last-accepted markers of a row worker. `write` raises each (context, WebhookName) marker once
- * per batch, to the newest event the batch merged, after the batch's records were applied: the marker
- * never runs ahead of what is stored; it lags by at most one batch, which only makes a gap open
- * earlier (see docs/workers.md). A write that would not move the marker forward from what this worker
- * already wrote (kept across invocations) is skipped: it would cost a write unit for nothing.
+ * How long a row worker leaves a (context, WebhookName) marker as it wrote it before raising it again:
+ * at most one write per marker per worker instance in this time (issue 26). A marker that lags only
+ * makes a gap open earlier (docs/workers.md), so this bounds how much earlier, not whether a change is
+ * re-fetched.
+ */
+export const ACCEPTED_MARKER_INTERVAL_MS = 60_000;
+
+/**
+ * The last-accepted markers of a row worker. `raise` is called for each merged event after its row was
+ * written, so the marker never runs ahead of what is stored. It writes the (context, WebhookName)
+ * marker the first time this worker instance sees it, then at most once per `intervalMs`: it lags the
+ * newest merged event by what the instance merged in the last `intervalMs` (and what other instances
+ * merged), which only makes a gap open earlier (see docs/workers.md). A write that would not move the
+ * marker forward from what this worker already wrote is skipped too.
  */
 export interface AcceptedMarkers {
-  /** Returns the message ids whose marker could not be written: they must be retried. */
-  write(notes: ReadonlyMap<string, AcceptedNote>): Promise<Map<string, Error>>;
+  /** Raises the marker to `note` when due; throws when the write fails (its record is retried). */
+  raise(note: AcceptedNote): Promise<void>;
+}
+
+export interface AcceptedMarkerOptions {
+  /** Default {@link ACCEPTED_MARKER_INTERVAL_MS}. */
+  intervalMs?: number;
+  /** Milliseconds since the epoch; default Date.now. */
+  now?: () => number;
 }
 
 /** At most this many markers remembered; beyond it the memory starts over (a write too many, no harm). */
@@ -27,41 +43,28 @@ const MAX_REMEMBERED = 10_000;
 export function createAcceptedMarkers(
   store: Pick<StoreWriter, 'markAccepted'>,
   logger: Logger,
+  { intervalMs = ACCEPTED_MARKER_INTERVAL_MS, now = Date.now }: AcceptedMarkerOptions = {},
 ): AcceptedMarkers {
-  /** Per marker, an order key the stored marker is known to have reached. */
-  const reached = new Map<string, string>();
+  /** Per marker, an order key the stored marker is known to have reached, and when this worker wrote it. */
+  const written = new Map<string, { seq: string; at: number }>();
   return {
-    async write(notes) {
-      const pending = new Map<string, { note: AcceptedNote; messageIds: string[] }>();
-      for (const [messageId, note] of notes) {
-        const key = JSON.stringify([note.context, note.webhookName]);
-        const entry = pending.get(key);
-        if (entry === undefined) pending.set(key, { note, messageIds: [messageId] });
-        else {
-          entry.messageIds.push(messageId);
-          if (note.accepted.seq > entry.note.accepted.seq) entry.note = note;
-        }
+    async raise(note) {
+      const key = JSON.stringify([note.context, note.webhookName]);
+      const known = written.get(key);
+      if (known !== undefined && (known.seq >= note.accepted.seq || now() - known.at < intervalMs)) return;
+      try {
+        await store.markAccepted(note.context, note.webhookName, note.accepted);
+      } catch (error) {
+        logger.error('last-accepted marker not written; retrying its record', {
+          context: note.context,
+          webhookName: note.webhookName,
+          eventId: note.accepted.eventId,
+          error: error as Error,
+        });
+        throw error;
       }
-      const failed = new Map<string, Error>();
-      const writes = [...pending].map(async ([key, { note, messageIds }]) => {
-        const known = reached.get(key);
-        if (known !== undefined && known >= note.accepted.seq) return;
-        try {
-          await store.markAccepted(note.context, note.webhookName, note.accepted);
-          if (reached.size >= MAX_REMEMBERED) reached.clear();
-          reached.set(key, note.accepted.seq);
-        } catch (error) {
-          logger.error('last-accepted marker not written; retrying its records', {
-            context: note.context,
-            webhookName: note.webhookName,
-            eventId: note.accepted.eventId,
-            error: error as Error,
-          });
-          for (const id of messageIds) failed.set(id, error as Error);
-        }
-      });
-      await Promise.all(writes);
-      return failed;
+      if (written.size >= MAX_REMEMBERED) written.clear();
+      written.set(key, { seq: note.accepted.seq, at: now() });
     },
   };
 }

@@ -18,7 +18,7 @@ export interface BatchSteps<T> {
   handleRecord(record: SQSRecord): Promise<T>;
   /**
    * Runs once after the records, with what each successful one returned (by message id), for the
-   * work done per batch (the last-accepted markers, one publish of all entries). Returns the records
+   * work done per batch (one publish of all entries). Returns the records
    * that must fail after all, with why.
    */
   settle?(handled: ReadonlyMap<string, T>): Promise<ReadonlyMap<string, Error>>;

@@ -23,6 +23,11 @@ export interface Publication {
   /** PUBLISH_ECHOES: publish the changes of IGNORE_ASSOCIATE_IDS too. */
   publishEchoes: boolean;
   isBookkeeping: FieldFilter;
+  /**
+   * Whether some subscription can match an entry (PUBLISH_DETAIL_TYPES, lib/bus/publish-filter.ts): an
+   * entry none can is not put on the bus. Absent: every change is published.
+   */
+  matches?: ((entry: BusEntry) => boolean) | undefined;
 }
 
 /** A bus entry that PutEvents refused (or a call that failed): its record is retried. */
@@ -55,7 +60,8 @@ export interface Handled {
  * (cleared once published), which also holds for a message redriven from the DLQ, whose receive count
  * starts again. A state event has no history record: its duplicate publishes when the SQS message is
  * a redelivery (ApproximateReceiveCount > 1). A resend, a conflict and (unless PUBLISH_ECHOES) an echo
- * never publish. Built from the delivery text, so its digits reach the bus as sent.
+ * never publish, nor does an entry no subscription matches (`publication.matches`). Built from the
+ * delivery text, so its digits reach the bus as sent.
  */
 export function entryOf(
   publication: Publication,
@@ -78,7 +84,9 @@ export function entryOf(
     'row' in stored
       ? { row: { ...rowSnapshot(stored.row), fieldValues: exactFieldValues(stored.row) } }
       : { webhook: webhookSnapshot(stored.webhook, openGap(stored.webhook)) };
-  return buildEntry({ ...applied, ...snapshot }, publication.isBookkeeping);
+  const entry = buildEntry({ ...applied, ...snapshot }, publication.isBookkeeping);
+  // No subscription wants it: EventBridge would bill the entry and deliver it nowhere.
+  return publication.matches === undefined || publication.matches(entry) ? entry : undefined;
 }
 
 /**

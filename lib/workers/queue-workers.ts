@@ -1,9 +1,8 @@
 import type { SQSRecord } from 'aws-lambda';
 import type { BusEntry } from '../bus/entry.js';
 import { familyOfEvent, isRowEvent } from '../events/index.js';
-import type { RowEntity } from '../model/types.js';
 import type { QueueKey } from '../queue/port.js';
-import { type AcceptedNote, createAcceptedMarkers } from './accepted.js';
+import { type AcceptedMarkerOptions, createAcceptedMarkers } from './accepted.js';
 import { InvalidRecordError } from './errors.js';
 import { createFifoBatchHandler, type SqsBatchHandler } from './handler.js';
 import { entryOf, type Publication, publishEntries } from './publish.js';
@@ -13,35 +12,38 @@ import { processStateEvent, type StateWorkerDeps } from './webhooks.js';
 
 /** What a handled record leaves for the end of its batch. */
 interface Settled {
-  accepted?: AcceptedNote;
   entry?: BusEntry;
-  /** The history record whose `unpublished` flag its published entry clears. */
-  history?: { context: string; entity: RowEntity; primaryKey: number; seq: string };
+  /** Of a row event's entry: its row and order key, remembered once published. */
+  published?: string;
 }
 
 /** `publication` when events are published to the bus (PUBLISH_EVENTS), else nothing is. */
 type WithPublication<D> = D & { publication?: Publication | undefined };
 
+/** A row worker's dependencies: `markers` sets how often its last-accepted markers are written. */
+type RowQueueWorkerDeps = WithPublication<RowWorkerDeps> & { markers?: AcceptedMarkerOptions };
+
 /** The SQS handler of the contact or activity queue (see {@link createRowQueueWorker}). */
 export function createRowWorker(
-  deps: WithPublication<RowWorkerDeps> & { entity: 'contact' | 'activity' },
+  deps: RowQueueWorkerDeps & { entity: 'contact' | 'activity' },
 ): SqsBatchHandler {
   return createRowQueueWorker(deps, deps.entity);
 }
 
 /** The SQS handler of the entities queue: every row event the registry routes there (person, sale, list.*, y_*, ...). */
-export function createEntitiesWorker(deps: WithPublication<RowWorkerDeps>): SqsBatchHandler {
+export function createEntitiesWorker(deps: RowQueueWorkerDeps): SqsBatchHandler {
   return createRowQueueWorker(deps, 'entities');
 }
 
 /**
  * A row worker for the row events the registry routes to `queue`: each record through
- * {@link processRowEvent}; then, once per batch, the last-accepted markers (one write per context and
- * WebhookName, skipped when it would not move forward) and one publish of the batch's bus entries. A
- * marker or an entry that fails fails its records (and the rest of their groups), which SQS redelivers.
+ * {@link processRowEvent}, then its last-accepted marker (at most one write per context and WebhookName
+ * per `ACCEPTED_MARKER_INTERVAL_MS`); then, once per batch, one publish of the batch's bus entries.
+ * A marker or an entry that fails fails its record (and the rest of its group), which SQS redelivers.
  */
-function createRowQueueWorker(deps: WithPublication<RowWorkerDeps>, queue: QueueKey): SqsBatchHandler {
-  const markers = createAcceptedMarkers(deps.store, deps.logger);
+function createRowQueueWorker(deps: RowQueueWorkerDeps, queue: QueueKey): SqsBatchHandler {
+  const markers = createAcceptedMarkers(deps.store, deps.logger, deps.markers);
+  const published = createPublishedMemory();
   const { publication } = deps;
   const rowDeps: RowWorkerDeps = {
     ...deps,
@@ -60,31 +62,24 @@ function createRowQueueWorker(deps: WithPublication<RowWorkerDeps>, queue: Queue
           return {};
         }
         // A snapshot came through no webhook: it never moves where a webhook's gap starts.
-        const live = result.changes === undefined;
-        return {
-          ...(live && {
-            accepted: {
-              context: event.ContextIdentifier,
-              webhookName: event.WebhookName,
-              accepted: { seq, timestamp: event.Timestamp, eventId: event.EventId },
-            },
-          }),
-          entry: publication && entryOf(publication, { ...result, meta }, { row }),
-          history: {
+        if (result.changes === undefined) {
+          await markers.raise({
             context: event.ContextIdentifier,
-            entity: event.Entity,
-            primaryKey: event.PrimaryKey,
-            seq,
-          },
-        };
+            webhookName: event.WebhookName,
+            accepted: { seq, timestamp: event.Timestamp, eventId: event.EventId },
+          });
+        }
+        const key = JSON.stringify([event.ContextIdentifier, event.Entity, event.PrimaryKey, seq]);
+        // A duplicate this instance published already is not published again.
+        if (outcome === 'duplicate' && published.has(key)) return {};
+        return { entry: publication && entryOf(publication, { ...result, meta }, { row }), published: key };
       },
       async settle(handled) {
-        const [unmarked, unpublished] = await Promise.all([
-          markers.write(collect(handled, (settled) => settled.accepted)),
-          publish(deps, handled),
-        ]);
-        await clearPublished(deps, handled, unpublished);
-        return new Map([...unmarked, ...unpublished]);
+        const unpublished = await publish(deps, handled);
+        for (const [messageId, settled] of handled)
+          if (settled.entry !== undefined && settled.published !== undefined && !unpublished.has(messageId))
+            published.add(settled.published);
+        return unpublished;
       },
     },
     deps,
@@ -119,29 +114,23 @@ function publish(
   return publishEntries(deps.publication, entries, deps);
 }
 
+/** At most this many published changes remembered; beyond it the memory starts over (a copy too many, no loss). */
+const MAX_REMEMBERED_PUBLISHED = 10_000;
+
 /**
- * Clears the `unpublished` flag of every history record whose entry was published now. A clear that
- * fails is only logged: the flag left behind makes a later redelivery publish the change again (at
- * least once, never lost).
+ * The changes this worker instance published, so that a redelivery it handles does not publish them
+ * again. The history record keeps `unpublished` as it was written (no second write per event): a
+ * redelivery to another instance, or after the memory started over, publishes once more (at least once).
  */
-async function clearPublished(
-  deps: RowWorkerDeps,
-  handled: ReadonlyMap<string, Settled>,
-  failed: ReadonlyMap<string, Error>,
-): Promise<void> {
-  const published = [...handled].filter(([messageId, s]) => s.entry !== undefined && !failed.has(messageId));
-  const cleared = await Promise.allSettled(
-    published.map(([, { history }]) =>
-      history === undefined
-        ? Promise.resolve()
-        : deps.store.markPublished(history.context, history.entity, history.primaryKey, history.seq),
-    ),
-  );
-  const failures = cleared.filter((result) => result.status === 'rejected').length;
-  if (failures > 0)
-    deps.logger.warn('published, but not noted in the history; a redelivery publishes again', {
-      count: failures,
-    });
+function createPublishedMemory() {
+  const keys = new Set<string>();
+  return {
+    has: (key: string) => keys.has(key),
+    add(key: string) {
+      if (keys.size >= MAX_REMEMBERED_PUBLISHED) keys.clear();
+      keys.add(key);
+    },
+  };
 }
 
 function collect<T>(handled: ReadonlyMap<string, Settled>, pick: (settled: Settled) => T | undefined) {

@@ -23,7 +23,7 @@ import type { DeliveryMeta } from './record.js';
 
 export type RowStore = Pick<
   Store,
-  'recordEvent' | 'getRowEvent' | 'listRowEvents' | 'loadRow' | 'saveRow' | 'markAccepted' | 'markPublished'
+  'recordEvent' | 'getRowEvent' | 'listRowEvents' | 'loadRow' | 'saveRow' | 'markAccepted'
 >;
 
 export interface RowWorkerDeps {
@@ -74,7 +74,7 @@ export interface RowResult {
  *    after a failure between the two writes), `eventCount` is recounted from the history;
  * 4. the integrator hook, unless the event is an echo.
  *
- * The last-accepted marker and the bus entry are the batch's to write (lib/workers/index.ts).
+ * The last-accepted marker and the bus entry are the queue worker's to write (lib/workers/queue-workers.ts).
  *
  * Every step is safe to repeat, so a redelivery at any point converges on the same state.
  */

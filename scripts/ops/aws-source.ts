@@ -78,17 +78,14 @@ export function createAwsSource(options: AwsSourceOptions): DashboardSource {
     deliveries: async () => [],
     findEvent: async (eventId) => {
       const deps = { store, doc: clients.dynamo, eventsTable: output(outputs, tableOutput('events')) };
-      const places = await findInStore(deps, eventId).catch((error: unknown) => {
-        if (error instanceof Error && error.name === 'ValidationException')
-          throw new HttpError(404, 'the events table has no EventId index: deploy this version first');
-        throw error;
-      });
+      const { places, by } = await findInStore(deps, eventId);
+      const history =
+        by === 'index'
+          ? 'the events table by its EventId index (history recorded before the index was deployed is not in it)'
+          : 'a parallel scan of the events table (the stage has no EventId index: eventIdIndex is not "true")';
       return {
         eventId,
-        searched:
-          `stage ${stage}: the events table by its EventId index (history recorded before the index ` +
-          'was deployed is not in it), the webhooks table; not the queues: SQS cannot be searched ' +
-          'without receiving',
+        searched: `stage ${stage}: ${history}, the webhooks table; not the queues: SQS cannot be searched without receiving`,
         places,
       };
     },

@@ -20,6 +20,7 @@ import {
 import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SCAN_SEGMENTS } from '../../dashboard/find-event.js';
 import { HttpError } from '../../dashboard/route-server.js';
 import { compressBody } from '../../lib/store/body-codec.js';
 import { createAwsSource } from '../../scripts/ops/aws-source.js';
@@ -181,16 +182,32 @@ describe('npm run ops -- dashboard', () => {
       expect(sqs.calls()).toHaveLength(0);
     });
 
-    it('find by EventId on a stage deployed before the index: a 404 that says to deploy', async () => {
+    it('find by EventId on a stage without the index (eventIdIndex off): a parallel scan of the events table', async () => {
       dynamo.on(QueryCommand, { IndexName: 'byEventId' }).rejects(
         Object.assign(new Error('The table does not have the specified index'), {
           name: 'ValidationException',
         }),
       );
+      dynamo.on(ScanCommand, { TableName: EVENTS_TABLE, Segment: 3 }).resolves({
+        Items: [{ rowKey: 'contact#42#Cust1' }],
+      });
 
-      await expect((await source()).findEvent('e-1')).rejects.toEqual(
-        new HttpError(404, 'the events table has no EventId index: deploy this version first'),
-      );
+      const found = await (await source()).findEvent('e-1');
+
+      const scans = dynamo
+        .commandCalls(ScanCommand)
+        .map((call) => call.args[0].input)
+        .filter((input) => input.TableName === EVENTS_TABLE);
+      expect(scans.map((input) => input.Segment).sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+      expect(scans[0]).toMatchObject({
+        TotalSegments: SCAN_SEGMENTS,
+        FilterExpression: 'eventId = :id',
+        ExpressionAttributeValues: { ':id': 'e-1' },
+      });
+      expect(found.places).toEqual([
+        expect.objectContaining({ where: 'row', context: 'Cust1', entity: 'contact', primaryKey: 42 }),
+      ]);
+      expect(found.searched).toContain('a parallel scan of the events table');
     });
 
     it('parked: only as `ops parked` looks (at most 10, hidden 30 s), marked in flight, with the reason; then the parked DLQ', async () => {

@@ -41,12 +41,15 @@ let template: Template;
 let provider: PackagedProvider;
 /** serverless.yml's `custom`, resolved for the default stack. */
 let custom: Record<string, unknown>;
-/** The same stack with `--param=ingestFunctionUrl=true`. */
+/** The same stack with the opt-in params: `--param=ingestFunctionUrl=true --param=eventIdIndex=true`. */
 let withFunctionUrl: Template;
 
 beforeAll(async () => {
   ({ template, provider, custom } = await packageStack());
-  ({ template: withFunctionUrl } = await packageStack({ ingestFunctionUrl: 'true' }, '.serverless-url'));
+  ({ template: withFunctionUrl } = await packageStack(
+    { ingestFunctionUrl: 'true', eventIdIndex: 'true' },
+    '.serverless-url',
+  ));
 }, 600_000);
 
 function resource(logicalId: string, type?: string): Resource {
@@ -54,6 +57,32 @@ function resource(logicalId: string, type?: string): Resource {
   if (!found) throw new Error(`no resource ${logicalId} in the template`);
   if (type !== undefined) expect(found.Type).toBe(type);
   return found;
+}
+
+/**
+ * `value` as CloudFormation deploys it from template `t`: each `Fn::If` on a condition that compares two
+ * strings replaced by its branch, `Ref: AWS::NoValue` dropped.
+ */
+function deployedValue(value: unknown, t: Template = template): unknown {
+  if (Array.isArray(value)) return value.map((item) => deployedValue(item, t));
+  if (typeof value !== 'object' || value === null) return value;
+  const branches = (value as Record<string, unknown>)['Fn::If'] as [string, unknown, unknown] | undefined;
+  if (branches !== undefined) {
+    const condition = t.Conditions?.[branches[0]] as { 'Fn::Equals': [string, string] };
+    const [a, b] = condition['Fn::Equals'];
+    return deployedValue(a === b ? branches[1] : branches[2], t);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const next = deployedValue(item, t);
+    if ((next as { Ref?: unknown } | undefined)?.Ref !== 'AWS::NoValue') out[key] = next;
+  }
+  return out;
+}
+
+/** A table's properties as deployed from `t`. */
+function tableProperties(logicalId: string, t: Template = template): Record<string, unknown> {
+  return deployedValue(t.Resources[logicalId]?.Properties, t) as Record<string, unknown>;
 }
 
 function ofType(type: string): Array<[string, Resource]> {
@@ -360,8 +389,21 @@ describe('tables', () => {
     },
   );
 
-  it('events: one index by EventId, keys only (the cheapest that says where an event went); no other index', () => {
-    const events = resource('EventsTable').Properties;
+  it('events: no index by default (eventIdIndex "false": find by EventId scans); rows and webhooks none either', () => {
+    expect(template.Conditions?.HasEventIdIndex).toEqual({ 'Fn::Equals': ['false', 'true'] });
+    const events = tableProperties('EventsTable');
+    expect(events).not.toHaveProperty('GlobalSecondaryIndexes');
+    expect(events.AttributeDefinitions).toEqual([
+      { AttributeName: 'rowKey', AttributeType: 'S' },
+      { AttributeName: 'seq', AttributeType: 'S' },
+    ]);
+    expect(resource('RowsTable').Properties).not.toHaveProperty('GlobalSecondaryIndexes');
+    expect(resource('WebhooksTable').Properties).not.toHaveProperty('GlobalSecondaryIndexes');
+  });
+
+  it('events with eventIdIndex "true": one index by EventId, keys only (the cheapest that says where an event went)', () => {
+    expect(withFunctionUrl.Conditions?.HasEventIdIndex).toEqual({ 'Fn::Equals': ['true', 'true'] });
+    const events = tableProperties('EventsTable', withFunctionUrl);
     expect(events.GlobalSecondaryIndexes).toEqual([
       {
         IndexName: EVENT_ID_INDEX,
@@ -370,8 +412,6 @@ describe('tables', () => {
       },
     ]);
     expect(events.AttributeDefinitions).toContainEqual({ AttributeName: 'eventId', AttributeType: 'S' });
-    expect(resource('RowsTable').Properties).not.toHaveProperty('GlobalSecondaryIndexes');
-    expect(resource('WebhooksTable').Properties).not.toHaveProperty('GlobalSecondaryIndexes');
   });
 
   it('a stage that is not production: no deletion or termination protection, INFO logging, 30-day logs', () => {
@@ -658,7 +698,7 @@ describe('alarms and alerts', () => {
       MetricStat?: { Metric: { MetricName: string; Dimensions: unknown[] } };
     };
     const [sum, ...series] = alarm.Metrics as Query[];
-    const indexes = (resource(`${pascal(key)}Table`).Properties.GlobalSecondaryIndexes ?? []) as Array<{
+    const indexes = (tableProperties(`${pascal(key)}Table`).GlobalSecondaryIndexes ?? []) as Array<{
       IndexName: string;
     }>;
     expect(series.map((query) => query.MetricStat?.Metric)).toEqual([
@@ -741,11 +781,15 @@ describe('the local runtime’s definitions', () => {
     }
   });
 
-  it('equal the deployed tables', () => {
-    const { tables } = loadDefinitions({ stage: STAGE });
-    expect(tables.map((t) => t.key)).toEqual(['rows', 'events', 'webhooks']);
+  it.each([
+    ['by default', false],
+    ['with eventIdIndex "true"', true],
+  ])('equal the deployed tables %s', (_, eventIdIndex) => {
+    const t = eventIdIndex ? withFunctionUrl : template;
+    const { tables } = loadDefinitions({ stage: STAGE, eventIdIndex });
+    expect(tables.map((table) => table.key)).toEqual(['rows', 'events', 'webhooks']);
     for (const table of tables) {
-      const deployed = resource(table.logicalId).Properties;
+      const deployed = tableProperties(table.logicalId, t);
       expect(table.createTableInput).toEqual({
         TableName: deployed.TableName,
         AttributeDefinitions: deployed.AttributeDefinitions,

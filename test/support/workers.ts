@@ -3,6 +3,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { bookkeepingFilter, DEFAULT_BOOKKEEPING_FIELDS } from '../../lib/bus/entry.js';
+import { createPublishFilter, publishDetailTypes } from '../../lib/bus/publish-filter.js';
 import type { RowEvent, WebhookStateEvent } from '../../lib/events/index.js';
 import { type DeliveryEvent, validEvent } from '../../lib/events/index.js';
 import type { Hooks } from '../../lib/hooks.js';
@@ -141,13 +142,24 @@ export function contactWorker(store: RowWorkerDeps['store'], hooks: Hooks = {}):
  */
 export function publishingContactWorker(
   store: RowWorkerDeps['store'],
-  options: { publishEchoes?: boolean; bookkeeping?: readonly string[]; ignoreAssociateIds?: number[] } = {},
+  options: {
+    publishEchoes?: boolean;
+    bookkeeping?: readonly string[];
+    ignoreAssociateIds?: number[];
+    /** The subscriptions' patterns, as PUBLISH_DETAIL_TYPES gives them; default every change is published. */
+    patterns?: Record<string, unknown>[];
+  } = {},
 ): { bus: FakePublisher; worker: SqsBatchHandler; publication: Publication } {
   const bus = new FakePublisher();
   const publication: Publication = {
     publisher: bus,
     publishEchoes: options.publishEchoes ?? false,
     isBookkeeping: bookkeepingFilter(options.bookkeeping ?? DEFAULT_BOOKKEEPING_FIELDS),
+    matches: createPublishFilter(
+      publishDetailTypes(options.patterns ?? [], undefined)
+        .split(',')
+        .filter(Boolean),
+    ),
   };
   const worker = createRowWorker({
     entity: 'contact',

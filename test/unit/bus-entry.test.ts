@@ -308,7 +308,12 @@ describe('readBusConfig', () => {
       publish: false,
       publishEchoes: false,
       bookkeepingFields: DEFAULT_BOOKKEEPING_FIELDS,
+      publishDetailTypes: [],
     });
+    expect(readBusConfig({ PUBLISH_DETAIL_TYPES: 'contact.changed, sale.sold' }).publishDetailTypes).toEqual([
+      'contact.changed',
+      'sale.sold',
+    ]);
     expect(() => readBusConfig({ PUBLISH_EVENTS: 'true' })).toThrow(ConfigError);
     expect(
       readBusConfig({ PUBLISH_EVENTS: 'true', EVENT_BUS_NAME: 'bus', PUBLISH_ECHOES: 'true' }),

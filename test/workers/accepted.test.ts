@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Store } from '../../lib/store/types.js';
-import { createRowWorker } from '../../lib/workers/index.js';
+import {
+  ACCEPTED_MARKER_INTERVAL_MS,
+  type AcceptedMarkerOptions,
+  createRowWorker,
+} from '../../lib/workers/index.js';
 import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
 import { at, lambdaContext, quietObservability, rowEvent, sqsEvent, sqsRecord } from '../support/workers.js';
 
@@ -12,17 +16,18 @@ beforeAll(async () => {
 });
 afterAll(() => dynamo.close());
 
-const worker = (markAccepted: Store['markAccepted']) =>
+const worker = (markAccepted: Store['markAccepted'], markers?: AcceptedMarkerOptions) =>
   createRowWorker({
     entity: 'contact',
     store: { ...store, markAccepted },
     hooks: {},
     ignoreAssociateIds: new Set(),
     ...quietObservability(),
+    ...(markers && { markers }),
   });
 
-describe('last-accepted markers per batch', () => {
-  it('writes one marker per context and WebhookName, with the newest event of the batch', async () => {
+describe('last-accepted markers, at most once per interval', () => {
+  it('writes a marker the first time the worker sees its context and WebhookName, with that event', async () => {
     const a = { context: 'CustMarkA', webhookName: 'hook-1' };
     const newest = rowEvent('contact.changed', { ...a, primaryKey: 2, timestamp: at(9) });
     const records = [
@@ -43,10 +48,9 @@ describe('last-accepted markers per batch', () => {
 
     expect(response.batchItemFailures).toEqual([]);
     expect(markAccepted).toHaveBeenCalledTimes(3);
-    expect(await store.getLastAccepted('CustMarkA', 'hook-1')).toMatchObject({
-      eventId: newest.EventId,
-      timestamp: newest.Timestamp,
-    });
+    // the first event of CustMarkA/hook-1; the newer ones wait for the next write (a lag, never ahead)
+    expect(await store.getLastAccepted('CustMarkA', 'hook-1')).toMatchObject({ timestamp: at(1) });
+    expect(newest.Timestamp > at(1)).toBe(true);
     expect(await store.getLastAccepted('CustMarkA', 'hook-2')).toMatchObject({ timestamp: at(7) });
     expect(await store.getLastAccepted('CustMarkB', 'hook-1')).toMatchObject({ timestamp: at(3) });
   });
@@ -54,7 +58,7 @@ describe('last-accepted markers per batch', () => {
   it('never lowers the marker: an older batch after a newer one leaves it', async () => {
     const key = { context: 'CustMarkC', primaryKey: 1 };
     const newer = rowEvent('contact.changed', { ...key, timestamp: at(20) });
-    const run = worker(store.markAccepted);
+    const run = worker(store.markAccepted, { intervalMs: 0 });
     await run(sqsEvent([sqsRecord(newer)]), lambdaContext);
     await run(
       sqsEvent([sqsRecord(rowEvent('contact.changed', { ...key, timestamp: at(10) }))]),
@@ -65,7 +69,7 @@ describe('last-accepted markers per batch', () => {
     });
   });
 
-  it('a marker that cannot be written retries its records (and the rest of their groups), nothing else', async () => {
+  it('a marker that cannot be written retries its record (and the rest of its group), nothing else', async () => {
     const failing = { context: 'CustMarkD' };
     const d1 = sqsRecord(rowEvent('contact.created', { ...failing, primaryKey: 1, timestamp: at(1) }));
     const e1 = sqsRecord(
@@ -83,11 +87,13 @@ describe('last-accepted markers per batch', () => {
       { itemIdentifier: d1.messageId },
       { itemIdentifier: d2.messageId },
     ]);
-    expect(await store.getRow('CustMarkD', 'contact', 1)).toMatchObject({ eventCount: 2 }); // applied all the same
+    // d1 is merged all the same; d2 waits behind it in its group
+    expect(await store.getRow('CustMarkD', 'contact', 1)).toMatchObject({ eventCount: 1 });
+    expect(await store.getLastAccepted('CustMarkD', 'crm-webhook-receiver')).toBeUndefined();
     expect(await store.getLastAccepted('CustMarkE', 'crm-webhook-receiver')).toBeDefined();
 
-    // the retry finds both events merged and writes the marker
-    const retry = await worker(store.markAccepted)(sqsEvent([d1, d2]), lambdaContext);
+    // the retry finds d1 merged, writes its marker, then merges d2 and raises the marker to it
+    const retry = await worker(store.markAccepted, { intervalMs: 0 })(sqsEvent([d1, d2]), lambdaContext);
     expect(retry.batchItemFailures).toEqual([]);
     expect(await store.getLastAccepted('CustMarkD', 'crm-webhook-receiver')).toMatchObject({
       timestamp: at(2),
@@ -116,7 +122,7 @@ describe('last-accepted markers per batch', () => {
   it('skips a write that would not move the marker forward from what the worker already wrote', async () => {
     const key = { context: 'CustMarkSkip', primaryKey: 1 };
     const markAccepted = vi.fn(store.markAccepted);
-    const run = worker(markAccepted);
+    const run = worker(markAccepted, { intervalMs: 0 });
     const newer = sqsRecord(rowEvent('contact.changed', { ...key, timestamp: at(20) }));
 
     await run(sqsEvent([newer]), lambdaContext);
@@ -134,6 +140,32 @@ describe('last-accepted markers per batch', () => {
     expect(markAccepted).toHaveBeenCalledTimes(2);
     expect(await store.getLastAccepted('CustMarkSkip', 'crm-webhook-receiver')).toMatchObject({
       timestamp: at(30),
+    });
+  });
+
+  it(`writes each marker at most once per ${ACCEPTED_MARKER_INTERVAL_MS / 1000} s, raised to the newest event merged when it is due`, async () => {
+    const key = { context: 'CustMarkEvery', primaryKey: 1 };
+    const markAccepted = vi.fn(store.markAccepted);
+    let clock = Date.UTC(2026, 0, 1);
+    const run = worker(markAccepted, { now: () => clock });
+    const batch = (seconds: number[]) =>
+      sqsEvent(seconds.map((s) => sqsRecord(rowEvent('contact.changed', { ...key, timestamp: at(s) }))));
+
+    await run(batch([1, 2, 3]), lambdaContext);
+    clock += 10_000;
+    await run(batch([4]), lambdaContext);
+    clock += 10_000;
+    await run(batch([5, 6]), lambdaContext);
+    expect(markAccepted).toHaveBeenCalledTimes(1); // 6 events, 3 batches, 20 s: one write
+    expect(await store.getLastAccepted('CustMarkEvery', 'crm-webhook-receiver')).toMatchObject({
+      timestamp: at(1),
+    });
+
+    clock += ACCEPTED_MARKER_INTERVAL_MS;
+    await run(batch([7, 8]), lambdaContext);
+    expect(markAccepted).toHaveBeenCalledTimes(2);
+    expect(await store.getLastAccepted('CustMarkEvery', 'crm-webhook-receiver')).toMatchObject({
+      timestamp: at(7),
     });
   });
 });

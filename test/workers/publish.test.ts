@@ -158,6 +158,78 @@ describe('publishing applied changes to the bus', () => {
     expect(await store.getRow('CustRedrive', 'contact', 1)).toMatchObject({ eventCount: 1 });
   });
 
+  it('writes nothing after the history put to publish once: no second write per published change', async () => {
+    const writes: string[] = [];
+    const counted = new Proxy(store, {
+      get(target, name: keyof Store) {
+        const value = target[name];
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          writes.push(name);
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const { bus, worker } = publishingContactWorker(counted);
+    const events = Array.from({ length: 5 }, (_, i) =>
+      rowEvent(i === 0 ? 'contact.created' : 'contact.changed', {
+        context: 'CustOneWrite',
+        primaryKey: 1,
+        timestamp: at(i + 1),
+      }),
+    );
+
+    const response = await worker(sqsEvent(events.map((event) => sqsRecord(event))), lambdaContext);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(bus.details().map((d) => d.EventId)).toEqual(events.map((event) => event.EventId));
+    const count = (name: string) => writes.filter((w) => w === name).length;
+    expect([count('recordEvent'), count('saveRow'), count('markAccepted')]).toEqual([5, 5, 1]);
+    expect(writes.filter((w) => !['recordEvent', 'saveRow', 'markAccepted', 'loadRow'].includes(w))).toEqual(
+      [],
+    );
+  });
+
+  it('a redelivery to another worker instance publishes the change again (at least once, never lost)', async () => {
+    const first = setup();
+    const event = rowEvent('contact.created', {
+      context: 'CustOtherInstance',
+      primaryKey: 1,
+      timestamp: at(1),
+    });
+    const record = sqsRecord(event);
+    expect((await first.worker(sqsEvent([record]), lambdaContext)).batchItemFailures).toEqual([]);
+    // the same instance remembers it published the change
+    await first.worker(sqsEvent([redelivered(record)]), lambdaContext);
+    expect(first.bus.details().map((d) => d.EventId)).toEqual([event.EventId]);
+
+    const other = setup();
+    await other.worker(sqsEvent([redelivered(record)]), lambdaContext);
+
+    expect(other.bus.details()).toMatchObject([{ EventId: event.EventId, outcome: 'applied' }]);
+    expect(await store.getRow('CustOtherInstance', 'contact', 1)).toMatchObject({ eventCount: 1 });
+  });
+
+  it('puts on the bus only the changes some subscription matches (PUBLISH_DETAIL_TYPES); the rows take every change', async () => {
+    const { bus, worker } = publishingContactWorker(store, {
+      patterns: [
+        { 'detail-type': ['contact.changed'], detail: { significantChanges: ['department'] } },
+        { 'detail-type': ['contact.deleted', 'sale.sold'] },
+      ],
+    });
+    const at1 = { context: 'CustMatched', primaryKey: 1 };
+    const created = rowEvent('contact.created', { ...at1, timestamp: at(1) });
+    const changed = rowEvent('contact.changed', { ...at1, timestamp: at(2) });
+
+    const first = await worker(sqsEvent([sqsRecord(created)]), lambdaContext);
+    expect(first.batchItemFailures).toEqual([]);
+    expect(bus.calls).toEqual([]); // no subscription matches a created: no PutEvents at all
+
+    await worker(sqsEvent([sqsRecord(changed)]), lambdaContext);
+    expect(bus.details()).toMatchObject([{ EventId: changed.EventId, Event: 'contact.changed' }]);
+    expect(await store.getRow('CustMatched', 'contact', 1)).toMatchObject({ eventCount: 2 });
+  });
+
   it('publishes webhook state events with the webhook and its open gap', async () => {
     const { bus, stateWorker } = setup();
     const stopped = stateEvent('webhook.stopped', { context: 'CustState', primaryKey: 4, timestamp: at(5) });
