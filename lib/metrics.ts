@@ -30,6 +30,8 @@ export const METRIC = {
   PublishFailures: 'PublishFailures',
   EventsPublished: 'EventsPublished',
   SnapshotsUnchanged: 'SnapshotsUnchanged',
+  ReconcileCompleted: 'ReconcileCompleted',
+  ReconcileFailed: 'ReconcileFailed',
 } as const;
 
 /** The metric a merge outcome is counted by, in the row and the state workers alike. */
