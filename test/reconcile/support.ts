@@ -12,9 +12,10 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import type { CrmCredentials } from '../../lib/config/crm.js';
-import { createCrmClient, type CrmLimits } from '../../lib/crm/index.js';
+import { CRM_TABLES, type CrmLimits, createCrmClient } from '../../lib/crm/index.js';
 import type { RowEntity } from '../../lib/model/types.js';
 import type { QueueKey } from '../../lib/queue/port.js';
+import { SNAPSHOT_FIELDS } from '../../lib/reconcile/fields.js';
 import { createReconcileHandler } from '../../lib/reconcile/handler.js';
 import { type ReconcileRequest, reconcileMessage } from '../../lib/reconcile/request.js';
 import { createSnapshotSender } from '../../lib/reconcile/send.js';
@@ -22,8 +23,6 @@ import { createDynamoStore, createStoredRowKeys } from '../../lib/store/index.js
 import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker, createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
 import { toSqsRecord } from '../../local/event-source-mapping.js';
-import { CRM_TABLES } from '../../lib/crm/index.js';
-import { SNAPSHOT_FIELDS } from '../../lib/reconcile/fields.js';
 import { type CrmOptions, type RunningCrm, startCrm } from '../../tools/crm/start.js';
 import { FakePublisher } from '../support/bus.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
@@ -76,7 +75,9 @@ export interface RigOptions {
   credentials?: CrmCredentials;
   /** Pages one invocation may start (the time budget, made tiny); unbounded when absent. */
   pagesPerInvocation?: number;
-  /** Wraps the real fetch (to count, or to answer a fault the simulator cannot show). */
+  /** The CRM client's time budget (each wait for a retry must fit in it, else CrmRetryLater). */
+  clientBudgetMs?: number;
+  /** Wraps the real fetch (to answer a fault the simulator cannot show); every request is still recorded. */
   wrapFetch?: (real: typeof fetch) => typeof fetch;
 }
 
@@ -94,9 +95,10 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     }),
   );
   const calls: Array<{ method: string; path: string; status: number }> = [];
+  const underlying = options.wrapFetch ? options.wrapFetch(fetch) : fetch;
   const recording: typeof fetch = async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
-    const response = await fetch(input, init);
+    const response = await underlying(input, init);
     calls.push({ method: init?.method ?? 'GET', path: url.pathname, status: response.status });
     return response;
   };
@@ -104,10 +106,14 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     apiUrl: crm.apiUrl('{ContextIdentifier}'),
     credentials: { '*': options.credentials ?? { type: 'basic', user: 'crm', password: 'crm' } },
     limits: { perSecond: 50, inFlight: 4, ...options.limits },
-    fetch: options.wrapFetch ? options.wrapFetch(recording) : recording,
+    fetch: recording,
+    ...(options.clientBudgetMs !== undefined && { timeLeftMs: () => options.clientBudgetMs! }),
     random: () => 0.5,
   });
-  const queueUrls = Object.fromEntries(receiver.queues.queues.map((q) => [q.key, q.url])) as Record<QueueKey, string>;
+  const queueUrls = Object.fromEntries(receiver.queues.queues.map((q) => [q.key, q.url])) as Record<
+    QueueKey,
+    string
+  >;
   let offsetMs = 0;
   const now = () => new Date(Date.now() + offsetMs);
   const bus = new FakePublisher();
@@ -136,7 +142,11 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     async hide(receiptHandle, seconds) {
       results.push(`hide ${seconds}`);
       await client.send(
-        new ChangeMessageVisibilityCommand({ QueueUrl: reconcileUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }),
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: reconcileUrl,
+          ReceiptHandle: receiptHandle,
+          VisibilityTimeout: seconds,
+        }),
       );
     },
     publisher: lifecycle,
@@ -212,16 +222,26 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
         const context = { ...lambdaContext, getRemainingTimeInMillis: () => 60_000 } as Context;
         const { batchItemFailures } = await handler({ Records: [record] }, context);
         if (batchItemFailures.length === 0) {
-          await client.send(new DeleteMessageCommand({ QueueUrl: reconcileUrl, ReceiptHandle: message.ReceiptHandle }));
+          await client.send(
+            new DeleteMessageCommand({ QueueUrl: reconcileUrl, ReceiptHandle: message.ReceiptHandle }),
+          );
           continue;
         }
         const hidden = results.at(-1)?.startsWith('hide') === true;
         if (!hidden) throw new Error(`the reconcile failed: ${results.at(-1) ?? ''}`);
         const seconds = Number(results.at(-1)!.split(' ')[1]);
         this.advance(seconds * 1000);
-        await sleep(Math.min(seconds * 1000, realWaitCapMs));
+        if (seconds * 1000 <= realWaitCapMs) {
+          await sleep(seconds * 1000 + 200); // visible again by itself
+          continue;
+        }
+        await sleep(realWaitCapMs);
         await client.send(
-          new ChangeMessageVisibilityCommand({ QueueUrl: reconcileUrl, ReceiptHandle: message.ReceiptHandle, VisibilityTimeout: 0 }),
+          new ChangeMessageVisibilityCommand({
+            QueueUrl: reconcileUrl,
+            ReceiptHandle: message.ReceiptHandle,
+            VisibilityTimeout: 0,
+          }),
         );
       }
       return invocations;
@@ -242,9 +262,12 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
             applied.push(`${body.Entity}/${body.PrimaryKey}`);
           }
           const { batchItemFailures } = await workers[key]({ Records: sqsRecords }, lambdaContext);
-          if (batchItemFailures.length > 0) throw new Error(`the ${key} worker failed ${batchItemFailures.length} records`);
+          if (batchItemFailures.length > 0)
+            throw new Error(`the ${key} worker failed ${batchItemFailures.length} records`);
           for (const m of messages)
-            await client.send(new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: m.ReceiptHandle }));
+            await client.send(
+              new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: m.ReceiptHandle }),
+            );
         }
         records += got;
         idle = got === 0 ? idle + 1 : 0;
