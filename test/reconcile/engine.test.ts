@@ -216,3 +216,77 @@ describe('a reconcile under the CRM’s faults', () => {
     }
   });
 });
+
+describe('a reconcile that cannot succeed', () => {
+  it('is retried by the queue, then lands in the reconcile DLQ, and the last attempt publishes receiver.reconcile.failed (one line, no credentials)', async () => {
+    const context = 'CustFail';
+    seed(context, { contact: 1 });
+    const rig = await reconcileRig(crm, receiver, {
+      credentials: { type: 'basic', user: 'crm', password: 'not-the-password' },
+      maxReceives: 2,
+      visibilitySeconds: 1,
+      expectFailures: true,
+    });
+    await rig.enqueue(request(context, { from: new Date(Date.now() - 60_000).toISOString() }));
+    expect(await rig.runReconciles()).toBe(2);
+
+    const dead = await rig.dlq();
+    expect(dead.map((m) => JSON.parse(m.Body!).context)).toEqual([context]);
+    expect(rig.lifecycle.published.map((e) => e.DetailType)).toEqual(['receiver.reconcile.failed']);
+    const [failed] = rig.lifecycle.details();
+    expect(failed).toMatchObject({
+      context,
+      reason: 'manual',
+      error: expect.stringMatching(/^CrmAuthError: .*401/),
+    });
+    expect(JSON.stringify(failed)).not.toContain('not-the-password');
+    expect(String(failed!.error)).not.toContain('\n');
+    expect(await receiver.store.getRow(context, 'contact', 1)).toBeUndefined();
+  });
+});
+
+describe('API calls per reconciled row (printed; the issue’s goal is at most 1.2)', () => {
+  it('a full pass of 250 rows and then a window of 50 changed and 3 deleted rows converge, with their calls per row printed', async () => {
+    const context = 'CustScale';
+    seed(context, { contact: 200, person: 50 });
+    const rig = await reconcileRig(crm, receiver);
+    const entities = ['contact', 'person'];
+    await rig.enqueue(request(context, { reason: 'full', full: true, entities }));
+    await rig.runReconciles();
+    await rig.drainWorkers();
+    const full = rig.lifecycle.details().at(-1) as {
+      rowsListed: number;
+      rowsDeleted: number;
+      apiCalls: number;
+    };
+    expect(full).toMatchObject({ rowsListed: 250, rowsDeleted: 0 });
+    callsPerRow('full pass of 250 rows', full.apiCalls, full);
+
+    const from = new Date(Date.now() - 1000);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    for (let id = 1; id <= 40; id++)
+      crm.core.change(context, {
+        op: 'change',
+        table: 'contact',
+        id: id * 5,
+        fields: { department: `D${id}` },
+      });
+    for (let id = 1; id <= 10; id++)
+      crm.core.change(context, { op: 'change', table: 'person', id, fields: { firstname: `F${id}` } });
+    for (const id of [3, 101, 199]) crm.core.change(context, { op: 'delete', table: 'contact', id });
+    await rig.enqueue(request(context, { reason: 'gap-closed', from: from.toISOString(), entities }));
+    await rig.runReconciles();
+    await rig.drainWorkers();
+    const window = rig.lifecycle.details().at(-1) as {
+      rowsListed: number;
+      rowsDeleted: number;
+      apiCalls: number;
+    };
+    expect(window).toMatchObject({ rowsListed: 50, rowsDeleted: 3 });
+    const after = await compareRows(crm, receiver.store, context);
+    expect(after.stored).toEqual(after.crm);
+    expect(
+      callsPerRow('window of 50 changed + 3 deleted among 250', window.apiCalls, window),
+    ).toBeLessThanOrEqual(1.2);
+  });
+});

@@ -6,11 +6,14 @@ import {
   ChangeMessageVisibilityCommand,
   CreateQueueCommand,
   DeleteMessageCommand,
+  GetQueueAttributesCommand,
   type Message,
   ReceiveMessageCommand,
   SendMessageCommand,
+  type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
+import { redrivePolicy } from '../../infra/definitions.js';
 import type { CrmCredentials } from '../../lib/config/crm.js';
 import { CRM_TABLES, type CrmLimits, createCrmClient } from '../../lib/crm/index.js';
 import type { RowEntity } from '../../lib/model/types.js';
@@ -75,6 +78,11 @@ export interface RigOptions {
   credentials?: CrmCredentials;
   /** Pages one invocation may start (the time budget, made tiny); unbounded when absent. */
   pagesPerInvocation?: number;
+  /** The reconcile queue's maxReceiveCount (default 5) and visibility timeout (default 30 s). */
+  maxReceives?: number;
+  visibilitySeconds?: number;
+  /** Failed invocations are left to the visibility timeout (and the DLQ) instead of failing the test. */
+  expectFailures?: boolean;
   /** The CRM client's time budget (each wait for a retry must fit in it, else CrmRetryLater). */
   clientBudgetMs?: number;
   /** Wraps the real fetch (to answer a fault the simulator cannot show); every request is still recorded. */
@@ -88,12 +96,25 @@ export interface RigOptions {
  */
 export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options: RigOptions = {}) {
   const { client } = receiver.queues;
-  const { QueueUrl: reconcileUrl } = await client.send(
-    new CreateQueueCommand({
-      QueueName: `reconcile-${Math.random().toString(36).slice(2, 10)}.fifo`,
-      Attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'false', VisibilityTimeout: '30' },
-    }),
-  );
+  const name = `reconcile-${Math.random().toString(36).slice(2, 10)}`;
+  const maxReceives = options.maxReceives ?? 5;
+  const visibilitySeconds = options.visibilitySeconds ?? 30;
+  const fifo = { FifoQueue: 'true', ContentBasedDeduplication: 'false' };
+  const dlqUrl = (
+    await client.send(new CreateQueueCommand({ QueueName: `${name}-dlq.fifo`, Attributes: fifo }))
+  ).QueueUrl!;
+  const reconcileUrl = (
+    await client.send(
+      new CreateQueueCommand({
+        QueueName: `${name}.fifo`,
+        Attributes: {
+          ...fifo,
+          VisibilityTimeout: String(visibilitySeconds),
+          RedrivePolicy: redrivePolicy(await arnOf(client, dlqUrl), maxReceives),
+        },
+      }),
+    )
+  ).QueueUrl!;
   const calls: Array<{ method: string; path: string; status: number }> = [];
   const underlying = options.wrapFetch ? options.wrapFetch(fetch) : fetch;
   const recording: typeof fetch = async (input, init) => {
@@ -150,7 +171,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
       );
     },
     publisher: lifecycle,
-    maxReceives: 5,
+    maxReceives,
     ...observability,
     now,
   });
@@ -201,6 +222,8 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     now,
     applied,
     enqueue: sendRequest,
+    /** The messages in the reconcile DLQ now. */
+    dlq: () => receive(dlqUrl, 10),
     /**
      * Runs the reconcile queue until it is empty, as Lambda's event source mapping would (batch size 1,
      * a success deleted, a failure left to its visibility timeout). A message the handler hid until its
@@ -210,7 +233,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     async runReconciles(realWaitCapMs = 3_000): Promise<number> {
       let invocations = 0;
       for (let idle = 0; idle < 3; ) {
-        const [message] = await receive(reconcileUrl!, 1);
+        const [message] = await receive(reconcileUrl, 1);
         if (message === undefined) {
           idle++;
           continue;
@@ -228,6 +251,10 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
           continue;
         }
         const hidden = results.at(-1)?.startsWith('hide') === true;
+        if (!hidden && options.expectFailures) {
+          await sleep(visibilitySeconds * 1000 + 200);
+          continue;
+        }
         if (!hidden) throw new Error(`the reconcile failed: ${results.at(-1) ?? ''}`);
         const seconds = Number(results.at(-1)!.split(' ')[1]);
         this.advance(seconds * 1000);
@@ -302,4 +329,11 @@ export async function compareRows(crm: RunningCrm, store: Store, context: string
     }
   }
   return { crm: crmSide, stored: storedSide };
+}
+
+async function arnOf(client: SQSClient, QueueUrl: string): Promise<string> {
+  const { Attributes } = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }),
+  );
+  return Attributes!.QueueArn!;
 }
