@@ -189,20 +189,32 @@ async function deletesPage(
   const listed = new Set(ids);
   const messages: OutboundMessage[] = [];
   const stored = await deps.stored.keys(context, entity, cursor.after, upTo);
-  for (const primaryKey of stored) {
-    if (listed.has(primaryKey)) continue;
-    const status = await deps.stored.status(context, entity, primaryKey);
-    if (status === undefined || status === 'deleted') continue;
-    let fetchedAt = page.crmTime;
-    if (table.rest !== undefined) {
-      const answer = await deps.crm.getRow(context, table, primaryKey);
-      if (answer.status !== 'deleted') continue; // listed meanwhile: its change is the next window's
-      fetchedAt = answer.crmTime;
+  // The last stored key compared: when the CRM says retry later in the middle of a page, the
+  // deletes confirmed so far are sent and the next invocation resumes after it (same page again).
+  let compared: number | undefined;
+  try {
+    for (const primaryKey of stored) {
+      if (!listed.has(primaryKey)) {
+        const message = await deletedSnapshot(
+          deps,
+          cursor,
+          request.context,
+          entity,
+          table,
+          primaryKey,
+          page.crmTime,
+        );
+        if (message !== undefined) messages.push(message);
+      }
+      compared = primaryKey;
     }
-    const message = snapshot(deps, cursor, () =>
-      reconciledEvent({ context, entity, primaryKey, fetchedAt: new Date(fetchedAt), deleted: true }),
-    );
-    if (message !== undefined) messages.push(message);
+  } catch (error) {
+    if (error instanceof CrmRetryLater && compared !== undefined) {
+      await deps.send(messages);
+      cursor.counters.rowsDeleted += messages.length;
+      cursor.after = compared;
+    }
+    throw error;
   }
   await deps.send(messages);
   cursor.counters.rowsDeleted += messages.length;
@@ -212,6 +224,29 @@ async function deletesPage(
     return;
   }
   nextEntity(cursor);
+}
+
+/** The `Deleted: true` snapshot of a stored row the CRM did not list, if it is stored undeleted and the CRM answers 404. */
+async function deletedSnapshot(
+  deps: ReconcileDeps,
+  cursor: Cursor,
+  context: string,
+  entity: string,
+  table: CrmTable,
+  primaryKey: number,
+  listedAt: number,
+): Promise<OutboundMessage | undefined> {
+  const status = await deps.stored.status(context, entity, primaryKey);
+  if (status === undefined || status === 'deleted') return undefined;
+  let fetchedAt = listedAt;
+  if (table.rest !== undefined) {
+    const answer = await deps.crm.getRow(context, table, primaryKey);
+    if (answer.status !== 'deleted') return undefined; // listed meanwhile: its change is the next window's
+    fetchedAt = answer.crmTime;
+  }
+  return snapshot(deps, cursor, () =>
+    reconciledEvent({ context, entity, primaryKey, fetchedAt: new Date(fetchedAt), deleted: true }),
+  );
 }
 
 function nextEntity(cursor: Cursor): void {
