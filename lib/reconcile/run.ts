@@ -135,7 +135,7 @@ async function changedPage(
   since: Date,
 ): Promise<void> {
   const fields = SNAPSHOT_FIELDS[entity]!;
-  const page = await deps.crm.listChanged(request.context, table, fields, since, cursor.continuation);
+  const page = await deps.crm.listChanged(request.context, table, fields, since, undefined, cursor.afterKey);
   const messages: OutboundMessage[] = [];
   for (const row of page.items) {
     const message = snapshot(deps, cursor, () =>
@@ -152,9 +152,10 @@ async function changedPage(
   await deps.send(messages);
   cursor.counters.rowsListed += page.items.length;
   cursor.counters.rowsChanged += messages.length;
-  if (page.continuation !== undefined) cursor.continuation = page.continuation;
+  if (page.continuation !== undefined && page.items.length > 0)
+    cursor.afterKey = Math.max(...page.items.map((row) => Number(row.id)));
   else {
-    delete cursor.continuation;
+    delete cursor.afterKey;
     cursor.phase = 'deletes';
   }
 }
@@ -173,24 +174,20 @@ async function deletesPage(
   table: CrmTable,
 ): Promise<void> {
   const { context } = request;
-  if (cursor.continuation === undefined && !(await deps.stored.hasAny(context, entity))) {
+  if (cursor.after === undefined && !(await deps.stored.hasAny(context, entity))) {
     nextEntity(cursor); // nothing stored, nothing to delete: no listing of the CRM's ids
     return;
   }
-  const page = await deps.crm.listIds(context, table, cursor.continuation);
+  const page = await deps.crm.listIds(context, table, undefined, cursor.after);
   const ids = page.items.map(Number);
-  const last = page.continuation === undefined;
-  if (!last && ids.length === 0) {
-    cursor.continuation = page.continuation;
-    return;
-  }
+  const last = page.continuation === undefined || ids.length === 0;
   // Up to the page's highest id, or every key left after the last page.
   const upTo = last ? undefined : Math.max(...ids);
   const listed = new Set(ids);
   const messages: OutboundMessage[] = [];
   const stored = await deps.stored.keys(context, entity, cursor.after, upTo);
   // The last stored key compared: when the CRM says retry later in the middle of a page, the
-  // deletes confirmed so far are sent and the next invocation resumes after it (same page again).
+  // deletes confirmed so far are sent and the next invocation lists the ids after it.
   let compared: number | undefined;
   try {
     for (const primaryKey of stored) {
@@ -219,7 +216,6 @@ async function deletesPage(
   await deps.send(messages);
   cursor.counters.rowsDeleted += messages.length;
   if (!last) {
-    cursor.continuation = page.continuation;
     cursor.after = upTo;
     return;
   }
@@ -250,7 +246,7 @@ async function deletedSnapshot(
 }
 
 function nextEntity(cursor: Cursor): void {
-  delete cursor.continuation;
+  delete cursor.afterKey;
   delete cursor.after;
   cursor.phase = 'changed';
   cursor.entity++;

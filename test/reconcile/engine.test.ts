@@ -317,3 +317,30 @@ describe('deletes found while the CRM throttles', () => {
     expect(rig.lifecycle.details().at(-1)).toMatchObject({ rowsDeleted: 4 });
   }, 120_000);
 });
+
+describe('rows deleted while a listing is paged', () => {
+  it('shift no page: every changed row still listed is sent once (pages follow the key, not an offset)', async () => {
+    const context = 'CustShift';
+    seed(context, { contact: 6 });
+    let archiveCalls = 0;
+    const rig = await reconcileRig(crm, receiver, {
+      limits: { pageSize: 2 },
+      pagesPerInvocation: 1,
+      wrapFetch: (real) => async (input, init) => {
+        const response = await real(input, init);
+        // After the first page of the changed contacts (1, 2): both deleted in the CRM.
+        if (String(input).includes('/archive/dynamic') && ++archiveCalls === 1) {
+          crm.core.change(context, { op: 'delete', table: 'contact', id: 1 });
+          crm.core.change(context, { op: 'delete', table: 'contact', id: 2 });
+        }
+        return response;
+      },
+    });
+    await rig.enqueue(request(context, { reason: 'full', full: true, entities: ['contact'] }));
+    await rig.runReconciles();
+    await rig.drainWorkers();
+    expect(rig.applied.sort()).toEqual([1, 2, 3, 4, 5, 6].map((id) => `contact/${id}`));
+    for (const id of [3, 4, 5, 6])
+      expect(await receiver.store.getRow(context, 'contact', id)).toMatchObject({ status: 'active' });
+  }, 120_000);
+});
