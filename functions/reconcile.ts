@@ -40,17 +40,19 @@ let invocation: Context | undefined;
 let calls = 0;
 const timeLeftMs = () => (invocation?.getRemainingTimeInMillis() ?? 0) - HANDOVER_MS;
 let crm: Promise<CrmClient> | undefined;
+/** The CRM client, made once the credentials are read (CRM_CREDENTIALS, or its SSM parameter); read again after a failure. */
 const crmClient = (): Promise<CrmClient> => {
   if (!crmConfig.enabled)
     throw new ConfigError(
       'CRM_API_URL is not set: reconciliation is off, gaps cannot be recovered',
       'CRM_API_URL',
     );
+  if (crm !== undefined) return crm;
   const ssm = new SsmParameterProvider({
     region: requireEnv('AWS_REGION'),
     endpoint: optionalEnv('AWS_ENDPOINT_URL_SSM'),
   });
-  crm ??= crmCredentials(crmConfig, (name) => ssm.get(name) as Promise<string | undefined>).then(
+  const made = crmCredentials(crmConfig, (name) => ssm.get(name) as Promise<string | undefined>).then(
     (credentials) =>
       createCrmClient({
         apiUrl: crmConfig.apiUrl,
@@ -68,10 +70,11 @@ const crmClient = (): Promise<CrmClient> => {
         },
       }),
   );
-  crm.catch(() => {
-    crm = undefined; // read the credentials again next time
+  made.catch(() => {
+    crm = undefined;
   });
-  return crm;
+  crm = made;
+  return made;
 };
 
 /** SQS (reconcile FIFO queue, batch size 1) → the CRM's rows as snapshots on the rows' queues. */
