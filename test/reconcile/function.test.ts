@@ -40,37 +40,64 @@ describe('functions/reconcile.ts, composed from the environment', () => {
       CRM_CREDENTIALS: JSON.stringify({ '*': { type: 'basic', user: 'crm', password: 'crm' } }),
       ENTITIES: 'contact,person',
       POWERTOOLS_METRICS_DISABLED: 'true',
-      POWERTOOLS_LOG_LEVEL: 'ERROR',
+      POWERTOOLS_LOG_LEVEL: 'INFO',
       ...Object.fromEntries(receiver.queues.queues.map((q) => [QUEUE_ENV_VARS[q.key], q.url])),
     }))
       vi.stubEnv(name, value);
     for (let i = 0; i < 3; i++)
       simulator.crm.core.change('CustFn', { op: 'create', table: 'contact', fields: {} });
     simulator.crm.core.change('CustFn', { op: 'create', table: 'sale', fields: {} }); // sale: not in ENTITIES
-    const message = reconcileMessage(request('CustFn', { reason: 'full', full: true }));
-    await client.send(
-      new SendMessageCommand({
-        QueueUrl,
-        MessageBody: message.body,
-        MessageGroupId: message.groupId,
-        MessageDeduplicationId: message.deduplicationId,
-      }),
-    );
+    for (const table of ['contact', 'person'])
+      simulator.crm.core.change('CustFn2', { op: 'create', table, fields: {} });
+    for (const context of ['CustFn', 'CustFn2']) {
+      const message = reconcileMessage(request(context, { reason: 'full', full: true }));
+      await client.send(
+        new SendMessageCommand({
+          QueueUrl,
+          MessageBody: message.body,
+          MessageGroupId: message.groupId,
+          MessageDeduplicationId: message.deduplicationId,
+        }),
+      );
+    }
     const { Messages } = await client.send(
-      new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 1, AttributeNames: ['All'] }),
+      new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 2, AttributeNames: ['All'] }),
     );
+    expect(Messages).toHaveLength(2);
 
     vi.resetModules();
     const { handler } = (await import('../../functions/reconcile.js')) as {
       handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
     };
     const context = { ...lambdaContext, getRemainingTimeInMillis: () => 60_000 } as Context;
-    const answer = await handler(
-      { Records: [toSqsRecord(Messages![0]!, 'arn:reconcile', 'us-east-1')] },
-      context,
-    );
-
-    expect(answer.batchItemFailures).toEqual([]);
+    const lines: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    let answers: SQSBatchResponse[];
+    try {
+      // Two invocations of one module at once (as the local runtime may run them): each counts its own calls.
+      answers = await Promise.all(
+        Messages!.map((m) => handler({ Records: [toSqsRecord(m, 'arn:reconcile', 'us-east-1')] }, context)),
+      );
+    } finally {
+      spy.mockRestore();
+    }
+    for (const answer of answers) expect(answer.batchItemFailures).toEqual([]);
+    const completed = lines
+      .flatMap((line) => line.split('\n'))
+      .filter((line) => line.includes('"reconcile completed"'))
+      .map((line) => JSON.parse(line) as { context: string; apiCalls: number; rowsListed: number });
+    // Each: the tenant's state, then one page of contacts and one of persons (nothing stored: no ids listed).
+    expect(
+      completed
+        .map(({ context, apiCalls, rowsListed }) => ({ context, apiCalls, rowsListed }))
+        .sort((a, b) => a.context.localeCompare(b.context)),
+    ).toEqual([
+      { context: 'CustFn', apiCalls: 3, rowsListed: 3 },
+      { context: 'CustFn2', apiCalls: 3, rowsListed: 2 },
+    ]);
     const contactQueue = receiver.queues.queues.find((q) => q.key === 'contact')!.url;
     const queued = await client.send(
       new ReceiveMessageCommand({ QueueUrl: contactQueue, MaxNumberOfMessages: 10, AttributeNames: ['All'] }),
@@ -80,11 +107,17 @@ describe('functions/reconcile.ts, composed from the environment', () => {
         const body = JSON.parse(m.Body!) as { Event: string; PrimaryKey: number; ContextIdentifier: string };
         return `${body.ContextIdentifier} ${body.Event} ${body.PrimaryKey}`;
       }),
-    ).toEqual(['CustFn contact.reconciled 1', 'CustFn contact.reconciled 2', 'CustFn contact.reconciled 3']);
+    ).toEqual([
+      'CustFn contact.reconciled 1',
+      'CustFn contact.reconciled 2',
+      'CustFn contact.reconciled 3',
+      'CustFn2 contact.reconciled 1',
+    ]);
     const entities = receiver.queues.queues.find((q) => q.key === 'entities')!.url;
     const others = await client.send(
       new ReceiveMessageCommand({ QueueUrl: entities, MaxNumberOfMessages: 10 }),
     );
-    expect(others.Messages ?? []).toEqual([]); // the sale is not stored (ENTITIES), so not reconciled
+    // The sale is not stored (ENTITIES), so not reconciled; the person is.
+    expect((others.Messages ?? []).map((m) => JSON.parse(m.Body!).Event)).toEqual(['person.reconciled']);
   }, 60_000);
 });
