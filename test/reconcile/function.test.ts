@@ -1,7 +1,7 @@
 import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { QUEUE_ENV_VARS } from '../../lib/queue/port.js';
+import { QUEUE_ENV_VARS, type QueueKey } from '../../lib/queue/port.js';
 import { reconcileMessage } from '../../lib/reconcile/request.js';
 import { toSqsRecord } from '../../local/event-source-mapping.js';
 import { FAKE_AWS_ENV } from '../support/dynamo.js';
@@ -41,7 +41,11 @@ describe('functions/reconcile.ts, composed from the environment', () => {
       ENTITIES: 'contact,person',
       POWERTOOLS_METRICS_DISABLED: 'true',
       POWERTOOLS_LOG_LEVEL: 'INFO',
-      ...Object.fromEntries(receiver.queues.queues.map((q) => [QUEUE_ENV_VARS[q.key], q.url])),
+      ...Object.fromEntries(
+        receiver.queues.queues
+          .filter((q) => Object.hasOwn(QUEUE_ENV_VARS, q.key))
+          .map((q) => [QUEUE_ENV_VARS[q.key as QueueKey], q.url]),
+      ),
     }))
       vi.stubEnv(name, value);
     for (let i = 0; i < 3; i++)
