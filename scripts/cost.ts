@@ -114,6 +114,9 @@ export interface Measured {
   /** Writes to, and bytes stored in, the events table's EventId index per event. */
   indexWru: number;
   indexBytes: number;
+  /** Writes to, and bytes stored in, the rows table's byRowSet index per event (one entry per new row). */
+  rowIndexWru: number;
+  rowIndexBytes: number;
 }
 
 /**
@@ -270,6 +273,8 @@ export async function measure(
       accessLogBytes: accessLogBytes / n,
       indexWru: table.indexWru / n,
       indexBytes: table.indexBytes / n,
+      rowIndexWru: table.rowIndexWru / n,
+      rowIndexBytes: table.rowIndexBytes / n,
     };
   } finally {
     output.restore();
@@ -297,6 +302,8 @@ function recordDynamo(dynamo: AwsClientStub<DynamoDBDocumentClient>) {
     noteWru: 0,
     indexWru: 0,
     indexBytes: 0,
+    rowIndexWru: 0,
+    rowIndexBytes: 0,
   };
   const keyOf = (table: string, item: Record<string, unknown>) =>
     `${table}:${JSON.stringify(table === 'rows' ? { rowKey: item.rowKey } : { rowKey: item.rowKey, seq: item.seq })}`;
@@ -316,6 +323,17 @@ function recordDynamo(dynamo: AwsClientStub<DynamoDBDocumentClient>) {
       const entry = itemBytes({ eventId, rowKey, seq }) + ASSUMPTIONS.indexEntryOverheadBytes;
       counts.indexWru += units(entry, 1024);
       counts.indexBytes += entry;
+    }
+    // The rows table's byRowSet index: written when a row is created, its keys never change after.
+    const { rowSet, rowPk } = input.Item;
+    if (
+      input.TableName === STAGE_ENV.ROWS_TABLE &&
+      rowSet !== undefined &&
+      !items.has(keyOf(input.TableName, input.Item))
+    ) {
+      const entry = itemBytes({ rowKey, rowSet, rowPk }) + ASSUMPTIONS.indexEntryOverheadBytes;
+      counts.rowIndexWru += units(entry, 1024);
+      counts.rowIndexBytes += entry;
     }
     items.set(keyOf(input.TableName, input.Item), structuredClone(input.Item));
     return {};
@@ -505,6 +523,12 @@ export function costLines(measured: Measured, batchSize: number): CostLine[] {
       per: `${measured.putWru.toFixed(2)} WRU (${measured.requests.PutItem?.toFixed(1)} PutItem)`,
       dollars: measured.putWru * p.dynamoPerWru,
       floor: true,
+    },
+    {
+      item: 'DynamoDB: rows index',
+      per: `${measured.rowIndexWru.toFixed(2)} WRU (keys only, one entry per new row: a reconcile finds deletes in it)`,
+      dollars: measured.rowIndexWru * p.dynamoPerWru,
+      floor: false,
     },
     {
       item: 'DynamoDB: last-accepted marker',

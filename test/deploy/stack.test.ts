@@ -10,6 +10,7 @@ import {
   SERVICE,
   TABLE_KEYS,
 } from '../../infra/definitions.js';
+import { ROW_SET_INDEX } from '../../lib/store/keys.js';
 import { ASSUMPTIONS } from '../../scripts/cost.js';
 import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../tools/samples.js';
 import { IMPORT_ENV } from '../bench/bundles.js';
@@ -389,7 +390,7 @@ describe('tables', () => {
     },
   );
 
-  it('events: no index by default (eventIdIndex "false": find by EventId scans); rows and webhooks none either', () => {
+  it('events: no index by default (eventIdIndex "false": find by EventId scans); webhooks none either', () => {
     expect(template.Conditions?.HasEventIdIndex).toEqual({ 'Fn::Equals': ['false', 'true'] });
     const events = tableProperties('EventsTable');
     expect(events).not.toHaveProperty('GlobalSecondaryIndexes');
@@ -397,8 +398,22 @@ describe('tables', () => {
       { AttributeName: 'rowKey', AttributeType: 'S' },
       { AttributeName: 'seq', AttributeType: 'S' },
     ]);
-    expect(resource('RowsTable').Properties).not.toHaveProperty('GlobalSecondaryIndexes');
     expect(resource('WebhooksTable').Properties).not.toHaveProperty('GlobalSecondaryIndexes');
+  });
+
+  it('rows: one index by (entity, context) and primary key, keys only (a reconcile finds deletes in it)', () => {
+    const rows = resource('RowsTable').Properties;
+    expect(rows.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: ROW_SET_INDEX,
+        KeySchema: [
+          { AttributeName: 'rowSet', KeyType: 'HASH' },
+          { AttributeName: 'rowPk', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      },
+    ]);
+    expect(rows.AttributeDefinitions).toContainEqual({ AttributeName: 'rowPk', AttributeType: 'N' });
   });
 
   it('events with eventIdIndex "true": one index by EventId, keys only (the cheapest that says where an event went)', () => {

@@ -1,0 +1,124 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { readCrmConfig } from '../lib/config/crm.js';
+import { readEntities } from '../lib/config/entities.js';
+import { ConfigError, intEnv, optionalEnv, requireEnv } from '../lib/config/env.js';
+import { type CrmClient, createCrmClient, crmCredentials } from '../lib/crm/index.js';
+import { METRICS_NAMESPACE } from '../lib/metrics.js';
+import { QUEUE_ENV_VARS, type QueueKey } from '../lib/queue/port.js';
+import { boundedSqsClientConfig } from '../lib/queue/sqs.js';
+import { createReconcileHandler } from '../lib/reconcile/handler.js';
+import { reconcileMessage } from '../lib/reconcile/request.js';
+import { createSnapshotSender } from '../lib/reconcile/send.js';
+import { SsmParameterProvider } from '../lib/secrets/ssm.js';
+import { createStoredRowKeys } from '../lib/store/index.js';
+import { TABLE_ENV_VARS } from '../lib/store/tables.js';
+import { publicationFromEnv } from './publication.js';
+
+/** Kept back from the invocation's remaining time: the last page's snapshots and the carry-on message. */
+const HANDOVER_MS = 3_000;
+
+const logger = new Logger();
+const crmConfig = readCrmConfig();
+const entities = readEntities();
+const reconcileQueueUrl = requireEnv('RECONCILE_QUEUE_URL');
+// Each SQS call gives up within 2.5 s, inside the hand-over time (a queue that never answers cannot
+// hold the invocation past its timeout).
+const sqs = new SQSClient(boundedSqsClientConfig(2_500));
+const queueUrls: Partial<Record<QueueKey, string>> = {};
+for (const [key, name] of Object.entries(QUEUE_ENV_VARS)) {
+  const url = optionalEnv(name);
+  if (url !== undefined) queueUrls[key as QueueKey] = url;
+}
+const stored = createStoredRowKeys({ table: requireEnv(TABLE_ENV_VARS.rows) });
+const send = createSnapshotSender({ client: sqs, queueUrls });
+
+// One client per process, so that tickets and the per-tenant limits outlive an invocation. Its time
+// budget and call count are the current invocation's, found through the async context: the local
+// runtime may run two invocations of this module at once.
+const current = new AsyncLocalStorage<{ context: Context; calls: number }>();
+const timeLeftMs = () => (current.getStore()?.context.getRemainingTimeInMillis() ?? 0) - HANDOVER_MS;
+let crm: Promise<CrmClient> | undefined;
+/** The CRM client, made once the credentials are read (CRM_CREDENTIALS, or its SSM parameter); read again after a failure. */
+const crmClient = (): Promise<CrmClient> => {
+  if (!crmConfig.enabled)
+    throw new ConfigError(
+      'CRM_API_URL is not set: reconciliation is off, gaps cannot be recovered',
+      'CRM_API_URL',
+    );
+  if (crm !== undefined) return crm;
+  const ssm = new SsmParameterProvider({
+    region: requireEnv('AWS_REGION'),
+    endpoint: optionalEnv('AWS_ENDPOINT_URL_SSM'),
+  });
+  const made = crmCredentials(crmConfig, (name) => ssm.get(name) as Promise<string | undefined>).then(
+    (credentials) =>
+      createCrmClient({
+        apiUrl: crmConfig.apiUrl,
+        credentials,
+        limits: {
+          inFlight: crmConfig.maxInFlight,
+          perSecond: crmConfig.maxCallsPerSecond,
+          timeoutMs: crmConfig.timeoutMs,
+        },
+        timeLeftMs,
+        // Every HTTP request (logins and retries too): the run's apiCalls.
+        fetch: (input, init) => {
+          const invocation = current.getStore();
+          if (invocation !== undefined) invocation.calls++;
+          return fetch(input, init);
+        },
+      }),
+  );
+  made.catch(() => {
+    crm = undefined;
+  });
+  crm = made;
+  return made;
+};
+
+const reconcile = createReconcileHandler({
+  async runDeps() {
+    return {
+      crm: await crmClient(),
+      stored,
+      send,
+      stores: (entity) => entities === undefined || entities(entity),
+      apiCalls: () => current.getStore()?.calls ?? 0,
+      timeLeftMs,
+      now: () => new Date(),
+      warn: (message) => logger.warn(message),
+    };
+  },
+  async carryOn(request) {
+    const message = reconcileMessage(request);
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: reconcileQueueUrl,
+        MessageBody: message.body,
+        MessageGroupId: message.groupId,
+        MessageDeduplicationId: message.deduplicationId,
+      }),
+    );
+  },
+  async hide(receiptHandle, seconds) {
+    await sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: reconcileQueueUrl,
+        ReceiptHandle: receiptHandle,
+        VisibilityTimeout: seconds,
+      }),
+    );
+  },
+  publisher: publicationFromEnv()?.publisher,
+  maxReceives: intEnv('RECONCILE_MAX_RECEIVE_COUNT', 5),
+  logger,
+  metrics: new Metrics({ namespace: METRICS_NAMESPACE }),
+});
+
+/** SQS (reconcile FIFO queue, batch size 1) → the CRM's rows as snapshots on the rows' queues. */
+export const handler = (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
+  current.run({ context, calls: 0 }, () => reconcile(event, context));
