@@ -30,6 +30,10 @@ export const METRIC = {
   PublishFailures: 'PublishFailures',
   EventsPublished: 'EventsPublished',
   SnapshotsUnchanged: 'SnapshotsUnchanged',
+  ReconcilesRequested: 'ReconcilesRequested',
+  WebhookPollFailures: 'WebhookPollFailures',
+  WebhooksReactivated: 'WebhooksReactivated',
+  ReactivationFailures: 'ReactivationFailures',
 } as const;
 
 /** The metric a merge outcome is counted by, in the row and the state workers alike. */
