@@ -4,6 +4,7 @@ import { sqsReconcileQueue } from '../../functions/reconcile-queue.js';
 import { readWatchConfig } from '../../lib/config/watch.js';
 import type { CrmClient } from '../../lib/crm/index.js';
 import { type PollDeps, pollWebhooks } from '../../lib/reconcile/poll.js';
+import { runScheduledPolls } from '../../lib/reconcile/poll-schedule.js';
 import { createWebhookStore } from '../../lib/store/dynamo-webhooks.js';
 import { createWatchStore } from '../../lib/store/watch-memory.js';
 import type { RunningCrm } from '../../tools/crm/start.js';
@@ -260,5 +261,36 @@ describe('a poll stopped between its decision and the queue', () => {
     expect(await w.poll()).toMatchObject({ failed: [], enqueued: 1 });
     expect(await w.queued()).toEqual([expect.objectContaining({ reason: 'poll', from: iso(T0 - 60_000) })]);
     expect(await w.poll()).toMatchObject({ enqueued: 0 });
+  });
+});
+
+describe('the scheduled invocation (every minute: the finest an AWS schedule fires)', () => {
+  const invoke = (w: Awaited<ReturnType<typeof world>>) => {
+    const start = w.clock.now;
+    return runScheduledPolls(w.deps, {
+      timeLeftMs: () => 70_000 - (w.clock.now - start),
+      wait: async (ms) => {
+        w.clock.now += ms;
+      },
+    });
+  };
+
+  it('polls every RECONCILE_POLL_SECONDS under a minute, within the invocation', async () => {
+    const w = await world({ RECONCILE_POLL_SECONDS: '10' });
+    expect((await invoke(w)).map((report) => report.polled)).toEqual([true, true, true, true, true, true]);
+    w.clock.now = T0 + 60_000;
+    expect((await invoke(w))[0]!.polled).toBe(true);
+  });
+
+  it('polls once per RECONCILE_POLL_SECONDS above it: the invocations in between do nothing', async () => {
+    const w = await world({ RECONCILE_POLL_SECONDS: '300' });
+    const polled: boolean[] = [];
+    for (let minute = 0; minute <= 10; minute++) {
+      w.clock.now = T0 + minute * 60_000 + (minute % 2 === 0 ? 1500 : -1500); // the schedule's jitter
+      polled.push(...(await invoke(w)).map((report) => report.polled));
+    }
+    expect(polled.map((yes, minute) => (yes ? minute : -1)).filter((minute) => minute >= 0)).toEqual([
+      0, 5, 10,
+    ]);
   });
 });
