@@ -1,6 +1,5 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { sqsReconcileQueue } from '../../functions/reconcile-queue.js';
 import { readWatchConfig } from '../../lib/config/watch.js';
 import type { CrmClient } from '../../lib/crm/index.js';
 import { type PollDeps, pollWebhooks } from '../../lib/reconcile/poll.js';
@@ -12,7 +11,7 @@ import { clientOf, simulator, startServer } from '../crm-client/support.js';
 import { FakePublisher } from '../support/bus.js';
 import { SECRET } from '../support/delivery.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
-import { type LocalSqs, startLocalSqs } from '../support/sqs.js';
+import { type LocalSqs, reconcileQueueOn, startLocalSqs } from '../support/sqs.js';
 import { countingQueue, recordingAlerts, startReceiver } from '../support/watch.js';
 import { quietObservability } from '../support/workers.js';
 
@@ -56,7 +55,7 @@ async function world(env: Record<string, string> = {}, crmClient?: (crm: Running
   const accepted = { seq: 'x', timestamp: new Date(T0 - 600_000).toISOString(), eventId: 'e-1' };
   await receiverStore.markAccepted(CONTEXT, 'rows', accepted);
   const queueUrl = await sqs.createFifoQueue(`reconcile-${tables.webhooks}`);
-  const counted = countingQueue(sqsReconcileQueue(sqs.client, queueUrl));
+  const counted = countingQueue(reconcileQueueOn(sqs, queueUrl));
   const bus = new FakePublisher();
   const { alerts, sent } = recordingAlerts();
   const clock = { now: T0 };
