@@ -34,6 +34,10 @@ export const METRIC = {
   WebhookPollFailures: 'WebhookPollFailures',
   WebhooksReactivated: 'WebhooksReactivated',
   ReactivationFailures: 'ReactivationFailures',
+  /** A reconcile run ended (issue 25): its counters are in its receiver.reconcile.completed event. */
+  ReconcileCompleted: 'ReconcileCompleted',
+  /** A reconcile run gave up (receiver.reconcile.failed); the alarm reconcile-failed watches it. */
+  ReconcileFailed: 'ReconcileFailed',
 } as const;
 
 /** The metric a merge outcome is counted by, in the row and the state workers alike. */
