@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,8 +8,9 @@ import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime
 
 /**
  * `POST /reconcile` and what `npm start` says of reconciliation, through real runtimes: one with
- * CRM_API_URL (pointed at a CRM that accepts connections and never answers, so a request taken by the
- * reconcile function stays in flight on the queue, visible), one without.
+ * CRM_API_URL and CRM_CREDENTIALS in its `.env` (ENV_FILE), pointed at a CRM that accepts connections and
+ * never answers, so a request taken by the reconcile function stays in flight on the queue, visible; one
+ * without.
  */
 const SECRET = 'e2e-reconcile-secret';
 const CREDENTIALS = JSON.stringify({ '*': { type: 'basic', user: 'u', password: 'never-printed-pw' } });
@@ -33,15 +34,12 @@ beforeAll(async () => {
     dirs.push(dir);
     return dir;
   };
+  const envFile = join(dataDir(), '.env');
+  writeFileSync(envFile, `CRM_API_URL=${apiUrl}\nCRM_CREDENTIALS='${CREDENTIALS}'\nCRM_TIMEOUT_MS=600000\n`);
   [on, off] = await Promise.all([
     spawnLocalRuntime({
       dataDir: dataDir(),
-      env: {
-        WEBHOOK_SECRET: SECRET,
-        CRM_API_URL: apiUrl,
-        CRM_CREDENTIALS: CREDENTIALS,
-        CRM_TIMEOUT_MS: '600000',
-      },
+      env: { WEBHOOK_SECRET: SECRET, ENV_FILE: envFile },
       readyTimeoutMs: 60_000,
     }),
     spawnLocalRuntime({ dataDir: dataDir(), env: { WEBHOOK_SECRET: SECRET }, readyTimeoutMs: 60_000 }),
@@ -69,7 +67,7 @@ const queued = async (runtime: RuntimeProcess) =>
     (message) => JSON.parse(message.body) as Record<string, unknown>,
   );
 
-describe('npm start with CRM_API_URL', () => {
+describe('npm start with CRM_API_URL (in its .env)', () => {
   it('names the CRM API in its ready line, never the credentials', () => {
     expect(on.output()).toMatch(
       /^ready in \d+ ms: .* · gaps are reconciled from the CRM API http:\/\/127\.0\.0\.1:\d+\/\{ContextIdentifier\}\/api\/v1$/m,
