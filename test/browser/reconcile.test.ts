@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSampleBody, buildSampleDelivery } from '../../tools/samples.js';
 import { launchChromium, waitForText, withPage } from '../support/browser.js';
+import { openGap } from '../support/gaps.js';
 import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+import { type SilentCrm, startSilentCrm } from '../support/silent-crm.js';
 
 /**
  * The gap of a webhook on the dashboard: with CRM_API_URL a Reconcile button that queues the gap's
@@ -15,19 +15,13 @@ import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime
  */
 const SECRET = 'browser-reconcile-secret';
 const dirs: string[] = [];
-const sockets = new Set<Socket>();
-let silentCrm: Server;
+let silentCrm: SilentCrm;
 let on: RuntimeProcess;
 let off: RuntimeProcess;
 let browser: Browser;
 
 beforeAll(async () => {
-  silentCrm = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => silentCrm.listen(0, '127.0.0.1', resolve));
-  const port = (silentCrm.address() as { port: number }).port;
+  silentCrm = await startSilentCrm();
   const dataDir = () => {
     const dir = mkdtempSync(join(tmpdir(), 'dashboard-reconcile-'));
     dirs.push(dir);
@@ -38,7 +32,7 @@ beforeAll(async () => {
       dataDir: dataDir(),
       env: {
         WEBHOOK_SECRET: SECRET,
-        CRM_API_URL: `http://127.0.0.1:${port}/{ContextIdentifier}/api/v1`,
+        CRM_API_URL: silentCrm.apiUrl,
         CRM_CREDENTIALS: JSON.stringify({ '*': { type: 'basic', user: 'u', password: 'p' } }),
         CRM_TIMEOUT_MS: '600000',
       },
@@ -52,37 +46,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await Promise.all([on?.stop(), off?.stop()]);
-  for (const socket of sockets) socket.destroy();
-  silentCrm?.close();
+  await silentCrm?.close();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The webhook 9 of `context` started, then stopped: an open gap; resolves with its openedAt. */
-async function openGap(runtime: RuntimeProcess, context: string): Promise<string> {
-  for (const event of ['webhook.started', 'webhook.stopped'] as const) {
-    const delivery = buildSampleDelivery(buildSampleBody(event, { primaryKey: 9, context }), {
-      secret: SECRET,
-    });
-    const answer = await fetch(runtime.webhookUrl, {
-      method: 'POST',
-      headers: delivery.headers,
-      body: delivery.body,
-    });
-    expect(answer.status).toBe(200);
-  }
-  for (const deadline = Date.now() + 15_000; Date.now() < deadline; ) {
-    const gaps = (await (await fetch(`${runtime.adminUrl}/gaps?context=${context}`)).json()) as Array<{
-      openedAt: string;
-    }>;
-    if (gaps[0]) return gaps[0].openedAt;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no gap of ${context}`);
-}
-
 describe('a gap on the dashboard', () => {
   it('with CRM_API_URL: Reconcile queues the gap’s window, with the page’s token', async () => {
-    const openedAt = await openGap(on, 'CustGap');
+    const openedAt = await openGap(on, 'CustGap', SECRET);
     await withPage(browser, 'gap-reconcile', async (page) => {
       await page.goto(`${on.adminUrl}/`);
       const card = page.locator('article[data-webhook="CustGap/9"]');
@@ -122,7 +92,7 @@ describe('a gap on the dashboard', () => {
   });
 
   it('without CRM_API_URL: the gap says it cannot be recovered, and offers no button', async () => {
-    await openGap(off, 'CustOff');
+    await openGap(off, 'CustOff', SECRET);
     await withPage(browser, 'gap-reconcile-off', async (page) => {
       await page.goto(`${off.adminUrl}/`);
       const card = page.locator('article[data-webhook="CustOff/9"]');
