@@ -130,7 +130,7 @@ describe('a production stage is the param production, not the stage name', () =>
       });
     }
     const logGroups = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Logs::LogGroup');
-    // One per function and the HTTP API's access log.
+    // One per function, and the HTTP API's access log.
     expect(logGroups).toHaveLength(FUNCTIONS.length + 1);
     for (const group of logGroups) expect(group.Properties.RetentionInDays).toBe(90);
     expect(functions(template)).toHaveLength(FUNCTIONS.length);
