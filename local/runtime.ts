@@ -25,7 +25,9 @@ import {
 import { loadFunctions } from './functions.js';
 import { createIngestServer } from './ingest-server.js';
 import { describeQueued } from './queued-summary.js';
+import { localReconciliation } from './reconciliation.js';
 import { ensureQueues, ensureTables, type LocalQueue } from './resources.js';
+import { loadSchedules, startSchedules } from './schedules.js';
 import { type SqsEmulator, startSqsEmulator } from './sqs-emulator.js';
 import { StartupError } from './startup-error.js';
 import { ensureSecret, type LocalSecret } from './webhook-secret.js';
@@ -77,6 +79,8 @@ export interface LocalRuntime {
   tables: Record<string, string>;
   /** How the webhook secret was set (see webhook-secret.ts). */
   secret: LocalSecret;
+  /** Whether gaps can be recovered (CRM_API_URL), and the line that says so. */
+  reconciliation: { enabled: boolean; note: string };
   /** Milliseconds from the call to ready. */
   startupMs: number;
   stop(): Promise<void>;
@@ -185,6 +189,9 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     // The ports before any worker polls: a busy one stops the start.
     const [ingestPort, adminPort] = await listenBoth(app, options, undo);
     lock.update({ ingest: ingestPort, admin: adminPort });
+    // serverless.yml's `schedule` events (local/schedules.ts).
+    const schedules = startSchedules({ schedules: loadSchedules(), handlers: app.handlers, region, log });
+    undo.push(schedules.stop);
     const mappings = startMappings({ ...app, ...resources, sqs: clients.sqs, region, log });
 
     const ports = {
@@ -213,7 +220,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
       stopping ??= (async () => {
         app.state.ready = false;
         await app.ingest.close();
-        await Promise.all(mappings.map((mapping) => mapping.stop()));
+        await Promise.all([...mappings.map((mapping) => mapping.stop()), schedules.stop()]);
         await eventBus.close();
         const left = describeQueued(resources.queues, (name) => sqsEmulator.peek(name).length);
         if (left) log(`${left} (${join(dataDir, SQS_JOURNAL)})`);
@@ -235,6 +242,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
       queues: resources.queues,
       tables: resources.tables,
       secret: resources.secret,
+      reconciliation: { enabled: app.reconciliation.enabled, note: app.reconciliation.note },
       subscriptions: eventBus.subscriptions,
       startupMs: Math.round(performance.now() - started),
       stop,
@@ -342,6 +350,7 @@ async function createServers(
   const state: { ready: boolean; info?: { urls: LocalRuntime['urls']; ports: LocalRuntime['ports'] } } = {
     ready: false,
   };
+  const reconciliation = localReconciliation(env, queues, clients.sqs);
   const admin = createAdminServer({
     source: createLocalSource({
       store,
@@ -355,6 +364,7 @@ async function createServers(
       deliveries,
       subscriptions: () => eventBus.bus.view(),
       env,
+      reconciliation,
     }),
     queues,
     peek,
@@ -363,7 +373,7 @@ async function createServers(
     info: () => ({ ...state.info, dataDir, queues, tables }),
     dashboard: createDashboard(),
   });
-  return { functions, handlers, ingest, admin, untapMetrics, state };
+  return { functions, handlers, ingest, admin, untapMetrics, state, reconciliation };
 }
 
 /** Both servers listening (the ingest on `host`, the admin API on loopback); their ports. */

@@ -656,8 +656,100 @@ export async function workerBatchSection(): Promise<string[]> {
   return out;
 }
 
+// ---------------------------------------------------------------- reconciliation (issue 25)
+
+/**
+ * What reconciliation assumes (docs/deploy.md, "Cost per million events"): the reconcile function waits on
+ * the CRM's API most of its time, one archive page answering `rowsPerPage` rows in about `pageMs`; it sends
+ * snapshots 10 to a SendMessageBatch; the poll (`reconcilePoll`) is scheduled every minute (a schedule's
+ * finest step) and polls the CRM when RECONCILE_POLL_SECONDS is due, in about `pollMs`.
+ */
+export const RECONCILE_ASSUMPTIONS = {
+  memoryGb: 0.25,
+  rowsPerPage: 50,
+  pageMs: 400,
+  snapshotsPerBatch: 10,
+  pollMs: 400,
+  /** An invocation with no poll due: one conditional write that fails. */
+  idleMs: 30,
+  /** RECONCILE_POLL_SECONDS by default. */
+  pollSeconds: 300,
+};
+
+/**
+ * Reconciliation's cost at AWS list prices, apart from the live events' table: per reconciled row (its
+ * share of the archive page the reconcile function waits for, its SendMessageBatch entry, and the worker
+ * applying the snapshot as it applies a live event: its queue receive and delete, invocation, duration,
+ * and at most the writes of one event) and per poll (one scheduled invocation; a scheduled EventBridge
+ * rule's events cost nothing). The CRM's own API calls are free here and counted in the `per` column.
+ */
+export function reconcileCostRows(workerBatchSize = 1): { perRow: CostLine[]; perPoll: CostLine[] } {
+  const r = RECONCILE_ASSUMPTIONS;
+  const p = PRICES;
+  const a = ASSUMPTIONS;
+  const gbSeconds = (ms: number, gb: number) => (ms / 1000) * gb * p.lambdaArmPerGbSecond;
+  const line = (item: string, per: string, dollars: number): CostLine => ({
+    item,
+    per,
+    dollars,
+    floor: true,
+  });
+  const perRow = [
+    line('CRM API calls', `1 / ${r.rowsPerPage} archive page (the CRM's quota, not AWS's)`, 0),
+    line(
+      'Reconcile Lambda duration',
+      `${r.pageMs} ms per page / ${r.rowsPerPage} rows × ${r.memoryGb * 1024} MB arm64`,
+      gbSeconds(r.pageMs / r.rowsPerPage, r.memoryGb),
+    ),
+    line(
+      'SQS FIFO: the snapshot',
+      `1 / ${r.snapshotsPerBatch} SendMessageBatch + (1 receive + 1 delete batch) / ${workerBatchSize}`,
+      (1 / r.snapshotsPerBatch + 2 / workerBatchSize) * p.sqsFifoPerRequest,
+    ),
+    line('Worker Lambda requests', `1 / ${workerBatchSize} invocation`, p.lambdaPerRequest / workerBatchSize),
+    line(
+      'Worker Lambda duration',
+      `${a.workerMsPerEvent} ms × ${a.workerMemoryGb * 1024} MB arm64`,
+      gbSeconds(a.workerMsPerEvent, a.workerMemoryGb),
+    ),
+    // A snapshot equal to the row writes one UpdateItem (its order keys); one that changes it, a row and a record.
+    line('DynamoDB', '1 GetItem + 1 to 2 WRU', p.dynamoPerRru + 2 * p.dynamoPerWru),
+  ];
+  const perPoll = [
+    line('Scheduled rule', '1 event (free)', 0),
+    line('Poll Lambda requests', '1 invocation', p.lambdaPerRequest),
+    line(
+      'Poll Lambda duration',
+      `${r.pollMs} ms × ${r.memoryGb * 1024} MB arm64`,
+      gbSeconds(r.pollMs, r.memoryGb),
+    ),
+    line('CRM API calls', "1 webhook list per context (the CRM's quota)", 0),
+  ];
+  return { perRow, perPoll };
+}
+
+/** Reconciliation's two tables, and what the every-minute schedule costs a month at the default interval. */
+export async function reconcileSection(): Promise<string[]> {
+  const r = RECONCILE_ASSUMPTIONS;
+  const p = PRICES;
+  const { perRow, perPoll } = reconcileCostRows();
+  const sum = (lines: CostLine[]) => lines.reduce((total, line) => total + line.dollars, 0);
+  const minutes = 30.4 * 24 * 60;
+  const polls = (30.4 * 86_400) / r.pollSeconds;
+  const idle =
+    Math.max(0, minutes - polls) *
+    (p.lambdaPerRequest + (r.idleMs / 1000) * r.memoryGb * p.lambdaArmPerGbSecond + p.dynamoPerWru);
+  return [
+    '\n### Reconciliation: $ per million reconciled rows (worker batches of 1)\n',
+    ...table(perRow).map((row) => row.replace('Per event', 'Per row')),
+    '\n### Reconciliation: $ per million polls\n',
+    ...table(perPoll).map((row) => row.replace('Per event', 'Per poll')),
+    `\nPolling every ${r.pollSeconds} s: ${Math.round(polls)} polls and ${Math.round(minutes - polls)} idle scheduled invocations a month, $${(sum(perPoll) * polls + idle).toFixed(4)} a month.`,
+  ];
+}
+
 /** The sections `tsx scripts/cost.ts` prints, in order: each returns its lines. */
-export const SECTIONS: Array<() => Promise<string[]>> = [workerBatchSection];
+export const SECTIONS: Array<() => Promise<string[]>> = [workerBatchSection, reconcileSection];
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   for (const section of SECTIONS) console.log((await section()).join('\n'));

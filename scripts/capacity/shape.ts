@@ -82,11 +82,13 @@ export async function loadStageShape(
   const workers = loadFunctions(undefined, overrides).flatMap((fn) =>
     fn.sqs.flatMap((source): WorkerShape[] => {
       const queue = queues.find((q) => q.logicalId === source.queueLogicalId);
-      if (!queue || !carriesRows.has(queue.key)) return [];
+      // The reconcile queue (the receiver's own, not a QueueKey) carries requests, not row events.
+      const key = queue?.key;
+      if (!queue || key === undefined || key === 'reconcile' || !carriesRows.has(key)) return [];
       return [
         {
           function: fn.name,
-          queue: queue.key,
+          queue: key,
           batchSize: source.batchSize,
           maximumConcurrency: source.maximumConcurrency,
           highThroughput:

@@ -15,6 +15,8 @@ export const FUNCTIONS = [
   'activityWorker',
   'entitiesWorker',
   'webhookStateWorker',
+  'reconcile',
+  'reconcilePoll',
 ] as const;
 export type FunctionKey = (typeof FUNCTIONS)[number];
 
@@ -25,6 +27,8 @@ export const ENTRIES: Record<FunctionKey, string> = {
   activityWorker: 'functions/activity-worker',
   entitiesWorker: 'functions/entities-worker',
   webhookStateWorker: 'functions/webhook-state-worker',
+  reconcile: 'functions/reconcile',
+  reconcilePoll: 'functions/reconcile-poll',
 };
 
 export interface Resource {
