@@ -95,7 +95,8 @@ describe('the ops dashboard in Chromium, on mocked AWS clients', () => {
         'counts toward their maxReceiveCount (5)',
       );
       await waitForText(page.locator('tr[data-queue="parked"]'), '⚠ 2');
-      expect(await page.locator('tbody tr[data-queue]').count()).toBe(5);
+      // The five queues of the ingest and the reconcile queue.
+      expect(await page.locator('tbody tr[data-queue]').count()).toBe(6);
       await waitForText(page.locator('.legend li').first(), 'applied: 7');
 
       await page.goto(`${served.dashboard}#/live`);
