@@ -49,7 +49,7 @@ async function crmClient() {
   const json = JSON.stringify(credentials);
   if (client?.json !== json) {
     const { apiUrl, maxInFlight, maxCallsPerSecond, timeoutMs } = crmConfig;
-    const limits = { maxInFlight, maxCallsPerSecond, timeoutMs };
+    const limits = { inFlight: maxInFlight, perSecond: maxCallsPerSecond, timeoutMs };
     client = { json, crm: createCrmClient({ apiUrl, credentials, limits, timeLeftMs }) };
   }
   return client.crm;

@@ -41,43 +41,49 @@ const send = createSnapshotSender({ client: sqs, queueUrls });
 // runtime may run two invocations of this module at once.
 const current = new AsyncLocalStorage<{ context: Context; calls: number }>();
 const timeLeftMs = () => (current.getStore()?.context.getRemainingTimeInMillis() ?? 0) - HANDOVER_MS;
-let crm: Promise<CrmClient> | undefined;
-/** The CRM client, made once the credentials are read (CRM_CREDENTIALS, or its SSM parameter); read again after a failure. */
-const crmClient = (): Promise<CrmClient> => {
+let ssm: SsmParameterProvider | undefined;
+/** One client per credentials read (the SSM parameter cached 5 minutes, as the poll reads it). */
+let client: { json: string; crm: CrmClient } | undefined;
+/**
+ * The CRM client for the credentials read now (CRM_CREDENTIALS, or its SSM parameter, read again every
+ * 5 minutes): a rotated parameter reaches warm instances, whose old client and tickets are dropped.
+ */
+const crmClient = async (): Promise<CrmClient> => {
   if (!crmConfig.enabled)
     throw new ConfigError(
       'CRM_API_URL is not set: reconciliation is off, gaps cannot be recovered',
       'CRM_API_URL',
     );
-  if (crm !== undefined) return crm;
-  const ssm = new SsmParameterProvider({
+  ssm ??= new SsmParameterProvider({
     region: requireEnv('AWS_REGION'),
     endpoint: optionalEnv('AWS_ENDPOINT_URL_SSM'),
   });
-  const made = crmCredentials(crmConfig, (name) => ssm.get(name) as Promise<string | undefined>).then(
-    (credentials) =>
-      createCrmClient({
-        apiUrl: crmConfig.apiUrl,
-        credentials,
-        limits: {
-          inFlight: crmConfig.maxInFlight,
-          perSecond: crmConfig.maxCallsPerSecond,
-          timeoutMs: crmConfig.timeoutMs,
-        },
-        timeLeftMs,
-        // Every HTTP request (logins and retries too): the run's apiCalls.
-        fetch: (input, init) => {
-          const invocation = current.getStore();
-          if (invocation !== undefined) invocation.calls++;
-          return fetch(input, init);
-        },
-      }),
+  const parameters = ssm;
+  const credentials = await crmCredentials(
+    crmConfig,
+    async (name) => (await parameters.get(name, { maxAge: 300 })) as string | undefined,
   );
-  made.catch(() => {
-    crm = undefined;
-  });
-  crm = made;
-  return made;
+  const json = JSON.stringify(credentials);
+  if (client?.json !== json) {
+    const crm = createCrmClient({
+      apiUrl: crmConfig.apiUrl,
+      credentials,
+      limits: {
+        inFlight: crmConfig.maxInFlight,
+        perSecond: crmConfig.maxCallsPerSecond,
+        timeoutMs: crmConfig.timeoutMs,
+      },
+      timeLeftMs,
+      // Every HTTP request (logins and retries too): the run's apiCalls.
+      fetch: (input, init) => {
+        const invocation = current.getStore();
+        if (invocation !== undefined) invocation.calls++;
+        return fetch(input, init);
+      },
+    });
+    client = { json, crm };
+  }
+  return client.crm;
 };
 
 const reconcile = createReconcileHandler({

@@ -65,6 +65,8 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
       }
       logger.info('reconcile completed', { ...result.detail, counters: result.counters });
       metrics.addMetric(METRIC.ReconcileCompleted, MetricUnit.Count, 1);
+      // The run's work is queued: a bus that refuses its announcement is logged and counted, never a
+      // reason to run it again (nor to end it in the DLQ as failed).
       await publish(deps, lifecycleEntry('receiver.reconcile.completed', result.detail));
       return true;
     } catch (error) {
@@ -82,7 +84,7 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
             to: request?.to,
             error: line,
           }),
-        ).catch((publishError: unknown) => logger.error('lifecycle event not published', { publishError }));
+        );
       }
       return false;
     }
@@ -120,11 +122,15 @@ function parseRequest(body: string): ReconcileRequest {
   return parsed.data;
 }
 
+/** Puts a lifecycle event on the bus; a refusal or an error is logged and counted (`PublishFailures`), never thrown. */
 async function publish(deps: ReconcileHandlerDeps, entry: ReturnType<typeof lifecycleEntry>): Promise<void> {
   if (deps.publisher === undefined) return;
-  const [result] = await deps.publisher.publish([entry]);
-  if (result !== undefined && !result.ok)
-    throw new Error(`PutEvents ${entry.DetailType}: ${result.errorCode}`);
+  const [result] = await deps.publisher
+    .publish([entry])
+    .catch((error: Error) => [{ ok: false as const, errorCode: error.name, errorMessage: error.message }]);
+  if (result === undefined || result.ok) return;
+  deps.metrics.addMetric(METRIC.PublishFailures, MetricUnit.Count, 1);
+  deps.logger.error(`${entry.DetailType} not published`, { errorCode: result.errorCode });
 }
 
 /** An error as one line, no stack (the CRM client's messages name the call, never a credential). */

@@ -1,5 +1,5 @@
 import type { Context, SQSRecord } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createReconcileHandler } from '../../lib/reconcile/handler.js';
 import type { ReconcileDeps } from '../../lib/reconcile/run.js';
 import { FakePublisher } from '../support/bus.js';
@@ -96,5 +96,56 @@ describe('the reconcile queue’s handler', () => {
     expect(String(lifecycle.details()[0]?.error)).toMatch(
       /^Error: the reconcile request's cursor is not one this function wrote \(.*\): send the request again without it$/,
     );
+  });
+});
+
+describe('the reconcile queue’s handler, when the bus refuses its announcement', () => {
+  it('ends a completed run (no retry, no DLQ): the refusal is logged and counted as a publish failure', async () => {
+    let runs = 0;
+    const observability = quietObservability();
+    const errors = vi.spyOn(observability.logger, 'error');
+    const metrics = vi.spyOn(observability.metrics, 'addMetric');
+    const handler = createReconcileHandler({
+      async runDeps() {
+        runs++;
+        return {
+          crm: { tenantState: async () => ({ running: true, state: 'Running', endpoint: undefined }) },
+          stores: () => true,
+          apiCalls: () => 0,
+          timeLeftMs: () => 60_000,
+          now: () => NOW,
+          warn: () => undefined,
+        } as unknown as ReconcileDeps;
+      },
+      async carryOn() {},
+      async hide() {},
+      publisher: {
+        publish: async (entries) =>
+          entries.map(() => ({ ok: false as const, errorCode: 'InternalFailure', errorMessage: 'refused' })),
+      },
+      maxReceives: 3,
+      ...observability,
+      now: () => NOW,
+    });
+    const request = {
+      context: 'Cust1',
+      reason: 'manual',
+      from: NOW.toISOString(),
+      entities: [],
+      requestedAt: NOW.toISOString(),
+    };
+    const record = {
+      messageId: 'm-1',
+      receiptHandle: 'r-1',
+      body: JSON.stringify(request),
+      attributes: { ApproximateReceiveCount: '1' },
+    };
+    const answer = await handler({ Records: [record as unknown as SQSRecord] }, lambdaContext as Context);
+    expect(answer.batchItemFailures).toEqual([]);
+    expect(runs).toBe(1);
+    expect(metrics.mock.calls.map(([name]) => name)).toEqual(['ReconcileCompleted', 'PublishFailures']);
+    expect(errors.mock.calls.map(([message]) => message)).toEqual([
+      'receiver.reconcile.completed not published',
+    ]);
   });
 });
