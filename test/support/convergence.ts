@@ -59,9 +59,9 @@ export async function readRow(
 
 /**
  * How the receiver's row differs from the CRM's (empty: equal). A row the CRM still has must be
- * `active`, with no stale field, every field it holds equal to the CRM's value as the CRM writes it,
- * and `updated` among them once the CRM's is set; a row the CRM no longer has must be `deleted`
- * (or absent, when the receiver never heard of it).
+ * `active`, with no stale field, and every field it holds (those of the webhooks' FieldValues,
+ * `updated` among them where they carry it) equal to the CRM's value as the CRM writes it; a row the
+ * CRM no longer has must be `deleted` (or absent, when the receiver never heard of it).
  */
 export function rowDifferences(row: RowState | undefined, crm: CrmRow | undefined): string[] {
   if (crm === undefined)
@@ -75,7 +75,6 @@ export function rowDifferences(row: RowState | undefined, crm: CrmRow | undefine
   for (const [field, value] of Object.entries(values))
     if (!isDeepStrictEqual(value, crm[field]))
       differences.push(`${field} ${JSON.stringify(value)} ≠ ${JSON.stringify(crm[field])}`);
-  if (crm.updated !== '0001-01-01T00:00:00' && !('updated' in values)) differences.push('no updated');
   return differences;
 }
 
