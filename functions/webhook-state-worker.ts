@@ -8,6 +8,7 @@ import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import { createWebhookStore } from '../lib/store/index.js';
 import { createSnsAlertPublisher, createStateWorker } from '../lib/workers/index.js';
 import { publicationFromEnv } from './publication.js';
+import { reconcileQueueFromEnv } from './reconcile-queue.js';
 
 const config = readStateWorkerConfig();
 const logger = new Logger();
@@ -20,10 +21,14 @@ const worker = createStateWorker({
       ? undefined
       : createSnsAlertPublisher({ client: new SNSClient({}), topicArn: config.alertTopicArn }),
   publication: publicationFromEnv(),
+  reconcile: reconcileQueueFromEnv(),
   logger,
   metrics,
 });
 
-/** SQS (webhook-state FIFO queue) → webhooks table; alerts when a webhook enters TooManyErrors. */
+/**
+ * SQS (webhook-state FIFO queue) → webhooks table; alerts when a webhook enters TooManyErrors; a gap
+ * opened or closed → the reconcile queue (with CRM_API_URL) and `receiver.gap.*` on the bus.
+ */
 export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
   worker(event, context);

@@ -30,6 +30,12 @@ export const METRIC = {
   PublishFailures: 'PublishFailures',
   EventsPublished: 'EventsPublished',
   SnapshotsUnchanged: 'SnapshotsUnchanged',
+  ReconcileCompleted: 'ReconcileCompleted',
+  ReconcileFailed: 'ReconcileFailed',
+  ReconcilesRequested: 'ReconcilesRequested',
+  WebhookPollFailures: 'WebhookPollFailures',
+  WebhooksReactivated: 'WebhooksReactivated',
+  ReactivationFailures: 'ReactivationFailures',
 } as const;
 
 /** The metric a merge outcome is counted by, in the row and the state workers alike. */

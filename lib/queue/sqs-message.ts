@@ -73,7 +73,7 @@ function attributeValue(value: string): string {
 }
 
 /** Size of a message as SQS counts it: body plus attribute names, types and values, in UTF-8 bytes. */
-function messageBytes(message: SqsMessage): number {
+export function messageBytes(message: SqsMessage): number {
   let size = Buffer.byteLength(message.body);
   for (const [name, value] of Object.entries(message.attributes)) {
     size += Buffer.byteLength(name) + 'String'.length + Buffer.byteLength(value);

@@ -5,7 +5,7 @@ import {
   type SQSClientConfig,
 } from '@aws-sdk/client-sqs';
 import { type OutboundMessage, type QueueKey, type QueueSender, QueueUnavailableError } from './port.js';
-import { encodeSqsMessage } from './sqs-message.js';
+import { encodeSqsMessage, type SqsMessage } from './sqs-message.js';
 
 export interface SqsSenderConfig {
   client: SQSClient;
@@ -38,6 +38,14 @@ export function boundedSqsClientConfig(budgetMs: number): SQSClientConfig {
   };
 }
 
+/** An encoded message's attributes as SendMessage(Batch) takes them: every one a String. */
+export function sqsAttributes(encoded: SqsMessage): Record<string, MessageAttributeValue> {
+  const attributes: Record<string, MessageAttributeValue> = {};
+  for (const [name, value] of Object.entries(encoded.attributes))
+    attributes[name] = { DataType: 'String', StringValue: value };
+  return attributes;
+}
+
 /**
  * Sends to SQS FIFO queues. Encoding errors ({@link encodeSqsMessage}: too large) are thrown as they
  * are; any SDK failure (after the client's retries), or no answer within `deadlineMs`, becomes a
@@ -48,10 +56,7 @@ export function createSqsSender({ client, queueUrls, deadlineMs }: SqsSenderConf
   return {
     async send(message) {
       const encoded = encodeSqsMessage(message);
-      const MessageAttributes: Record<string, MessageAttributeValue> = {};
-      for (const [name, value] of Object.entries(encoded.attributes)) {
-        MessageAttributes[name] = { DataType: 'String', StringValue: value };
-      }
+      const MessageAttributes = sqsAttributes(encoded);
       const sending = client.send(
         new SendMessageCommand({
           QueueUrl: queueUrls[message.queue],

@@ -1,7 +1,7 @@
 export { createDynamoStore, type DynamoStoreConfig } from './dynamo.js';
 export { createWebhookStore, type WebhookStoreConfig, type WebhookTableStore } from './dynamo-webhooks.js';
 export { InvalidItemError, StoreError, VersionConflictError } from './errors.js';
-export { acceptedSk, rowKey, webhookSk } from './keys.js';
+export { acceptedSk, ROW_SET_INDEX, rowKey, rowSetKey, webhookSk } from './keys.js';
 export {
   createDynamoReplayLock,
   type DynamoReplayLockConfig,
@@ -9,3 +9,4 @@ export {
   replayLockKey,
 } from './replay-lock.js';
 export type * from './types.js';
+export { createStoredRowKeys, type StoredRowKeys } from './row-set.js';

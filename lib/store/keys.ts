@@ -11,6 +11,17 @@ export function rowKey(context: string, entity: string, primaryKey: number): str
   return `${entity}#${primaryKey}#${context}`;
 }
 
+/**
+ * Key of the rows table's `byRowSet` index: the rows of one entity of one context (context last, as in
+ * {@link rowKey}), sorted there by `rowPk`, the primary key.
+ */
+export function rowSetKey(context: string, entity: string): string {
+  return `${entity}#${context}`;
+}
+
+/** The rows table's index of {@link rowSetKey}: KEYS_ONLY, written once per row (its keys never change). */
+export const ROW_SET_INDEX = 'byRowSet';
+
 /** Sort key of a webhook item in the webhooks table. */
 export function webhookSk(webhookId: number): string {
   return `webhook#${webhookId}`;

@@ -6,7 +6,7 @@ import type { Row } from '../model/types.js';
 import { compressBody, decompressBody } from './body-codec.js';
 import { InvalidItemError } from './errors.js';
 import { parseItem, RowEntitySchema, RowItemSchema } from './items.js';
-import { rowKey } from './keys.js';
+import { rowKey, rowSetKey } from './keys.js';
 
 type Item = Record<string, unknown>;
 
@@ -40,7 +40,8 @@ const BOOKKEEPING_V1 = 1;
  * deduplicated and deflated, into one binary attribute `merge`. FieldValues and Values are stored as
  * the JSON text delivered, deflated (binary `fieldValuesJson`, `valuesJson`), never as native
  * attributes: any valid JSON fits (a long's digits, 1e-200, any depth). The other data fields stay
- * plain attributes. {@link fromRowItem} gives back the same row.
+ * plain attributes. `rowSet` and `rowPk` (the `byRowSet` index's keys) repeat the key for that index
+ * only. {@link fromRowItem} gives back the same row.
  */
 export function toRowItem(row: Row, version: number): Item {
   const {
@@ -85,6 +86,9 @@ export function toRowItem(row: Row, version: number): Item {
     ...(fieldValuesText !== undefined && { fieldValuesJson: compressBody(fieldValuesText) }),
     ...(valuesText !== undefined && { valuesJson: compressBody(valuesText) }),
     rowKey: rowKey(context, entity, primaryKey),
+    // The keys of the byRowSet index: the same on every write, so only the item's creation writes it.
+    rowSet: rowSetKey(context, entity),
+    rowPk: primaryKey,
     version,
     merge,
   };

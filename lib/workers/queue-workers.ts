@@ -3,8 +3,10 @@ import type { BusEntry } from '../bus/entry.js';
 import { familyOfEvent, isRowEvent } from '../events/index.js';
 import type { RowEntity } from '../model/types.js';
 import type { QueueKey } from '../queue/port.js';
+import type { ReconcileQueue } from '../reconcile/request.js';
 import { type AcceptedNote, createAcceptedMarkers } from './accepted.js';
 import { InvalidRecordError } from './errors.js';
+import { fireGapTriggers } from './gap-triggers.js';
 import { createFifoBatchHandler, type SqsBatchHandler } from './handler.js';
 import { entryOf, type Publication, publishEntries } from './publish.js';
 import { decodeRecord } from './record.js';
@@ -91,8 +93,14 @@ function createRowQueueWorker(deps: WithPublication<RowWorkerDeps>, queue: Queue
   );
 }
 
-/** The SQS handler of the webhook-state queue; its applied state events published once per batch. */
-export function createStateWorker(deps: WithPublication<StateWorkerDeps>): SqsBatchHandler {
+/**
+ * The SQS handler of the webhook-state queue; its applied state events published once per batch. A
+ * gap the event opened or closed is reconciled through `reconcile` (absent without CRM_API_URL) and
+ * announced on the bus (`receiver.gap.*`) before the record counts as handled.
+ */
+export function createStateWorker(
+  deps: WithPublication<StateWorkerDeps> & { reconcile?: ReconcileQueue | undefined },
+): SqsBatchHandler {
   return createFifoBatchHandler<Settled>(
     {
       async handleRecord(record) {
@@ -101,6 +109,13 @@ export function createStateWorker(deps: WithPublication<StateWorkerDeps>): SqsBa
           throw foreign(record, `the webhook-state worker does not handle ${event.Event}`, event.EventId);
         }
         const { webhook, outcome, seq } = await processStateEvent(deps, event, meta);
+        await fireGapTriggers(
+          { ...deps, publisher: deps.publication?.publisher },
+          webhook,
+          event.EventId,
+          outcome,
+          meta,
+        );
         const handled = { meta, seq, outcome, echo: false };
         return { entry: deps.publication && entryOf(deps.publication, handled, { webhook }) };
       },

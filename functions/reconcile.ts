@@ -1,0 +1,106 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { Context } from 'aws-lambda';
+import { readCrmConfig } from '../lib/config/crm.js';
+import { readEntities } from '../lib/config/entities.js';
+import { ConfigError, intEnv, optionalEnv, requireEnv } from '../lib/config/env.js';
+import { type CrmClient, createCrmClient, crmCredentials } from '../lib/crm/index.js';
+import { METRICS_NAMESPACE } from '../lib/metrics.js';
+import { QUEUE_ENV_VARS, type QueueKey } from '../lib/queue/port.js';
+import { createReconcileHandler } from '../lib/reconcile/handler.js';
+import { reconcileMessage } from '../lib/reconcile/request.js';
+import { createSnapshotSender } from '../lib/reconcile/send.js';
+import { SsmParameterProvider } from '../lib/secrets/ssm.js';
+import { createStoredRowKeys } from '../lib/store/index.js';
+import { TABLE_ENV_VARS } from '../lib/store/tables.js';
+import { publicationFromEnv } from './publication.js';
+
+/** Kept back from the invocation's remaining time: the last page's snapshots and the carry-on message. */
+const HANDOVER_MS = 3_000;
+
+const logger = new Logger();
+const crmConfig = readCrmConfig();
+const entities = readEntities();
+const reconcileQueueUrl = requireEnv('RECONCILE_QUEUE_URL');
+const sqs = new SQSClient({});
+const queueUrls: Partial<Record<QueueKey, string>> = {};
+for (const [key, name] of Object.entries(QUEUE_ENV_VARS)) {
+  const url = optionalEnv(name);
+  if (url !== undefined) queueUrls[key as QueueKey] = url;
+}
+const stored = createStoredRowKeys({ table: requireEnv(TABLE_ENV_VARS.rows) });
+const send = createSnapshotSender({ client: sqs, queueUrls });
+
+// One client per process, so that tickets and the per-tenant limits outlive an invocation.
+let invocation: Context | undefined;
+let calls = 0;
+const timeLeftMs = () => (invocation?.getRemainingTimeInMillis() ?? 0) - HANDOVER_MS;
+let crm: Promise<CrmClient> | undefined;
+const crmClient = (): Promise<CrmClient> => {
+  if (!crmConfig.enabled)
+    throw new ConfigError('CRM_API_URL is not set: reconciliation is off, gaps cannot be recovered', 'CRM_API_URL');
+  const ssm = new SsmParameterProvider({ region: requireEnv('AWS_REGION'), endpoint: optionalEnv('AWS_ENDPOINT_URL_SSM') });
+  crm ??= crmCredentials(crmConfig, (name) => ssm.get(name) as Promise<string | undefined>).then((credentials) =>
+    createCrmClient({
+      apiUrl: crmConfig.apiUrl,
+      credentials,
+      limits: {
+        inFlight: crmConfig.maxInFlight,
+        perSecond: crmConfig.maxCallsPerSecond,
+        timeoutMs: crmConfig.timeoutMs,
+      },
+      timeLeftMs,
+      // Every HTTP request (logins and retries too): the run's apiCalls.
+      fetch: (input, init) => {
+        calls++;
+        return fetch(input, init);
+      },
+    }),
+  );
+  crm.catch(() => {
+    crm = undefined; // read the credentials again next time
+  });
+  return crm;
+};
+
+/** SQS (reconcile FIFO queue, batch size 1) → the CRM's rows as snapshots on the rows' queues. */
+export const handler = createReconcileHandler({
+  async runDeps(context) {
+    invocation = context;
+    return {
+      crm: await crmClient(),
+      stored,
+      send,
+      stores: (entity) => entities === undefined || entities(entity),
+      apiCalls: () => calls,
+      timeLeftMs,
+      now: () => new Date(),
+      warn: (message) => logger.warn(message),
+    };
+  },
+  async carryOn(request) {
+    const message = reconcileMessage(request);
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: reconcileQueueUrl,
+        MessageBody: message.body,
+        MessageGroupId: message.groupId,
+        MessageDeduplicationId: message.deduplicationId,
+      }),
+    );
+  },
+  async hide(receiptHandle, seconds) {
+    await sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: reconcileQueueUrl,
+        ReceiptHandle: receiptHandle,
+        VisibilityTimeout: seconds,
+      }),
+    );
+  },
+  publisher: publicationFromEnv()?.publisher,
+  maxReceives: intEnv('RECONCILE_MAX_RECEIVE_COUNT', 5),
+  logger,
+  metrics: new Metrics({ namespace: METRICS_NAMESPACE }),
+});

@@ -1,0 +1,63 @@
+import * as z from 'zod/mini';
+
+const IsoTime = z.iso.datetime({ offset: true });
+const Count = z.number().check(z.int(), z.nonnegative());
+
+/** What a run has done so far, carried from invocation to invocation. */
+export const CountersSchema = z.object({
+  /** Rows the archive listed as changed in the window (each one snapshot sent). */
+  rowsListed: Count,
+  /** Snapshots sent of rows the CRM has (the workers decide whether one changes the row). */
+  rowsChanged: Count,
+  /** `Deleted: true` snapshots sent: stored rows the CRM no longer has (404). */
+  rowsDeleted: Count,
+  /** HTTP requests to the CRM, logins and retries included. */
+  apiCalls: Count,
+  /** Rows that could not become a snapshot (logged, one line each). */
+  skipped: Count,
+  /** Invocations of the reconcile function, this one included. */
+  invocations: Count,
+});
+export type Counters = z.infer<typeof CountersSchema>;
+
+/**
+ * Where a run stands between two invocations (the request's `cursor`): the entities fixed when it
+ * started, the one in hand and its phase (`changed`: the archive's changed rows; `deletes`: the CRM's
+ * ids against the stored rows), the archive's continuation, the last CRM id compared, and when the
+ * tenant may be asked again.
+ */
+export const CursorSchema = z.object({
+  startedAt: IsoTime,
+  /** The window's end: the request's `to`, else when the run started. */
+  to: IsoTime,
+  entities: z.array(z.string()),
+  entity: Count,
+  phase: z.enum(['changed', 'deletes']),
+  continuation: z.optional(z.string()),
+  /** Deletes: every stored primary key up to this one has been compared. */
+  after: z.optional(z.number()),
+  /** Not before this time (the CRM's Retry-After, a tenant in maintenance). */
+  notBefore: z.optional(IsoTime),
+  counters: CountersSchema,
+});
+export type Cursor = z.infer<typeof CursorSchema>;
+
+export const NO_COUNTS: Counters = {
+  rowsListed: 0,
+  rowsChanged: 0,
+  rowsDeleted: 0,
+  apiCalls: 0,
+  skipped: 0,
+  invocations: 0,
+};
+
+/** The request's cursor, or a one-line error naming what is wrong with it. */
+export function parseCursor(cursor: unknown): Cursor | undefined {
+  if (cursor === undefined) return undefined;
+  const parsed = z.safeParse(CursorSchema, cursor);
+  if (!parsed.success)
+    throw new Error(
+      `the reconcile request's cursor is not one this function wrote (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'}): send the request again without it`,
+    );
+  return parsed.data;
+}

@@ -1,0 +1,129 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import * as z from 'zod/mini';
+import type { EventPublisher } from '../bus/publisher.js';
+import { METRIC } from '../metrics.js';
+import { parseCursor } from './cursor.js';
+import { lifecycleEntry } from './lifecycle.js';
+import { type ReconcileRequest, ReconcileRequestSchema } from './request.js';
+import { type ReconcileDeps, runReconcile } from './run.js';
+
+/** SQS hides a message for at most 12 hours. */
+const MAX_VISIBILITY_SECONDS = 43_200;
+
+export interface ReconcileHandlerDeps {
+  /** The run's dependencies for this invocation (the CRM client's budget reads `context`). */
+  runDeps(context: Context): Promise<ReconcileDeps>;
+  /** Sends a request to the reconcile queue (a continuation: same group, its own dedup id). */
+  carryOn(request: ReconcileRequest): Promise<void>;
+  /** Hides the received message for `seconds` (ChangeMessageVisibility): it comes back then. */
+  hide(receiptHandle: string, seconds: number): Promise<void>;
+  /** The bus, for `receiver.reconcile.*`; absent when publishing is off (then only logged). */
+  publisher: EventPublisher | undefined;
+  /** The reconcile queue's maxReceiveCount: the attempt that gives up publishes `receiver.reconcile.failed`. */
+  maxReceives: number;
+  logger: Logger;
+  metrics: Metrics;
+  now?: () => Date;
+}
+
+/**
+ * The reconcile queue's SQS handler (batch size 1; a larger batch is run record by record): parses the
+ * request, waits out its cursor's `notBefore` by hiding the message until then, runs it
+ * ({@link runReconcile}) and carries it on in a new message when the run says so (the cursor travels
+ * in it), so no invocation runs past its timeout. At the end: `receiver.reconcile.completed` on the bus
+ * and `ReconcileCompleted`. A failure leaves the message to SQS's retries; the attempt numbered
+ * `maxReceives` also publishes `receiver.reconcile.failed` and `ReconcileFailed` (the message then
+ * moves to the reconcile DLQ: visible, redrivable).
+ */
+export function createReconcileHandler(deps: ReconcileHandlerDeps) {
+  const now = deps.now ?? (() => new Date());
+  const { logger, metrics } = deps;
+
+  const one = async (record: SQSRecord, context: Context): Promise<boolean> => {
+    let request: ReconcileRequest | undefined;
+    try {
+      request = parseRequest(record.body);
+      const notBefore = parseCursor(request.cursor)?.notBefore;
+      const waitMs = notBefore === undefined ? 0 : Date.parse(notBefore) - now().getTime();
+      if (waitMs > 0) {
+        const seconds = Math.min(MAX_VISIBILITY_SECONDS, Math.ceil(waitMs / 1000));
+        await deps.hide(record.receiptHandle, seconds);
+        logger.info('reconcile waits for the CRM', { context: request.context, seconds });
+        return false;
+      }
+      const result = await runReconcile(request, await deps.runDeps(context));
+      if (result.status === 'carry-on') {
+        await deps.carryOn(result.request);
+        logger.info('reconcile carries on in a new message', {
+          context: request.context,
+          why: result.why,
+          delayMs: result.delayMs,
+        });
+        return true;
+      }
+      logger.info('reconcile completed', { ...result.detail, counters: result.counters });
+      metrics.addMetric(METRIC.ReconcileCompleted, MetricUnit.Count, 1);
+      await publish(deps, lifecycleEntry('receiver.reconcile.completed', result.detail));
+      return true;
+    } catch (error) {
+      const attempt = Number(record.attributes.ApproximateReceiveCount) || 1;
+      const line = oneLine(error);
+      logger.error('reconcile failed', { context: request?.context, attempt, error: line });
+      if (attempt >= deps.maxReceives) {
+        metrics.addMetric(METRIC.ReconcileFailed, MetricUnit.Count, 1);
+        await publish(
+          deps,
+          lifecycleEntry('receiver.reconcile.failed', {
+            context: request?.context ?? 'unknown',
+            reason: request?.reason ?? 'unknown',
+            from: request?.from,
+            to: request?.to,
+            error: line,
+          }),
+        ).catch((publishError: unknown) => logger.error('lifecycle event not published', { publishError }));
+      }
+      return false;
+    }
+  };
+
+  return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+    const failures: SQSBatchResponse['batchItemFailures'] = [];
+    try {
+      for (const record of event.Records)
+        if (!(await one(record, context))) failures.push({ itemIdentifier: record.messageId });
+    } finally {
+      if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+    }
+    return { batchItemFailures: failures };
+  };
+}
+
+/** The message's request, or a one-line error naming the first wrong field. */
+function parseRequest(body: string): ReconcileRequest {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    throw new Error('the reconcile message is not JSON: it must be a ReconcileRequest (lib/reconcile/request.ts)');
+  }
+  const parsed = z.safeParse(ReconcileRequestSchema, value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`the reconcile message's ${issue?.path.join('.') || 'body'} is not accepted: ${issue?.message}`);
+  }
+  return parsed.data;
+}
+
+async function publish(deps: ReconcileHandlerDeps, entry: ReturnType<typeof lifecycleEntry>): Promise<void> {
+  if (deps.publisher === undefined) return;
+  const [result] = await deps.publisher.publish([entry]);
+  if (result !== undefined && !result.ok) throw new Error(`PutEvents ${entry.DetailType}: ${result.errorCode}`);
+}
+
+/** An error as one line, no stack (the CRM client's messages name the call, never a credential). */
+function oneLine(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.replace(/\s+/g, ' ').slice(0, 500);
+}

@@ -1,0 +1,222 @@
+import { CRM_TABLES, type CrmClient, CrmRetryLater, type CrmTable } from '../crm/index.js';
+import type { OutboundMessage } from '../queue/port.js';
+import type { StoredRowKeys } from '../store/row-set.js';
+import { type Counters, type Cursor, NO_COUNTS, parseCursor } from './cursor.js';
+import { reconciledEvent, SnapshotError } from './event.js';
+import { SNAPSHOT_FIELDS, snapshotFieldValues } from './fields.js';
+import type { LifecycleDetails } from './lifecycle.js';
+import type { ReconcileRequest } from './request.js';
+import type { SnapshotSender } from './send.js';
+
+export interface ReconcileDeps {
+  crm: Pick<CrmClient, 'tenantState' | 'listChanged' | 'listIds' | 'getRow'>;
+  stored: StoredRowKeys;
+  send: SnapshotSender;
+  /** Whether the receiver stores the rows of `entity` (ENTITIES). */
+  stores(entity: string): boolean;
+  /** HTTP requests the CRM client has made so far (a counter: the run adds what it moved by). */
+  apiCalls(): number;
+  /** Milliseconds this invocation may still start a page in (its remaining time less the hand-over). */
+  timeLeftMs(): number;
+  now(): Date;
+  /** One line about a row skipped (it cannot become a snapshot). */
+  warn(message: string): void;
+}
+
+/** The run ended: what it did, for `receiver.reconcile.completed`. */
+export interface Completed {
+  status: 'completed';
+  detail: LifecycleDetails['receiver.reconcile.completed'];
+  counters: Counters;
+}
+
+/** The run goes on in another invocation: `request` (with its cursor) after `delayMs`. */
+export interface CarryOn {
+  status: 'carry-on';
+  request: ReconcileRequest;
+  delayMs: number;
+  /** Why: `time` (the invocation's budget), or the CRM's RetryLater reason (throttled, unavailable, budget, not-running). */
+  why: string;
+}
+
+/** Below this, no page is started: a page (one call, its snapshots sent) fits in it. */
+export const PAGE_RESERVE_MS = 5_000;
+
+/** The oldest time a full pass asks from: before any CRM row was registered. */
+const BEGINNING = new Date(0);
+
+/**
+ * One invocation's share of a reconcile (issue 25): the tenant's state (not running: carry on later,
+ * no failure), then per entity the archive's rows changed since `from` (every row when `full`), each
+ * a `<entity>.reconciled` snapshot at F = the page's CRM time, sent to the row's queue; then the CRM's
+ * ids against the stored rows, each stored row the CRM no longer lists confirmed by a 404 and sent as
+ * a `Deleted: true` snapshot. Page by page: the cursor moves only once a page's snapshots are queued,
+ * so a crash repeats at most a page (the same row again is one more equal snapshot: nothing applied
+ * twice). Returns {@link CarryOn} when the time left is short or the CRM says retry later; throws on
+ * anything else (the queue retries the message, then moves it to its DLQ).
+ */
+export async function runReconcile(request: ReconcileRequest, deps: ReconcileDeps): Promise<Completed | CarryOn> {
+  const callsBefore = deps.apiCalls();
+  const cursor = startOrResume(request, deps);
+  cursor.counters.invocations++;
+  const carryOn = (delayMs: number, why: string): CarryOn => {
+    cursor.counters.apiCalls += deps.apiCalls() - callsBefore;
+    const notBefore = delayMs > 0 ? new Date(deps.now().getTime() + delayMs).toISOString() : undefined;
+    const next = { ...cursor, notBefore };
+    if (notBefore === undefined) delete next.notBefore;
+    return { status: 'carry-on', request: { ...request, cursor: next }, delayMs, why };
+  };
+  const since = request.full === true ? BEGINNING : new Date(request.from!);
+  try {
+    const state = await deps.crm.tenantState(request.context);
+    if (!state.running) return carryOn(state.retryAfterMs, `not-running (${state.state})`);
+    while (cursor.entity < cursor.entities.length) {
+      if (deps.timeLeftMs() < PAGE_RESERVE_MS) return carryOn(0, 'time');
+      const entity = cursor.entities[cursor.entity]!;
+      const table = CRM_TABLES[entity]!;
+      if (cursor.phase === 'changed') await changedPage(request, deps, cursor, entity, table, since);
+      else await deletesPage(request, deps, cursor, entity, table);
+    }
+  } catch (error) {
+    if (error instanceof CrmRetryLater) return carryOn(error.retryAfterMs, error.reason);
+    throw error;
+  }
+  cursor.counters.apiCalls += deps.apiCalls() - callsBefore;
+  const { counters } = cursor;
+  return {
+    status: 'completed',
+    counters,
+    detail: {
+      context: request.context,
+      reason: request.reason,
+      from: request.full === true ? undefined : request.from,
+      to: cursor.to,
+      entities: cursor.entities,
+      rowsListed: counters.rowsListed,
+      rowsChanged: counters.rowsChanged,
+      rowsDeleted: counters.rowsDeleted,
+      apiCalls: counters.apiCalls,
+      durationMs: deps.now().getTime() - Date.parse(cursor.startedAt),
+    },
+  };
+}
+
+/** The cursor the request carries, or a new one: the entities to reconcile fixed now. */
+function startOrResume(request: ReconcileRequest, deps: ReconcileDeps): Cursor {
+  const resumed = parseCursor(request.cursor);
+  if (resumed !== undefined) return structuredClone(resumed);
+  if (request.full !== true && request.from === undefined)
+    throw new Error(`reconcile of ${request.context}: from is required unless full is true`);
+  const now = deps.now().toISOString();
+  const wanted = request.entities ?? Object.keys(CRM_TABLES);
+  return {
+    startedAt: now,
+    to: request.to ?? now,
+    entities: [...new Set(wanted)].filter(
+      (entity) => Object.hasOwn(CRM_TABLES, entity) && Object.hasOwn(SNAPSHOT_FIELDS, entity) && deps.stores(entity),
+    ),
+    entity: 0,
+    phase: 'changed',
+    counters: { ...NO_COUNTS },
+  };
+}
+
+/** One archive page of rows changed since `since`: a snapshot each, queued; then the cursor moves. */
+async function changedPage(
+  request: ReconcileRequest,
+  deps: ReconcileDeps,
+  cursor: Cursor,
+  entity: string,
+  table: CrmTable,
+  since: Date,
+): Promise<void> {
+  const fields = SNAPSHOT_FIELDS[entity]!;
+  const page = await deps.crm.listChanged(request.context, table, fields, since, cursor.continuation);
+  const messages: OutboundMessage[] = [];
+  for (const row of page.items) {
+    const message = snapshot(deps, cursor, () =>
+      reconciledEvent({
+        context: request.context,
+        entity,
+        primaryKey: Number(row.id),
+        fetchedAt: new Date(page.crmTime),
+        fieldValues: snapshotFieldValues(entity, row.values),
+      }),
+    );
+    if (message !== undefined) messages.push(message);
+  }
+  await deps.send(messages);
+  cursor.counters.rowsListed += page.items.length;
+  cursor.counters.rowsChanged += messages.length;
+  if (page.continuation !== undefined) cursor.continuation = page.continuation;
+  else {
+    delete cursor.continuation;
+    cursor.phase = 'deletes';
+  }
+}
+
+/**
+ * One page of the CRM's ids (ascending) against the stored rows of the same key range (the index's
+ * Query: see docs/workers.md "Finding deletes"): a stored row not deleted yet and not listed is
+ * confirmed by its REST entity (404: a row created after its page was listed answers 200 and stays),
+ * then sent as deleted.
+ */
+async function deletesPage(
+  request: ReconcileRequest,
+  deps: ReconcileDeps,
+  cursor: Cursor,
+  entity: string,
+  table: CrmTable,
+): Promise<void> {
+  const { context } = request;
+  const page = await deps.crm.listIds(context, table, cursor.continuation);
+  const ids = page.items.map(Number);
+  const last = page.continuation === undefined;
+  if (!last && ids.length === 0) {
+    cursor.continuation = page.continuation;
+    return;
+  }
+  // Up to the page's highest id, or every key left after the last page.
+  const upTo = last ? undefined : Math.max(...ids);
+  const listed = new Set(ids);
+  const messages: OutboundMessage[] = [];
+  const stored = await deps.stored.keys(context, entity, cursor.after, upTo);
+  for (const primaryKey of stored) {
+    if (listed.has(primaryKey)) continue;
+    const status = await deps.stored.status(context, entity, primaryKey);
+    if (status === undefined || status === 'deleted') continue;
+    let fetchedAt = page.crmTime;
+    if (table.rest !== undefined) {
+      const answer = await deps.crm.getRow(context, table, primaryKey);
+      if (answer.status !== 'deleted') continue; // listed meanwhile: its change is the next window's
+      fetchedAt = answer.crmTime;
+    }
+    const message = snapshot(deps, cursor, () =>
+      reconciledEvent({ context, entity, primaryKey, fetchedAt: new Date(fetchedAt), deleted: true }),
+    );
+    if (message !== undefined) messages.push(message);
+  }
+  await deps.send(messages);
+  cursor.counters.rowsDeleted += messages.length;
+  if (!last) {
+    cursor.continuation = page.continuation;
+    cursor.after = upTo;
+    return;
+  }
+  delete cursor.continuation;
+  delete cursor.after;
+  cursor.phase = 'changed';
+  cursor.entity++;
+}
+
+/** The snapshot message, or undefined (counted as skipped, one line) when the row cannot become one. */
+function snapshot(deps: ReconcileDeps, cursor: Cursor, build: () => OutboundMessage): OutboundMessage | undefined {
+  try {
+    return build();
+  } catch (error) {
+    if (!(error instanceof SnapshotError)) throw error;
+    cursor.counters.skipped++;
+    deps.warn(error.message);
+    return undefined;
+  }
+}

@@ -1,0 +1,65 @@
+import { type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { collect, defaultClient } from './dynamo-calls.js';
+import { ROW_SET_INDEX, rowKey, rowSetKey } from './keys.js';
+
+/** The stored rows of one (context, entity), as a reconcile compares them with the CRM's ids. */
+export interface StoredRowKeys {
+  /**
+   * The primary keys stored in (`after`, `upTo`], ascending (either end open when undefined). Read
+   * from an index, so a row created a moment ago may be missing: it was just written from the CRM.
+   */
+  keys(context: string, entity: string, after: number | undefined, upTo: number | undefined): Promise<number[]>;
+  /** The row's status, `undefined` when no row is stored (a strongly consistent read). */
+  status(context: string, entity: string, primaryKey: number): Promise<string | undefined>;
+}
+
+/**
+ * {@link StoredRowKeys} on the rows table: a Query of its KEYS_ONLY `byRowSet` index (`rowSet` =
+ * entity and context, `rowPk` = the primary key), so a tenant's entity is read without scanning the
+ * table, and one GetItem of `status` per row the CRM no longer lists.
+ */
+export function createStoredRowKeys(config: { client?: DynamoDBDocumentClient; table: string }): StoredRowKeys {
+  const doc = config.client ?? defaultClient();
+  return {
+    async keys(context, entity, after, upTo) {
+      const values: Record<string, unknown> = { ':s': rowSetKey(context, entity) };
+      let range = '';
+      if (after !== undefined && upTo !== undefined) {
+        range = ' AND rowPk BETWEEN :a AND :b';
+        Object.assign(values, { ':a': after + 1, ':b': upTo });
+      } else if (after !== undefined) {
+        range = ' AND rowPk > :a';
+        values[':a'] = after;
+      } else if (upTo !== undefined) {
+        range = ' AND rowPk <= :b';
+        values[':b'] = upTo;
+      }
+      if (after !== undefined && upTo !== undefined && upTo <= after) return [];
+      const items = await collect(
+        paginateQuery(
+          { client: doc },
+          {
+            TableName: config.table,
+            IndexName: ROW_SET_INDEX,
+            KeyConditionExpression: `rowSet = :s${range}`,
+            ExpressionAttributeValues: values,
+          },
+        ),
+      );
+      return items.map((item) => Number(item.rowPk));
+    },
+
+    async status(context, entity, primaryKey) {
+      const { Item } = await doc.send(
+        new GetCommand({
+          TableName: config.table,
+          Key: { rowKey: rowKey(context, entity, primaryKey) },
+          ProjectionExpression: '#s',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ConsistentRead: true,
+        }),
+      );
+      return Item === undefined ? undefined : String(Item.status);
+    },
+  };
+}

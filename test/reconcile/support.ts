@@ -1,0 +1,282 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  ChangeMessageVisibilityCommand,
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  type Message,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+} from '@aws-sdk/client-sqs';
+import type { Context } from 'aws-lambda';
+import type { CrmCredentials } from '../../lib/config/crm.js';
+import { createCrmClient, type CrmLimits } from '../../lib/crm/index.js';
+import type { RowEntity } from '../../lib/model/types.js';
+import type { QueueKey } from '../../lib/queue/port.js';
+import { createReconcileHandler } from '../../lib/reconcile/handler.js';
+import { type ReconcileRequest, reconcileMessage } from '../../lib/reconcile/request.js';
+import { createSnapshotSender } from '../../lib/reconcile/send.js';
+import { createDynamoStore, createStoredRowKeys } from '../../lib/store/index.js';
+import type { Store } from '../../lib/store/types.js';
+import { createEntitiesWorker, createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
+import { toSqsRecord } from '../../local/event-source-mapping.js';
+import { CRM_TABLES } from '../../lib/crm/index.js';
+import { SNAPSHOT_FIELDS } from '../../lib/reconcile/fields.js';
+import { type CrmOptions, type RunningCrm, startCrm } from '../../tools/crm/start.js';
+import { FakePublisher } from '../support/bus.js';
+import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { type LocalQueues, startLocalQueues } from '../support/local-queues.js';
+import { lambdaContext, quietObservability } from '../support/workers.js';
+
+const ROW_QUEUES = ['contact', 'activity', 'entities'] as const;
+
+/** The receiver's side a reconcile needs, real: dynalite with the tables, the SQS emulator with the queues. */
+export interface Receiver {
+  dynamo: LocalDynamo;
+  queues: LocalQueues;
+  tables: { rows: string; events: string; webhooks: string };
+  store: Store;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const dynamo = await startDynalite();
+  const tables = await dynamo.createTables();
+  const queues = await startLocalQueues({ stage: `r${Date.now() % 100000}` });
+  const store = createDynamoStore({ client: dynamo.doc, tables, retentionDays: 30 });
+  return {
+    dynamo,
+    queues,
+    tables,
+    store,
+    async close() {
+      await queues.close();
+      await dynamo.close();
+    },
+  };
+}
+
+/** The CRM simulator on a fresh data directory. */
+export async function startSimulator(options: Partial<CrmOptions> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'reconcile-'));
+  const crm = await startCrm({ dataDir: dir, delivery: { retryDelaysMs: [1, 1] }, ...options });
+  return {
+    crm,
+    async stop() {
+      await crm.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface RigOptions {
+  limits?: Partial<CrmLimits>;
+  credentials?: CrmCredentials;
+  /** Pages one invocation may start (the time budget, made tiny); unbounded when absent. */
+  pagesPerInvocation?: number;
+  /** Wraps the real fetch (to count, or to answer a fault the simulator cannot show). */
+  wrapFetch?: (real: typeof fetch) => typeof fetch;
+}
+
+/**
+ * One reconcile function as functions/reconcile.ts composes it, against `crm` and `receiver`: its own
+ * reconcile FIFO queue, the real CRM client (every HTTP request recorded), the snapshot sender, the
+ * stored rows' index, the real workers (on an in-memory bus) draining the rows' queues, and a test clock.
+ */
+export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options: RigOptions = {}) {
+  const { client } = receiver.queues;
+  const { QueueUrl: reconcileUrl } = await client.send(
+    new CreateQueueCommand({
+      QueueName: `reconcile-${Math.random().toString(36).slice(2, 10)}.fifo`,
+      Attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'false', VisibilityTimeout: '30' },
+    }),
+  );
+  const calls: Array<{ method: string; path: string; status: number }> = [];
+  const recording: typeof fetch = async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const response = await fetch(input, init);
+    calls.push({ method: init?.method ?? 'GET', path: url.pathname, status: response.status });
+    return response;
+  };
+  const crmClient = createCrmClient({
+    apiUrl: crm.apiUrl('{ContextIdentifier}'),
+    credentials: { '*': options.credentials ?? { type: 'basic', user: 'crm', password: 'crm' } },
+    limits: { perSecond: 50, inFlight: 4, ...options.limits },
+    fetch: options.wrapFetch ? options.wrapFetch(recording) : recording,
+    random: () => 0.5,
+  });
+  const queueUrls = Object.fromEntries(receiver.queues.queues.map((q) => [q.key, q.url])) as Record<QueueKey, string>;
+  let offsetMs = 0;
+  const now = () => new Date(Date.now() + offsetMs);
+  const bus = new FakePublisher();
+  const lifecycle = new FakePublisher();
+  const observability = quietObservability();
+  let pagesLeft = Number.POSITIVE_INFINITY;
+  const results: string[] = [];
+  const handler = createReconcileHandler({
+    async runDeps() {
+      pagesLeft = options.pagesPerInvocation ?? Number.POSITIVE_INFINITY;
+      return {
+        crm: crmClient,
+        stored: createStoredRowKeys({ client: receiver.dynamo.doc, table: receiver.tables.rows }),
+        send: createSnapshotSender({ client, queueUrls }),
+        stores: () => true,
+        apiCalls: () => calls.length,
+        timeLeftMs: () => (pagesLeft-- > 0 ? 60_000 : 0),
+        now,
+        warn: () => undefined,
+      };
+    },
+    async carryOn(request) {
+      results.push('carry-on');
+      await sendRequest(request);
+    },
+    async hide(receiptHandle, seconds) {
+      results.push(`hide ${seconds}`);
+      await client.send(
+        new ChangeMessageVisibilityCommand({ QueueUrl: reconcileUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }),
+      );
+    },
+    publisher: lifecycle,
+    maxReceives: 5,
+    ...observability,
+    now,
+  });
+  const sendRequest = async (request: ReconcileRequest) => {
+    const message = reconcileMessage(request);
+    await client.send(
+      new SendMessageCommand({
+        QueueUrl: reconcileUrl,
+        MessageBody: message.body,
+        MessageGroupId: message.groupId,
+        MessageDeduplicationId: message.deduplicationId,
+      }),
+    );
+  };
+  const receive = async (url: string, max: number): Promise<Message[]> =>
+    (
+      await client.send(
+        new ReceiveMessageCommand({
+          QueueUrl: url,
+          MaxNumberOfMessages: max,
+          WaitTimeSeconds: 0,
+          AttributeNames: ['All'],
+          MessageSystemAttributeNames: ['All'],
+          MessageAttributeNames: ['All'],
+        }),
+      )
+    ).Messages ?? [];
+
+  const deps = { store: receiver.store, hooks: {}, ignoreAssociateIds: new Set<number>(), ...observability };
+  const publication = { publisher: bus, publishEchoes: false, isBookkeeping: () => false };
+  const workers: Record<(typeof ROW_QUEUES)[number], SqsBatchHandler> = {
+    contact: createRowWorker({ ...deps, entity: 'contact', publication }),
+    activity: createRowWorker({ ...deps, entity: 'activity', publication }),
+    entities: createEntitiesWorker({ ...deps, publication }),
+  };
+  /** Every snapshot the workers were given, as `<entity>/<pk>` (to find one sent twice). */
+  const applied: string[] = [];
+
+  return {
+    calls,
+    bus,
+    lifecycle,
+    results,
+    /** Moves the test clock (the handler's and the run's `now`) forward. */
+    advance(ms: number) {
+      offsetMs += ms;
+    },
+    now,
+    applied,
+    enqueue: sendRequest,
+    /**
+     * Runs the reconcile queue until it is empty, as Lambda's event source mapping would (batch size 1,
+     * a success deleted, a failure left to its visibility timeout). A message the handler hid until its
+     * `notBefore` is made visible again once the clock is moved past it (and real time waited, up to
+     * `realWaitCapMs`, for the simulator's own faults to end). Returns the invocations made.
+     */
+    async runReconciles(realWaitCapMs = 3_000): Promise<number> {
+      let invocations = 0;
+      for (let idle = 0; idle < 3; ) {
+        const [message] = await receive(reconcileUrl!, 1);
+        if (message === undefined) {
+          idle++;
+          continue;
+        }
+        idle = 0;
+        invocations++;
+        if (invocations > 500) throw new Error('the reconcile did not end within 500 invocations');
+        const record = toSqsRecord(message, 'arn:aws:sqs:us-east-1:000000000000:reconcile.fifo', 'us-east-1');
+        const context = { ...lambdaContext, getRemainingTimeInMillis: () => 60_000 } as Context;
+        const { batchItemFailures } = await handler({ Records: [record] }, context);
+        if (batchItemFailures.length === 0) {
+          await client.send(new DeleteMessageCommand({ QueueUrl: reconcileUrl, ReceiptHandle: message.ReceiptHandle }));
+          continue;
+        }
+        const hidden = results.at(-1)?.startsWith('hide') === true;
+        if (!hidden) throw new Error(`the reconcile failed: ${results.at(-1) ?? ''}`);
+        const seconds = Number(results.at(-1)!.split(' ')[1]);
+        this.advance(seconds * 1000);
+        await sleep(Math.min(seconds * 1000, realWaitCapMs));
+        await client.send(
+          new ChangeMessageVisibilityCommand({ QueueUrl: reconcileUrl, ReceiptHandle: message.ReceiptHandle, VisibilityTimeout: 0 }),
+        );
+      }
+      return invocations;
+    },
+    /** Drains the rows' queues through the real workers until they are empty. */
+    async drainWorkers(): Promise<number> {
+      let records = 0;
+      for (let idle = 0; idle < 2; ) {
+        let got = 0;
+        for (const key of ROW_QUEUES) {
+          const queue = receiver.queues.queues.find((q) => q.key === key)!;
+          const messages = await receive(queue.url, 10);
+          if (messages.length === 0) continue;
+          got += messages.length;
+          const sqsRecords = messages.map((m) => toSqsRecord(m, queue.arn, 'us-east-1'));
+          for (const r of sqsRecords) {
+            const body = JSON.parse(r.body) as { Entity: string; PrimaryKey: number };
+            applied.push(`${body.Entity}/${body.PrimaryKey}`);
+          }
+          const { batchItemFailures } = await workers[key]({ Records: sqsRecords }, lambdaContext);
+          if (batchItemFailures.length > 0) throw new Error(`the ${key} worker failed ${batchItemFailures.length} records`);
+          for (const m of messages)
+            await client.send(new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: m.ReceiptHandle }));
+        }
+        records += got;
+        idle = got === 0 ? idle + 1 : 0;
+      }
+      return records;
+    },
+  };
+}
+
+/** A request for the reconcile queue. */
+export function request(context: string, fields: Partial<ReconcileRequest> = {}): ReconcileRequest {
+  return { context, reason: 'manual', requestedAt: new Date().toISOString(), ...fields };
+}
+
+/**
+ * Every row of `context` in the CRM (of the entities reconciled) against the receiver's: the CRM's
+ * values of the snapshot fields, and the stored row's FieldValues and status. Equal when converged.
+ */
+export async function compareRows(crm: RunningCrm, store: Store, context: string) {
+  const data = crm.core.store.context(context);
+  const crmSide: Record<string, unknown> = {};
+  const storedSide: Record<string, unknown> = {};
+  for (const [entity, table] of Object.entries(CRM_TABLES)) {
+    for (const [id, row] of Object.entries(data.rows[table.table] ?? {})) {
+      const fields = SNAPSHOT_FIELDS[entity]!;
+      crmSide[`${entity}/${id}`] = {
+        status: 'active',
+        fieldValues: Object.fromEntries(fields.map((f) => [f, row[f] ?? null])),
+      };
+      const stored = await store.getRow(context, entity as RowEntity, Number(id));
+      storedSide[`${entity}/${id}`] = stored && { status: stored.status, fieldValues: stored.fieldValues };
+    }
+  }
+  return { crm: crmSide, stored: storedSide };
+}

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { readWatchConfig } from '../../lib/config/watch.js';
+
+describe('the watch configuration', () => {
+  it('polls every 300 s, re-activates TooManyErrors only, and matches no target URL by default', () => {
+    expect(readWatchConfig({})).toEqual({
+      pollSeconds: 300,
+      reactivate: 'too-many-errors',
+      receiverUrl: undefined,
+    });
+    expect(
+      readWatchConfig({
+        RECONCILE_POLL_SECONDS: '10',
+        REACTIVATE_WEBHOOKS: 'stopped-too',
+        RECEIVER_URL: 'https://x.example/webhook',
+      }),
+    ).toEqual({ pollSeconds: 10, reactivate: 'stopped-too', receiverUrl: 'https://x.example/webhook' });
+    expect(readWatchConfig({ REACTIVATE_WEBHOOKS: 'false' }).reactivate).toBe('off');
+    expect(readWatchConfig({ REACTIVATE_WEBHOOKS: 'TRUE' }).reactivate).toBe('too-many-errors');
+  });
+
+  it('refuses a wrong value with one line naming the variable and what it accepts', () => {
+    for (const value of ['9', '0', '-5', '30.5', 'soon', '1e3']) {
+      expect(() => readWatchConfig({ RECONCILE_POLL_SECONDS: value })).toThrow(
+        /^RECONCILE_POLL_SECONDS must be a whole number of seconds, at least 10 \(default 300\)$/,
+      );
+    }
+    expect(() => readWatchConfig({ REACTIVATE_WEBHOOKS: 'stopped' })).toThrow(
+      /^REACTIVATE_WEBHOOKS must be true .*, false, or stopped-too .*$/,
+    );
+    expect(() => readWatchConfig({ RECEIVER_URL: 'ftp://x' })).toThrow(
+      /^RECEIVER_URL must be the http\(s\) URL/,
+    );
+  });
+});
