@@ -39,24 +39,31 @@ const timeLeftMs = () => (invocation?.getRemainingTimeInMillis() ?? 0) - HANDOVE
 let crm: Promise<CrmClient> | undefined;
 const crmClient = (): Promise<CrmClient> => {
   if (!crmConfig.enabled)
-    throw new ConfigError('CRM_API_URL is not set: reconciliation is off, gaps cannot be recovered', 'CRM_API_URL');
-  const ssm = new SsmParameterProvider({ region: requireEnv('AWS_REGION'), endpoint: optionalEnv('AWS_ENDPOINT_URL_SSM') });
-  crm ??= crmCredentials(crmConfig, (name) => ssm.get(name) as Promise<string | undefined>).then((credentials) =>
-    createCrmClient({
-      apiUrl: crmConfig.apiUrl,
-      credentials,
-      limits: {
-        inFlight: crmConfig.maxInFlight,
-        perSecond: crmConfig.maxCallsPerSecond,
-        timeoutMs: crmConfig.timeoutMs,
-      },
-      timeLeftMs,
-      // Every HTTP request (logins and retries too): the run's apiCalls.
-      fetch: (input, init) => {
-        calls++;
-        return fetch(input, init);
-      },
-    }),
+    throw new ConfigError(
+      'CRM_API_URL is not set: reconciliation is off, gaps cannot be recovered',
+      'CRM_API_URL',
+    );
+  const ssm = new SsmParameterProvider({
+    region: requireEnv('AWS_REGION'),
+    endpoint: optionalEnv('AWS_ENDPOINT_URL_SSM'),
+  });
+  crm ??= crmCredentials(crmConfig, (name) => ssm.get(name) as Promise<string | undefined>).then(
+    (credentials) =>
+      createCrmClient({
+        apiUrl: crmConfig.apiUrl,
+        credentials,
+        limits: {
+          inFlight: crmConfig.maxInFlight,
+          perSecond: crmConfig.maxCallsPerSecond,
+          timeoutMs: crmConfig.timeoutMs,
+        },
+        timeLeftMs,
+        // Every HTTP request (logins and retries too): the run's apiCalls.
+        fetch: (input, init) => {
+          calls++;
+          return fetch(input, init);
+        },
+      }),
   );
   crm.catch(() => {
     crm = undefined; // read the credentials again next time

@@ -106,12 +106,16 @@ function parseRequest(body: string): ReconcileRequest {
   try {
     value = JSON.parse(body);
   } catch {
-    throw new Error('the reconcile message is not JSON: it must be a ReconcileRequest (lib/reconcile/request.ts)');
+    throw new Error(
+      'the reconcile message is not JSON: it must be a ReconcileRequest (lib/reconcile/request.ts)',
+    );
   }
   const parsed = z.safeParse(ReconcileRequestSchema, value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new Error(`the reconcile message's ${issue?.path.join('.') || 'body'} is not accepted: ${issue?.message}`);
+    throw new Error(
+      `the reconcile message's ${issue?.path.join('.') || 'body'} is not accepted: ${issue?.message}`,
+    );
   }
   return parsed.data;
 }
@@ -119,7 +123,8 @@ function parseRequest(body: string): ReconcileRequest {
 async function publish(deps: ReconcileHandlerDeps, entry: ReturnType<typeof lifecycleEntry>): Promise<void> {
   if (deps.publisher === undefined) return;
   const [result] = await deps.publisher.publish([entry]);
-  if (result !== undefined && !result.ok) throw new Error(`PutEvents ${entry.DetailType}: ${result.errorCode}`);
+  if (result !== undefined && !result.ok)
+    throw new Error(`PutEvents ${entry.DetailType}: ${result.errorCode}`);
 }
 
 /** An error as one line, no stack (the CRM client's messages name the call, never a credential). */

@@ -55,7 +55,10 @@ const BEGINNING = new Date(0);
  * twice). Returns {@link CarryOn} when the time left is short or the CRM says retry later; throws on
  * anything else (the queue retries the message, then moves it to its DLQ).
  */
-export async function runReconcile(request: ReconcileRequest, deps: ReconcileDeps): Promise<Completed | CarryOn> {
+export async function runReconcile(
+  request: ReconcileRequest,
+  deps: ReconcileDeps,
+): Promise<Completed | CarryOn> {
   const callsBefore = deps.apiCalls();
   const cursor = startOrResume(request, deps);
   cursor.counters.invocations++;
@@ -113,7 +116,8 @@ function startOrResume(request: ReconcileRequest, deps: ReconcileDeps): Cursor {
     startedAt: now,
     to: request.to ?? now,
     entities: [...new Set(wanted)].filter(
-      (entity) => Object.hasOwn(CRM_TABLES, entity) && Object.hasOwn(SNAPSHOT_FIELDS, entity) && deps.stores(entity),
+      (entity) =>
+        Object.hasOwn(CRM_TABLES, entity) && Object.hasOwn(SNAPSHOT_FIELDS, entity) && deps.stores(entity),
     ),
     entity: 0,
     phase: 'changed',
@@ -169,6 +173,10 @@ async function deletesPage(
   table: CrmTable,
 ): Promise<void> {
   const { context } = request;
+  if (cursor.continuation === undefined && !(await deps.stored.hasAny(context, entity))) {
+    nextEntity(cursor); // nothing stored, nothing to delete: no listing of the CRM's ids
+    return;
+  }
   const page = await deps.crm.listIds(context, table, cursor.continuation);
   const ids = page.items.map(Number);
   const last = page.continuation === undefined;
@@ -203,6 +211,10 @@ async function deletesPage(
     cursor.after = upTo;
     return;
   }
+  nextEntity(cursor);
+}
+
+function nextEntity(cursor: Cursor): void {
   delete cursor.continuation;
   delete cursor.after;
   cursor.phase = 'changed';
@@ -210,7 +222,11 @@ async function deletesPage(
 }
 
 /** The snapshot message, or undefined (counted as skipped, one line) when the row cannot become one. */
-function snapshot(deps: ReconcileDeps, cursor: Cursor, build: () => OutboundMessage): OutboundMessage | undefined {
+function snapshot(
+  deps: ReconcileDeps,
+  cursor: Cursor,
+  build: () => OutboundMessage,
+): OutboundMessage | undefined {
   try {
     return build();
   } catch (error) {

@@ -8,5 +8,5 @@ export {
   REPLAY_LEASE_MS,
   replayLockKey,
 } from './replay-lock.js';
-export type * from './types.js';
 export { createStoredRowKeys, type StoredRowKeys } from './row-set.js';
+export type * from './types.js';

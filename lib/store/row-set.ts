@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, GetCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { collect, defaultClient } from './dynamo-calls.js';
 import { ROW_SET_INDEX, rowKey, rowSetKey } from './keys.js';
 
@@ -8,7 +8,14 @@ export interface StoredRowKeys {
    * The primary keys stored in (`after`, `upTo`], ascending (either end open when undefined). Read
    * from an index, so a row created a moment ago may be missing: it was just written from the CRM.
    */
-  keys(context: string, entity: string, after: number | undefined, upTo: number | undefined): Promise<number[]>;
+  keys(
+    context: string,
+    entity: string,
+    after: number | undefined,
+    upTo: number | undefined,
+  ): Promise<number[]>;
+  /** Whether any row of (context, entity) is stored: without one there are no deletes to find. */
+  hasAny(context: string, entity: string): Promise<boolean>;
   /** The row's status, `undefined` when no row is stored (a strongly consistent read). */
   status(context: string, entity: string, primaryKey: number): Promise<string | undefined>;
 }
@@ -18,7 +25,10 @@ export interface StoredRowKeys {
  * entity and context, `rowPk` = the primary key), so a tenant's entity is read without scanning the
  * table, and one GetItem of `status` per row the CRM no longer lists.
  */
-export function createStoredRowKeys(config: { client?: DynamoDBDocumentClient; table: string }): StoredRowKeys {
+export function createStoredRowKeys(config: {
+  client?: DynamoDBDocumentClient;
+  table: string;
+}): StoredRowKeys {
   const doc = config.client ?? defaultClient();
   return {
     async keys(context, entity, after, upTo) {
@@ -47,6 +57,19 @@ export function createStoredRowKeys(config: { client?: DynamoDBDocumentClient; t
         ),
       );
       return items.map((item) => Number(item.rowPk));
+    },
+
+    async hasAny(context, entity) {
+      const { Items } = await doc.send(
+        new QueryCommand({
+          TableName: config.table,
+          IndexName: ROW_SET_INDEX,
+          KeyConditionExpression: 'rowSet = :s',
+          ExpressionAttributeValues: { ':s': rowSetKey(context, entity) },
+          Limit: 1,
+        }),
+      );
+      return (Items?.length ?? 0) > 0;
     },
 
     async status(context, entity, primaryKey) {

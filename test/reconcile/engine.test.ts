@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { crmWindowTime } from '../../lib/crm/index.js';
 import type { RunningCrm } from '../../tools/crm/start.js';
 import { NEVER } from '../../tools/crm/tables.js';
-import { compareRows, type Receiver, reconcileRig, request, startReceiver, startSimulator } from './support.js';
+import { systemUser } from '../crm-client/support.js';
+import {
+  compareRows,
+  type Receiver,
+  reconcileRig,
+  request,
+  startReceiver,
+  startSimulator,
+} from './support.js';
 
 let receiver: Receiver;
 let simulator: Awaited<ReturnType<typeof startSimulator>>;
@@ -28,7 +36,9 @@ function seed(context: string, tables: Record<string, number>) {
 function callsPerRow(label: string, calls: number, detail: { rowsListed: number; rowsDeleted: number }) {
   const rows = detail.rowsListed + detail.rowsDeleted;
   const ratio = rows === 0 ? Number.NaN : calls / rows;
-  console.log(`[reconcile] ${label}: ${calls} API calls for ${rows} reconciled rows = ${ratio.toFixed(2)} per row`);
+  console.log(
+    `[reconcile] ${label}: ${calls} API calls for ${rows} reconciled rows = ${ratio.toFixed(2)} per row`,
+  );
   return ratio;
 }
 
@@ -72,14 +82,211 @@ describe('a reconcile against the CRM simulator, applied by the real workers (dy
       return `${e.DetailType} ${detail.PrimaryKey}`;
     });
     expect(published.sort()).toEqual(
-      ['contact.reconciled 1', 'contact.reconciled 2', `contact.reconciled ${newId}`, 'person.reconciled 1'].sort(),
+      [
+        'contact.reconciled 1',
+        'contact.reconciled 2',
+        `contact.reconciled ${newId}`,
+        'person.reconciled 1',
+      ].sort(),
     );
-    const [completed] = rig.lifecycle.published.slice(-1).map((e) => ({ type: e.DetailType, detail: JSON.parse(e.Detail) }));
+    const [completed] = rig.lifecycle.published
+      .slice(-1)
+      .map((e) => ({ type: e.DetailType, detail: JSON.parse(e.Detail) }));
     expect(completed).toMatchObject({
       type: 'receiver.reconcile.completed',
-      detail: { context, reason: 'gap-closed', rowsListed: 3, rowsChanged: 3, rowsDeleted: 1, from: from.toISOString() },
+      detail: {
+        context,
+        reason: 'gap-closed',
+        rowsListed: 3,
+        rowsChanged: 3,
+        rowsDeleted: 1,
+        from: from.toISOString(),
+      },
     });
     callsPerRow('window of 3 changed + 1 deleted rows', completed!.detail.apiCalls, completed!.detail);
     expect(crmWindowTime(from)).toBe(from.toISOString().slice(0, 19));
+  });
+});
+
+describe('a reconcile paged across invocations', () => {
+  it('with pages of 2 rows and one page per invocation loses and duplicates nothing, deletes included', async () => {
+    const context = 'CustPage';
+    seed(context, { contact: 7, person: 3 });
+    const rig = await reconcileRig(crm, receiver, { limits: { pageSize: 2 }, pagesPerInvocation: 1 });
+    await rig.enqueue(request(context, { reason: 'full', full: true, entities: ['contact', 'person'] }));
+    const invocations = await rig.runReconciles();
+    await rig.drainWorkers();
+    // contacts: 4 pages, persons: 2, then the deletes (nothing stored yet): one per invocation.
+    expect(invocations).toBeGreaterThanOrEqual(6);
+    expect(rig.applied.sort()).toEqual(
+      [...[1, 2, 3, 4, 5, 6, 7].map((id) => `contact/${id}`), 'person/1', 'person/2', 'person/3'].sort(),
+    );
+    const full = await compareRows(crm, receiver.store, context);
+    expect(full.stored).toEqual(full.crm);
+
+    // Deleted on both sides of a page boundary, and the last row.
+    for (const id of [2, 3, 7]) crm.core.change(context, { op: 'delete', table: 'contact', id });
+    rig.applied.length = 0;
+    const from = new Date().toISOString();
+    await rig.enqueue(request(context, { reason: 'poll', from, entities: ['contact', 'person'] }));
+    expect(await rig.runReconciles()).toBeGreaterThanOrEqual(4);
+    await rig.drainWorkers();
+    expect(rig.applied.sort()).toEqual(['contact/2', 'contact/3', 'contact/7']);
+    for (const id of [2, 3, 7])
+      expect(await receiver.store.getRow(context, 'contact', id)).toMatchObject({ status: 'deleted' });
+    const after = await compareRows(crm, receiver.store, context);
+    expect(after.stored).toEqual(after.crm);
+    const [completed] = rig.lifecycle.details().slice(-1);
+    expect(completed).toMatchObject({ rowsListed: 0, rowsDeleted: 3 });
+    expect(rig.lifecycle.published.map((e) => e.DetailType)).toEqual([
+      'receiver.reconcile.completed',
+      'receiver.reconcile.completed',
+    ]);
+  });
+});
+
+describe('a reconcile under the CRM’s faults', () => {
+  it('a tenant in maintenance, a 503 phase, 429s with Retry-After and a ticket that expires: it waits, resumes, and applies every row once', async () => {
+    const faulty = await startSimulator({ auth: { ticketLifetimeMs: 1500 } });
+    try {
+      const context = 'CustFault';
+      for (let i = 0; i < 6; i++)
+        faulty.crm.core.change(context, { op: 'create', table: 'contact', fields: {} });
+      for (let i = 0; i < 3; i++)
+        faulty.crm.core.change(context, { op: 'create', table: 'person', fields: {} });
+      let stateCalls = 0;
+      let archiveCalls = 0;
+      let throttled = 0;
+      const rig = await reconcileRig(faulty.crm, receiver, {
+        credentials: systemUser(faulty.crm),
+        limits: { pageSize: 2, maxAttempts: 2 },
+        clientBudgetMs: 1000,
+        wrapFetch: (real) => async (input, init) => {
+          const url = new URL(String(input instanceof Request ? input.url : input));
+          if (url.pathname.startsWith('/api/state/') && stateCalls++ === 0)
+            return Response.json(
+              { ContextIdentifier: context, State: 'OfflineMaintenance', IsRunning: false },
+              { headers: { date: new Date().toUTCString() } },
+            );
+          if (url.pathname.endsWith('/archive/dynamic')) {
+            archiveCalls++;
+            if (archiveCalls === 2) faulty.crm.faults.set({ unavailableUntil: Date.now() + 2500 });
+            if (archiveCalls === 5) faulty.crm.faults.set({ rateLimitPerSecond: 1 });
+          }
+          const response = await real(input, init);
+          if (response.status === 429 && ++throttled === 2) faulty.crm.faults.set({});
+          return response;
+        },
+      });
+      await rig.enqueue(
+        request(context, { reason: 'manual', from: new Date(Date.now() - 60_000).toISOString() }),
+      );
+      await rig.runReconciles();
+      await rig.drainWorkers();
+
+      const statuses = rig.calls.map(
+        (call) => `${call.path.includes('Login') ? 'login' : call.path.split('/').pop()} ${call.status}`,
+      );
+      expect(statuses).toContain('dynamic 503');
+      expect(statuses).toContain('dynamic 429');
+      // The ticket expired while the run waited: one 401, a new login, and on.
+      const unauthorized = statuses.indexOf('dynamic 401');
+      expect(unauthorized).toBeGreaterThan(0);
+      expect(statuses[unauthorized + 1]).toBe('login 200');
+      // Maintenance (60 s) and the 503 phase were waited out by hiding the message, not by failing it.
+      expect(rig.results.filter((r) => r.startsWith('hide')).length).toBeGreaterThanOrEqual(2);
+      expect(rig.results).toContain('hide 60');
+      // Every row once, all of them equal to the CRM's.
+      expect(rig.applied.sort()).toEqual(
+        [...[1, 2, 3, 4, 5, 6].map((id) => `contact/${id}`), 'person/1', 'person/2', 'person/3'].sort(),
+      );
+      const after = await compareRows(faulty.crm, receiver.store, context);
+      expect(after.stored).toEqual(after.crm);
+      expect(rig.lifecycle.published.map((e) => e.DetailType)).toEqual(['receiver.reconcile.completed']);
+      const [completed] = rig.lifecycle.details();
+      expect(completed).toMatchObject({
+        rowsListed: 9,
+        rowsChanged: 9,
+        rowsDeleted: 0,
+        apiCalls: rig.calls.length,
+      });
+      callsPerRow('9 rows under faults, pages of 2', rig.calls.length, completed as never);
+    } finally {
+      await faulty.stop();
+    }
+  });
+});
+
+describe('a reconcile that cannot succeed', () => {
+  it('is retried by the queue, then lands in the reconcile DLQ, and the last attempt publishes receiver.reconcile.failed (one line, no credentials)', async () => {
+    const context = 'CustFail';
+    seed(context, { contact: 1 });
+    const rig = await reconcileRig(crm, receiver, {
+      credentials: { type: 'basic', user: 'crm', password: 'not-the-password' },
+      maxReceives: 2,
+      visibilitySeconds: 1,
+      expectFailures: true,
+    });
+    await rig.enqueue(request(context, { from: new Date(Date.now() - 60_000).toISOString() }));
+    expect(await rig.runReconciles()).toBe(2);
+
+    const dead = await rig.dlq();
+    expect(dead.map((m) => JSON.parse(m.Body!).context)).toEqual([context]);
+    expect(rig.lifecycle.published.map((e) => e.DetailType)).toEqual(['receiver.reconcile.failed']);
+    const [failed] = rig.lifecycle.details();
+    expect(failed).toMatchObject({
+      context,
+      reason: 'manual',
+      error: expect.stringMatching(/^CrmAuthError: .*401/),
+    });
+    expect(JSON.stringify(failed)).not.toContain('not-the-password');
+    expect(String(failed!.error)).not.toContain('\n');
+    expect(await receiver.store.getRow(context, 'contact', 1)).toBeUndefined();
+  });
+});
+
+describe('API calls per reconciled row (printed; the issue’s goal is at most 1.2)', () => {
+  it('a full pass of 250 rows and then a window of 50 changed and 3 deleted rows converge, with their calls per row printed', async () => {
+    const context = 'CustScale';
+    seed(context, { contact: 200, person: 50 });
+    const rig = await reconcileRig(crm, receiver);
+    const entities = ['contact', 'person'];
+    await rig.enqueue(request(context, { reason: 'full', full: true, entities }));
+    await rig.runReconciles();
+    await rig.drainWorkers();
+    const full = rig.lifecycle.details().at(-1) as {
+      rowsListed: number;
+      rowsDeleted: number;
+      apiCalls: number;
+    };
+    expect(full).toMatchObject({ rowsListed: 250, rowsDeleted: 0 });
+    callsPerRow('full pass of 250 rows', full.apiCalls, full);
+
+    const from = new Date(Date.now() - 1000);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    for (let id = 1; id <= 40; id++)
+      crm.core.change(context, {
+        op: 'change',
+        table: 'contact',
+        id: id * 5,
+        fields: { department: `D${id}` },
+      });
+    for (let id = 1; id <= 10; id++)
+      crm.core.change(context, { op: 'change', table: 'person', id, fields: { firstname: `F${id}` } });
+    for (const id of [3, 101, 199]) crm.core.change(context, { op: 'delete', table: 'contact', id });
+    await rig.enqueue(request(context, { reason: 'gap-closed', from: from.toISOString(), entities }));
+    await rig.runReconciles();
+    await rig.drainWorkers();
+    const window = rig.lifecycle.details().at(-1) as {
+      rowsListed: number;
+      rowsDeleted: number;
+      apiCalls: number;
+    };
+    expect(window).toMatchObject({ rowsListed: 50, rowsDeleted: 3 });
+    const after = await compareRows(crm, receiver.store, context);
+    expect(after.stored).toEqual(after.crm);
+    expect(
+      callsPerRow('window of 50 changed + 3 deleted among 250', window.apiCalls, window),
+    ).toBeLessThanOrEqual(1.2);
   });
 });

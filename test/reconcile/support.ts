@@ -6,15 +6,19 @@ import {
   ChangeMessageVisibilityCommand,
   CreateQueueCommand,
   DeleteMessageCommand,
+  GetQueueAttributesCommand,
   type Message,
   ReceiveMessageCommand,
   SendMessageCommand,
+  type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
+import { redrivePolicy } from '../../infra/definitions.js';
 import type { CrmCredentials } from '../../lib/config/crm.js';
-import { createCrmClient, type CrmLimits } from '../../lib/crm/index.js';
+import { CRM_TABLES, type CrmLimits, createCrmClient } from '../../lib/crm/index.js';
 import type { RowEntity } from '../../lib/model/types.js';
 import type { QueueKey } from '../../lib/queue/port.js';
+import { SNAPSHOT_FIELDS } from '../../lib/reconcile/fields.js';
 import { createReconcileHandler } from '../../lib/reconcile/handler.js';
 import { type ReconcileRequest, reconcileMessage } from '../../lib/reconcile/request.js';
 import { createSnapshotSender } from '../../lib/reconcile/send.js';
@@ -22,8 +26,6 @@ import { createDynamoStore, createStoredRowKeys } from '../../lib/store/index.js
 import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker, createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
 import { toSqsRecord } from '../../local/event-source-mapping.js';
-import { CRM_TABLES } from '../../lib/crm/index.js';
-import { SNAPSHOT_FIELDS } from '../../lib/reconcile/fields.js';
 import { type CrmOptions, type RunningCrm, startCrm } from '../../tools/crm/start.js';
 import { FakePublisher } from '../support/bus.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
@@ -76,7 +78,14 @@ export interface RigOptions {
   credentials?: CrmCredentials;
   /** Pages one invocation may start (the time budget, made tiny); unbounded when absent. */
   pagesPerInvocation?: number;
-  /** Wraps the real fetch (to count, or to answer a fault the simulator cannot show). */
+  /** The reconcile queue's maxReceiveCount (default 5) and visibility timeout (default 30 s). */
+  maxReceives?: number;
+  visibilitySeconds?: number;
+  /** Failed invocations are left to the visibility timeout (and the DLQ) instead of failing the test. */
+  expectFailures?: boolean;
+  /** The CRM client's time budget (each wait for a retry must fit in it, else CrmRetryLater). */
+  clientBudgetMs?: number;
+  /** Wraps the real fetch (to answer a fault the simulator cannot show); every request is still recorded. */
   wrapFetch?: (real: typeof fetch) => typeof fetch;
 }
 
@@ -87,16 +96,30 @@ export interface RigOptions {
  */
 export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options: RigOptions = {}) {
   const { client } = receiver.queues;
-  const { QueueUrl: reconcileUrl } = await client.send(
-    new CreateQueueCommand({
-      QueueName: `reconcile-${Math.random().toString(36).slice(2, 10)}.fifo`,
-      Attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'false', VisibilityTimeout: '30' },
-    }),
-  );
+  const name = `reconcile-${Math.random().toString(36).slice(2, 10)}`;
+  const maxReceives = options.maxReceives ?? 5;
+  const visibilitySeconds = options.visibilitySeconds ?? 30;
+  const fifo = { FifoQueue: 'true', ContentBasedDeduplication: 'false' };
+  const dlqUrl = (
+    await client.send(new CreateQueueCommand({ QueueName: `${name}-dlq.fifo`, Attributes: fifo }))
+  ).QueueUrl!;
+  const reconcileUrl = (
+    await client.send(
+      new CreateQueueCommand({
+        QueueName: `${name}.fifo`,
+        Attributes: {
+          ...fifo,
+          VisibilityTimeout: String(visibilitySeconds),
+          RedrivePolicy: redrivePolicy(await arnOf(client, dlqUrl), maxReceives),
+        },
+      }),
+    )
+  ).QueueUrl!;
   const calls: Array<{ method: string; path: string; status: number }> = [];
+  const underlying = options.wrapFetch ? options.wrapFetch(fetch) : fetch;
   const recording: typeof fetch = async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
-    const response = await fetch(input, init);
+    const response = await underlying(input, init);
     calls.push({ method: init?.method ?? 'GET', path: url.pathname, status: response.status });
     return response;
   };
@@ -104,10 +127,14 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     apiUrl: crm.apiUrl('{ContextIdentifier}'),
     credentials: { '*': options.credentials ?? { type: 'basic', user: 'crm', password: 'crm' } },
     limits: { perSecond: 50, inFlight: 4, ...options.limits },
-    fetch: options.wrapFetch ? options.wrapFetch(recording) : recording,
+    fetch: recording,
+    ...(options.clientBudgetMs !== undefined && { timeLeftMs: () => options.clientBudgetMs! }),
     random: () => 0.5,
   });
-  const queueUrls = Object.fromEntries(receiver.queues.queues.map((q) => [q.key, q.url])) as Record<QueueKey, string>;
+  const queueUrls = Object.fromEntries(receiver.queues.queues.map((q) => [q.key, q.url])) as Record<
+    QueueKey,
+    string
+  >;
   let offsetMs = 0;
   const now = () => new Date(Date.now() + offsetMs);
   const bus = new FakePublisher();
@@ -136,11 +163,15 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     async hide(receiptHandle, seconds) {
       results.push(`hide ${seconds}`);
       await client.send(
-        new ChangeMessageVisibilityCommand({ QueueUrl: reconcileUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }),
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: reconcileUrl,
+          ReceiptHandle: receiptHandle,
+          VisibilityTimeout: seconds,
+        }),
       );
     },
     publisher: lifecycle,
-    maxReceives: 5,
+    maxReceives,
     ...observability,
     now,
   });
@@ -191,6 +222,8 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     now,
     applied,
     enqueue: sendRequest,
+    /** The messages in the reconcile DLQ now. */
+    dlq: () => receive(dlqUrl, 10),
     /**
      * Runs the reconcile queue until it is empty, as Lambda's event source mapping would (batch size 1,
      * a success deleted, a failure left to its visibility timeout). A message the handler hid until its
@@ -200,7 +233,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     async runReconciles(realWaitCapMs = 3_000): Promise<number> {
       let invocations = 0;
       for (let idle = 0; idle < 3; ) {
-        const [message] = await receive(reconcileUrl!, 1);
+        const [message] = await receive(reconcileUrl, 1);
         if (message === undefined) {
           idle++;
           continue;
@@ -212,16 +245,30 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
         const context = { ...lambdaContext, getRemainingTimeInMillis: () => 60_000 } as Context;
         const { batchItemFailures } = await handler({ Records: [record] }, context);
         if (batchItemFailures.length === 0) {
-          await client.send(new DeleteMessageCommand({ QueueUrl: reconcileUrl, ReceiptHandle: message.ReceiptHandle }));
+          await client.send(
+            new DeleteMessageCommand({ QueueUrl: reconcileUrl, ReceiptHandle: message.ReceiptHandle }),
+          );
           continue;
         }
         const hidden = results.at(-1)?.startsWith('hide') === true;
+        if (!hidden && options.expectFailures) {
+          await sleep(visibilitySeconds * 1000 + 200);
+          continue;
+        }
         if (!hidden) throw new Error(`the reconcile failed: ${results.at(-1) ?? ''}`);
         const seconds = Number(results.at(-1)!.split(' ')[1]);
         this.advance(seconds * 1000);
-        await sleep(Math.min(seconds * 1000, realWaitCapMs));
+        if (seconds * 1000 <= realWaitCapMs) {
+          await sleep(seconds * 1000 + 200); // visible again by itself
+          continue;
+        }
+        await sleep(realWaitCapMs);
         await client.send(
-          new ChangeMessageVisibilityCommand({ QueueUrl: reconcileUrl, ReceiptHandle: message.ReceiptHandle, VisibilityTimeout: 0 }),
+          new ChangeMessageVisibilityCommand({
+            QueueUrl: reconcileUrl,
+            ReceiptHandle: message.ReceiptHandle,
+            VisibilityTimeout: 0,
+          }),
         );
       }
       return invocations;
@@ -242,9 +289,12 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
             applied.push(`${body.Entity}/${body.PrimaryKey}`);
           }
           const { batchItemFailures } = await workers[key]({ Records: sqsRecords }, lambdaContext);
-          if (batchItemFailures.length > 0) throw new Error(`the ${key} worker failed ${batchItemFailures.length} records`);
+          if (batchItemFailures.length > 0)
+            throw new Error(`the ${key} worker failed ${batchItemFailures.length} records`);
           for (const m of messages)
-            await client.send(new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: m.ReceiptHandle }));
+            await client.send(
+              new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: m.ReceiptHandle }),
+            );
         }
         records += got;
         idle = got === 0 ? idle + 1 : 0;
@@ -279,4 +329,11 @@ export async function compareRows(crm: RunningCrm, store: Store, context: string
     }
   }
   return { crm: crmSide, stored: storedSide };
+}
+
+async function arnOf(client: SQSClient, QueueUrl: string): Promise<string> {
+  const { Attributes } = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['QueueArn'] }),
+  );
+  return Attributes!.QueueArn!;
 }
