@@ -1,8 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BaseProvider } from '@aws-lambda-powertools/parameters/base';
-import { fromEnv } from '@aws-sdk/credential-provider-env';
-import { Sha256 } from '@smithy/core/checksum';
-import { SignatureV4 } from '@smithy/signature-v4';
+import { awsErrorType, awsJsonCall } from '../aws/json-call.js';
 
 export interface SsmParameterProviderConfig {
   region: string;
@@ -80,42 +78,23 @@ export class SsmParameterProvider extends BaseProvider {
 }
 
 function createTransport(config: SsmParameterProviderConfig): Transport {
-  const endpoint = new URL(config.endpoint ?? `https://ssm.${config.region}.amazonaws.com/`);
-  const signer = new SignatureV4({
+  const call = awsJsonCall({
     service: 'ssm',
     region: config.region,
-    sha256: Sha256,
-    credentials: config.credentials ?? fromEnv(),
+    endpoint: config.endpoint,
+    contentType: 'application/x-amz-json-1.1',
+    credentials: config.credentials,
+    ...(config.fetch && { fetch: config.fetch }),
   });
-  const send = config.fetch ?? fetch;
   const budgetMs = config.budgetMs ?? 500;
   const random = config.random ?? Math.random;
 
   async function attempt(name: string, timeoutMs: number): Promise<string | undefined> {
-    const body = JSON.stringify({ Name: name, WithDecryption: true });
-    const signed = await signer.sign({
-      method: 'POST',
-      protocol: endpoint.protocol,
-      hostname: endpoint.hostname,
-      ...(endpoint.port !== '' && { port: Number(endpoint.port) }),
-      path: endpoint.pathname,
-      query: {},
-      headers: {
-        host: endpoint.host,
-        'content-type': 'application/x-amz-json-1.1',
-        'x-amz-target': 'AmazonSSM.GetParameter',
-      },
-      body,
-    });
+    const send = await call('AmazonSSM.GetParameter', { Name: name, WithDecryption: true });
     let response: Response;
     let text: string;
     try {
-      response = await send(endpoint, {
-        method: 'POST',
-        headers: signed.headers,
-        body,
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      response = await send(timeoutMs);
       text = await response.text();
     } catch (cause) {
       const reason =
@@ -126,7 +105,7 @@ function createTransport(config: SsmParameterProviderConfig): Transport {
       });
     }
     if (!response.ok) {
-      const type = errorType(text) ?? `HTTP ${response.status}`;
+      const type = awsErrorType(text) ?? `HTTP ${response.status}`;
       const retryable = response.status >= 500 || /Throttling/.test(type);
       throw new ParameterReadError(`GetParameter ${name} failed: ${type}`, name, { retryable });
     }
@@ -155,13 +134,4 @@ function createTransport(config: SsmParameterProviderConfig): Transport {
       }
     },
   };
-}
-
-function errorType(text: string): string | undefined {
-  try {
-    const type = (JSON.parse(text) as { __type?: unknown }).__type;
-    return typeof type === 'string' ? type.split('#').pop() : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
+import { sqsJsonReconcileQueue } from '../../lib/reconcile/sqs-json.js';
 
 export interface LocalSqs {
   endpoint: string;
@@ -40,4 +41,14 @@ export async function startLocalSqs(): Promise<LocalSqs> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The reconcile queue's port on `queueUrl` of the local SQS, as the functions send to it. */
+export function reconcileQueueOn(sqs: LocalSqs, queueUrl: string) {
+  return sqsJsonReconcileQueue({
+    queueUrl,
+    region: 'us-east-1',
+    endpoint: sqs.endpoint,
+    credentials: async () => ({ accessKeyId: 'local', secretAccessKey: 'local' }),
+  });
 }

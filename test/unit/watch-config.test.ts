@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { reconcileQueueFromEnv } from '../../functions/reconcile-queue.js';
 import { readWatchConfig } from '../../lib/config/watch.js';
 
 describe('the watch configuration', () => {
@@ -30,6 +31,22 @@ describe('the watch configuration', () => {
     );
     expect(() => readWatchConfig({ RECEIVER_URL: 'ftp://x' })).toThrow(
       /^RECEIVER_URL must be the http\(s\) URL/,
+    );
+  });
+});
+
+describe('the reconcile queue of the webhook-state worker', () => {
+  it('is off without CRM_API_URL, and needs RECONCILE_QUEUE_URL with it', () => {
+    expect(
+      reconcileQueueFromEnv({ RECONCILE_QUEUE_URL: 'https://sqs.x/1/r.fifo', AWS_REGION: 'eu-west-1' }),
+    ).toBeUndefined();
+    const api = {
+      CRM_API_URL: 'https://online.superoffice.com/{ContextIdentifier}/api/v1',
+      AWS_REGION: 'eu-west-1',
+    };
+    expect(() => reconcileQueueFromEnv(api)).toThrow(/^RECONCILE_QUEUE_URL must be set$/);
+    expect(reconcileQueueFromEnv({ ...api, RECONCILE_QUEUE_URL: 'https://sqs.x/1/r.fifo' })).toHaveProperty(
+      'enqueue',
     );
   });
 });

@@ -1,12 +1,11 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqsReconcileQueue } from '../../functions/reconcile-queue.js';
 import { type ReconcileQueue, ReconcileRequestSchema } from '../../lib/reconcile/request.js';
 import type { Store } from '../../lib/store/types.js';
 import { createStateWorker } from '../../lib/workers/index.js';
 import { FakePublisher } from '../support/bus.js';
 import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
-import { type LocalSqs, startLocalSqs } from '../support/sqs.js';
+import { type LocalSqs, reconcileQueueOn, startLocalSqs } from '../support/sqs.js';
 import {
   at,
   contactWorker,
@@ -64,7 +63,7 @@ describe('the gap triggers of the webhook-state worker (dynalite, local SQS FIFO
   it('a gap opened and closed enqueues one reconcile each from openedAt less a minute, announced on the bus', async () => {
     const context = 'CustTrig';
     const queueUrl = await sqs.createFifoQueue('reconcile-trig');
-    const { bus, handler } = worker(sqsReconcileQueue(sqs.client, queueUrl));
+    const { bus, handler } = worker(reconcileQueueOn(sqs, queueUrl));
     const lastRow = rowEvent('contact.changed', { context, primaryKey: 5, timestamp: at(10) });
     await contactWorker(store)(sqsEvent([sqsRecord(lastRow)]), lambdaContext);
 
@@ -108,7 +107,7 @@ describe('the gap triggers of the webhook-state worker (dynalite, local SQS FIFO
     const context = 'CustTrigDown';
     const queueUrl = await sqs.createFifoQueue('reconcile-down');
     let down = true;
-    const real = sqsReconcileQueue(sqs.client, queueUrl);
+    const real = reconcileQueueOn(sqs, queueUrl);
     const { handler } = worker({
       enqueue: (request) => (down ? Promise.reject(new Error('SQS unavailable')) : real.enqueue(request)),
     });

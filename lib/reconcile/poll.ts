@@ -1,0 +1,256 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { EventPublisher } from '../bus/publisher.js';
+import type { WatchConfig } from '../config/watch.js';
+import { type CrmClient, CrmRetryLater, type CrmWebhook } from '../crm/index.js';
+import { METRIC } from '../metrics.js';
+import type { LastAccepted } from '../model/types.js';
+import type { WatchMemory, WatchStore } from '../store/watch-memory.js';
+import type { ReactivationAlerts } from '../workers/alerts.js';
+import { windowStart } from './gap-trigger.js';
+import { type LifecycleDetails, lifecycleEntry } from './lifecycle.js';
+import type { ReconcileQueue, ReconcileRequest } from './request.js';
+import { ALERT_AFTER_ATTEMPTS, type Observed, watchStep } from './watch.js';
+
+export interface PollDeps {
+  crm: Pick<CrmClient, 'listWebhooks' | 'webhookUsage' | 'webhookLastError' | 'activateWebhook'>;
+  store: WatchStore;
+  /** Where a window starts for a webhook first seen not Active (the webhooks table's markers). */
+  lastAccepted: (context: string, webhookName: string) => Promise<LastAccepted | undefined>;
+  queue: ReconcileQueue;
+  publisher?: EventPublisher | undefined;
+  alerts?: ReactivationAlerts | undefined;
+  config: WatchConfig;
+  logger: Logger;
+  metrics: Metrics;
+  now?: () => number;
+}
+
+export interface PollReport {
+  /** False when another poll had claimed this interval: nothing was done. */
+  polled: boolean;
+  webhooks: number;
+  enqueued: number;
+  reactivated: number;
+  /** Contexts whose poll failed (logged), or was cut short by the time budget or the CRM (polled next time). */
+  failed: string[];
+  unfinished: string[];
+}
+
+/**
+ * One poll of the receiver's webhooks in the CRM (issue 25, 2(b) and 5), at most once per
+ * RECONCILE_POLL_SECONDS whoever calls it. The receiver's webhooks are the CRM's webhooks of each
+ * context named as its deliveries were (and aimed at RECEIVER_URL when set); for each, the state and
+ * error counters against the last poll ({@link watchStep}) may enqueue a reconcile (reason `poll`) and
+ * set it Active again. Each decision is written (conditionally) before it is acted on, so two polls
+ * at once act once, and a request written but not sent is sent by the next poll. Contexts are polled
+ * in parallel; a CRM that does not answer costs its context, within the CRM client's time budget.
+ */
+export async function pollWebhooks(deps: PollDeps): Promise<PollReport> {
+  const now = deps.now ?? Date.now;
+  const report: PollReport = {
+    polled: false,
+    webhooks: 0,
+    enqueued: 0,
+    reactivated: 0,
+    failed: [],
+    unfinished: [],
+  };
+  if (!(await deps.store.claimPoll(now(), deps.config.pollSeconds * 1000))) return report;
+  report.polled = true;
+  const names = await deps.store.deliveryNames();
+  await Promise.all(
+    [...names].map(async ([context, known]) => {
+      try {
+        const observedAt = now();
+        const webhooks = (await deps.crm.listWebhooks(context)).filter(
+          (webhook) => known.has(webhook.Name) && aimedAtReceiver(webhook, deps.config.receiverUrl),
+        );
+        for (const webhook of webhooks) {
+          report.webhooks++;
+          await watchWebhook(deps, context, webhook, observedAt, report);
+        }
+      } catch (error) {
+        const cut = error instanceof CrmRetryLater;
+        (cut ? report.unfinished : report.failed).push(context);
+        if (!cut) deps.metrics.addMetric(METRIC.WebhookPollFailures, MetricUnit.Count, 1);
+        deps.logger.warn(cut ? 'poll of a context cut short: polled next time' : 'poll of a context failed', {
+          context,
+          error: (error as Error).message,
+        });
+      }
+    }),
+  );
+  return report;
+}
+
+function aimedAtReceiver(webhook: CrmWebhook, receiverUrl: string | undefined): boolean {
+  return receiverUrl === undefined || webhook.TargetUrl.startsWith(receiverUrl);
+}
+
+async function watchWebhook(
+  deps: PollDeps,
+  context: string,
+  webhook: CrmWebhook,
+  observedAt: number,
+  report: PollReport,
+) {
+  const now = deps.now ?? Date.now;
+  const { crm, logger } = deps;
+  const store = stamping(deps.store, now);
+  const id = webhook.WebhookId;
+  const usage = await crm.webhookUsage(context, id);
+  const seen: Observed = {
+    context,
+    webhookId: id,
+    state: webhook.State,
+    totalErrors: usage?.totalErrors ?? 0,
+    lastError: usage?.lastError ?? (await crm.webhookLastError(context, id)),
+  };
+  const { memory, version } = await store.load(context, id);
+  if (memory?.writtenAt !== undefined && memory.writtenAt >= observedAt) {
+    logger.info('another poll read the CRM later: its decision stands', { context, webhookId: id });
+    return;
+  }
+  // Requests an earlier poll wrote and may not have sent (it stopped in between): sent again, deduplicated.
+  for (const request of pendingOf(memory)) await enqueue(deps, request, report);
+
+  const accepted = memory === undefined ? await deps.lastAccepted(context, webhook.Name) : undefined;
+  const step = watchStep(memory, seen, now(), {
+    pollMs: deps.config.pollSeconds * 1000,
+    reactivate: deps.config.reactivate,
+    lastAcceptedAt: accepted && Date.parse(accepted.timestamp),
+  });
+  const pending = step.request === undefined ? [] : [step.request];
+  if (!(await store.save(context, id, withPending(step.next, pending), version))) {
+    logger.info('another poll is handling this webhook', { context, webhookId: id });
+    return;
+  }
+  let after = step.next;
+  if (step.activate) {
+    const done = await reactivate(deps, webhook, context, step.next, report);
+    if ('request' in done) {
+      // Its window covers the one the webhook's leaving Active opened (left pending if this stops here).
+      await enqueue(deps, done.request, report);
+      await store.save(context, id, done.memory, version + 1);
+      await announce(deps, done.reactivated);
+      return;
+    }
+    after = done.memory;
+  }
+  for (const request of pending) await enqueue(deps, request, report);
+  // Over the version written above: if another poll wrote meanwhile, its memory stands (it saw the CRM later).
+  if (after !== step.next || pending.length > 0) await store.save(context, id, after, version + 1);
+}
+
+/**
+ * Sets the webhook Active (the CRM's test delivery must be answered 200 first). Succeeded: the
+ * reconcile of its gap to now, `receiver.webhook.reactivated`, and its memory as Active. Failed:
+ * counted and logged, and alerted once after {@link ALERT_AFTER_ATTEMPTS} attempts in a row.
+ */
+async function reactivate(
+  deps: PollDeps,
+  webhook: CrmWebhook,
+  context: string,
+  memory: WatchMemory,
+  report: PollReport,
+): Promise<
+  | {
+      request: ReconcileRequest;
+      memory: WatchMemory;
+      reactivated: LifecycleDetails['receiver.webhook.reactivated'];
+    }
+  | { memory: WatchMemory }
+> {
+  const { logger, metrics } = deps;
+  const webhookId = webhook.WebhookId;
+  const attempts = memory.attempts ?? 1;
+  try {
+    await deps.crm.activateWebhook(context, webhookId);
+  } catch (error) {
+    const message = (error as Error).message;
+    metrics.addMetric(METRIC.ReactivationFailures, MetricUnit.Count, 1);
+    logger.warn('webhook not set Active again; retried with backoff', {
+      context,
+      webhookId,
+      attempts,
+      error: message,
+    });
+    if (attempts < ALERT_AFTER_ATTEMPTS || memory.alerted) return { memory };
+    logger.error('webhook could not be set Active again', { context, webhookId, attempts });
+    await deps.alerts?.webhookNotReactivated({
+      context,
+      webhookId,
+      webhookName: webhook.Name,
+      state: webhook.State,
+      attempts,
+      error: message,
+    });
+    return { memory: { ...memory, alerted: true } };
+  }
+  const activatedAt = (deps.now ?? Date.now)();
+  report.reactivated++;
+  metrics.addMetric(METRIC.WebhooksReactivated, MetricUnit.Count, 1);
+  const from = new Date(memory.lastHealthyAt).toISOString();
+  logger.info('webhook set Active again', { context, webhookId, from });
+  return {
+    reactivated: { context, webhookId, webhookName: webhook.Name, from },
+    request: {
+      context,
+      reason: 'poll',
+      from: windowStart(memory.lastHealthyAt),
+      webhookId,
+      requestedAt: new Date(activatedAt).toISOString(),
+    },
+    memory: {
+      state: 'Active',
+      lastHealthyAt: activatedAt,
+      totalErrors: memory.totalErrors,
+      lastError: memory.lastError,
+    },
+  };
+}
+
+/** `receiver.webhook.reactivated` on the bus; a failed publish is logged and counted (the reconcile is enqueued already). */
+async function announce(deps: PollDeps, detail: LifecycleDetails['receiver.webhook.reactivated']) {
+  if (deps.publisher === undefined) return;
+  const results = await deps.publisher
+    .publish([lifecycleEntry('receiver.webhook.reactivated', detail)])
+    .catch((error: Error) => [{ ok: false as const, errorCode: error.name, errorMessage: error.message }]);
+  const failed = results.find((result) => !result.ok);
+  if (failed === undefined) return;
+  deps.metrics.addMetric(METRIC.PublishFailures, MetricUnit.Count, 1);
+  deps.logger.warn('receiver.webhook.reactivated not published', { ...detail, failure: failed });
+}
+
+async function enqueue(deps: PollDeps, request: ReconcileRequest, report: PollReport) {
+  await deps.queue.enqueue(request);
+  report.enqueued++;
+  deps.metrics.addMetric(METRIC.ReconcilesRequested, MetricUnit.Count, 1);
+  deps.logger.info('reconcile requested by the poll', {
+    context: request.context,
+    webhookId: request.webhookId,
+    from: request.from,
+  });
+}
+
+/** The store writing each memory with the time it is written. */
+function stamping(store: WatchStore, now: () => number): WatchStore {
+  return {
+    ...store,
+    save: (context, id, memory, version) => store.save(context, id, { ...memory, writtenAt: now() }, version),
+  };
+}
+
+function withPending(memory: WatchMemory, pending: ReconcileRequest[]): WatchMemory {
+  return pending.length === 0 ? memory : { ...memory, pending: JSON.stringify(pending) };
+}
+
+function pendingOf(memory: WatchMemory | undefined): ReconcileRequest[] {
+  if (memory?.pending === undefined) return [];
+  try {
+    return JSON.parse(memory.pending) as ReconcileRequest[];
+  } catch {
+    return [];
+  }
+}
