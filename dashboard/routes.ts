@@ -6,8 +6,8 @@ import {
   type ReplayReport,
   replayEventMatcher,
 } from '../lib/ingest/index.js';
-import type { Gap, RowEntity } from '../lib/model/types.js';
-import { gapsOf } from '../lib/webhook-state.js';
+import type { RowEntity } from '../lib/model/types.js';
+import { reconcileRoutes } from './reconcile-routes.js';
 import { type AdminRoute, HttpError } from './route-server.js';
 import type { DashboardSource, SubscriptionStatus } from './source.js';
 import { toEventView, toRowView, toWebhookView } from './views.js';
@@ -41,12 +41,7 @@ export function sourceRoutes(source: DashboardSource): AdminRoute[] {
       pattern: /^\/webhooks$/,
       handle: async () => (await store.listWebhooks()).map(toWebhookView),
     },
-    {
-      method: 'GET',
-      pattern: /^\/gaps$/,
-      handle: async (_, query): Promise<Gap[]> =>
-        (await store.listWebhooks(query.get('context') ?? undefined)).flatMap(gapsOf),
-    },
+    ...reconcileRoutes(source),
     { method: 'GET', pattern: /^\/queues$/, handle: () => source.queues() },
     {
       method: 'POST',

@@ -1,4 +1,5 @@
 import type { ReplayFilter, ReplayReport } from '../lib/ingest/index.js';
+import type { ReconcileRequest } from '../lib/reconcile/request.js';
 import type { StoreReader } from '../lib/store/types.js';
 import type { ChartOutcome, DeliveryEntry, MinuteCounts } from './activity.js';
 import type { DeadLetterView, DeliveryView, FailureView } from './bus-views.js';
@@ -57,6 +58,16 @@ export interface RedriveResult {
   failureReason?: string;
 }
 
+/** Reconciliation as a source offers it (issue 25): whether a gap can be recovered, and how to ask. */
+export interface Reconciliation {
+  /** False without CRM_API_URL: nothing can fetch a gap's changes back. */
+  enabled: boolean;
+  /** One line for `GET /gaps` and the page: where rows are fetched from, or why a gap cannot be recovered. */
+  note: string;
+  /** Queues a request on the reconcile queue (lib/reconcile/request.ts). */
+  enqueue(request: ReconcileRequest): Promise<void>;
+}
+
 /**
  * Everything the dashboard's endpoints (page/api.js) read or do, implemented once for the local
  * runtime (emulators, in-process taps) and once for a deployed stage (AWS clients).
@@ -76,4 +87,6 @@ export interface DashboardSource {
   redrive(queue: string): Promise<RedriveResult>;
   /** Decides the parked deliveries again with today's code and settings; sends what routes now. */
   replayParked(request: ReplayFilter): Promise<ReplayReport>;
+  /** Reconciliation, where this source can ask for one (the local runtime); absent: `POST /reconcile` is 404. */
+  reconciliation?: Reconciliation;
 }

@@ -7,6 +7,7 @@
  *   so that scanners (405s, bodies without the event headers) do not keep an alarm firing;
  * - Lambda Errors and Throttles of every function of serverless.yml;
  * - DynamoDB read and write throttles of every table (and of its indexes);
+ * - reconciliation (issue 25): a request in the reconcile DLQ, a run that gave up (ReconcileFailed);
  * - optionally, a heartbeat: no delivery accepted for `heartbeatHours` hours.
  */
 import * as z from 'zod';
@@ -139,6 +140,7 @@ export function alarmResources(settings: AlarmSettings): { Resources: Template }
       Threshold: 0,
     });
   }
+  Object.assign(Resources, reconcileAlarms(prefix, metricsService));
   const heartbeatHours = settings.heartbeatHours.trim();
   if (heartbeatHours !== '') {
     const hours = positiveInteger('heartbeatHours', heartbeatHours);
@@ -156,6 +158,30 @@ export function alarmResources(settings: AlarmSettings): { Resources: Template }
     });
   }
   return { Resources };
+}
+
+/** Reconciliation's alarms: a request dead-lettered, a run that gave up. */
+function reconcileAlarms(prefix: string, metricsService: string): Template {
+  return {
+    ReconcileDeadLetterQueueAlarm: alarm({
+      AlarmName: `${prefix}-reconcile-dlq-not-empty`,
+      AlarmDescription:
+        'A reconcile request failed 5 times and waits in the reconcile DLQ: its rows may stay stale (the ' +
+        "reconcile function's log says why; npm run ops -- redrive reconcile).",
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': ['ReconcileDeadLetterQueue', 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Period: 60,
+    }),
+    ReconcileFailedAlarm: alarm({
+      AlarmName: `${prefix}-reconcile-failed`,
+      AlarmDescription:
+        'A reconciliation gave up (receiver.reconcile.failed on the bus says which context and why): rows ' +
+        'changed in its window may stay stale until the next one.',
+      ...metric(METRICS_NAMESPACE, METRIC.ReconcileFailed, [{ Name: 'service', Value: metricsService }], 300),
+    }),
+  };
 }
 
 function metric(Namespace: string, MetricName: string, Dimensions: unknown[], Period: number): Template {

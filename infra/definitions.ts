@@ -4,7 +4,7 @@
  *
  * ```ts
  * const { queues, tables } = loadDefinitions({ stage: 'local' });
- * // queues: contact, activity, webhookState, entities, parked (QUEUE_KEYS, in that order)
+ * // queues: contact, activity, webhookState, entities, parked, reconcile (ALL_QUEUE_KEYS, in that order)
  * //   { key, name: 'crm-webhook-receiver-local-contact.fifo', envVar: 'CONTACT_QUEUE_URL', fifo: true,
  * //     visibilityTimeout: 180, messageRetentionPeriod: 1209600,
  * //     attributes: { FifoQueue: 'true', ContentBasedDeduplication: 'false', ... },  // CreateQueue Attributes
@@ -20,18 +20,38 @@
  * `RedriveAllowPolicy: redriveAllowPolicy(queueArn)` on the DLQ.
  * Point-in-time recovery and deletion protection are cloud-only and are not part of `createTableInput`.
  *
- * The queues are those of QUEUE_ENV_VARS (lib/queue/port.ts), each `<Key>Queue` in infra/resources.yml
- * ({@link queueLogicalId}); serverless.yml gives the ingest their URLs from {@link queueEnvironment}.
+ * The queues are those of ALL_QUEUE_ENV_VARS (lib/queue/port.ts), each `<Key>Queue` in infra/resources.yml
+ * ({@link queueLogicalId}); serverless.yml gives the ingest the URLs of QUEUE_ENV_VARS' alone from
+ * {@link queueEnvironment} (the reconcile queue is not the ingest's).
  */
 import { readFileSync } from 'node:fs';
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { load } from 'js-yaml';
 import * as z from 'zod';
-import { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey } from '../lib/queue/port.js';
+import {
+  ALL_QUEUE_ENV_VARS,
+  ALL_QUEUE_KEYS,
+  type AnyQueueKey,
+  OWN_QUEUE_ENV_VARS,
+  QUEUE_ENV_VARS,
+  QUEUE_KEYS,
+  type QueueKey,
+} from '../lib/queue/port.js';
 import { TABLE_ENV_VARS, TABLE_KEYS, type TableKey } from '../lib/store/tables.js';
 import { loadServerless, SERVERLESS_YML } from './serverless-file.js';
 
-export { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey, TABLE_ENV_VARS, TABLE_KEYS, type TableKey };
+export {
+  ALL_QUEUE_ENV_VARS,
+  ALL_QUEUE_KEYS,
+  type AnyQueueKey,
+  OWN_QUEUE_ENV_VARS,
+  QUEUE_ENV_VARS,
+  QUEUE_KEYS,
+  type QueueKey,
+  TABLE_ENV_VARS,
+  TABLE_KEYS,
+  type TableKey,
+};
 
 /** The events table's index by EventId (keys only: rowKey and seq), declared in infra/resources.yml. */
 export const EVENT_ID_INDEX = 'byEventId';
@@ -48,10 +68,10 @@ export interface DeadLetterQueueDefinition {
 }
 
 export interface QueueDefinition {
-  key: QueueKey;
+  key: AnyQueueKey;
   logicalId: string;
   name: string;
-  envVar: (typeof QUEUE_ENV_VARS)[QueueKey];
+  envVar: (typeof ALL_QUEUE_ENV_VARS)[AnyQueueKey];
   fifo: boolean;
   visibilityTimeout: number;
   messageRetentionPeriod: number;
@@ -162,7 +182,7 @@ export function loadDefinitions(options: LoadDefinitionsOptions): Definitions {
   };
   const resolve = (name: string): string => resolveName(name, { service, stage });
 
-  const queues = QUEUE_KEYS.map((key): QueueDefinition => {
+  const queues = ALL_QUEUE_KEYS.map((key): QueueDefinition => {
     const logicalId = queueLogicalId(key);
     const queue = QueuePropertiesSchema.parse(properties(logicalId));
     const dlqLogicalId = `${pascal(key)}DeadLetterQueue`;
@@ -172,7 +192,7 @@ export function loadDefinitions(options: LoadDefinitionsOptions): Definitions {
       key,
       logicalId,
       name: resolve(queue.QueueName),
-      envVar: QUEUE_ENV_VARS[key],
+      envVar: ALL_QUEUE_ENV_VARS[key],
       fifo: queue.FifoQueue,
       visibilityTimeout: queue.VisibilityTimeout,
       messageRetentionPeriod: queue.MessageRetentionPeriod,
@@ -214,7 +234,7 @@ export function loadDefinitions(options: LoadDefinitionsOptions): Definitions {
 }
 
 /** The logical id of a queue in infra/resources.yml: `ContactQueue` for `contact`. */
-export function queueLogicalId(key: QueueKey): string {
+export function queueLogicalId(key: AnyQueueKey): string {
   return `${pascal(key)}Queue`;
 }
 
@@ -222,7 +242,7 @@ export function queueLogicalId(key: QueueKey): string {
  * The stack outputs infra/resources.yml declares for a queue and its DLQ (what ops reads):
  * `ContactQueueUrl`, `ContactDeadLetterQueueUrl`, `ContactDeadLetterQueueArn` for `contact`.
  */
-export function queueOutputs(key: QueueKey): { url: string; dlqUrl: string; dlqArn: string } {
+export function queueOutputs(key: AnyQueueKey): { url: string; dlqUrl: string; dlqArn: string } {
   const queue = pascal(key);
   return {
     url: `${queue}QueueUrl`,

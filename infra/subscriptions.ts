@@ -13,12 +13,16 @@ export interface StackNames {
   stage: string;
 }
 
-/** The worker roles of infra/iam.yml: each may put events on the stage's bus, and nothing else on it. */
+/**
+ * The roles of infra/iam.yml that may put events on the stage's bus, and nothing else on it: the
+ * workers, and the reconcile function (its lifecycle events, lib/reconcile/lifecycle.ts).
+ */
 export const PUBLISHING_ROLES = [
   'ContactWorkerRole',
   'ActivityWorkerRole',
   'EntitiesWorkerRole',
   'WebhookStateWorkerRole',
+  'ReconcileRole',
 ];
 
 const ref = (logicalId: string) => ({ Ref: logicalId });

@@ -30,7 +30,9 @@ export const METRIC = {
   PublishFailures: 'PublishFailures',
   EventsPublished: 'EventsPublished',
   SnapshotsUnchanged: 'SnapshotsUnchanged',
+  /** A reconcile run ended (issue 25): its counters are in its receiver.reconcile.completed event. */
   ReconcileCompleted: 'ReconcileCompleted',
+  /** A reconcile run gave up (receiver.reconcile.failed); the alarm reconcile-failed watches it. */
   ReconcileFailed: 'ReconcileFailed',
   ReconcilesRequested: 'ReconcilesRequested',
   WebhookPollFailures: 'WebhookPollFailures',

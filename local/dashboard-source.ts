@@ -4,7 +4,7 @@ import type { SubscriptionView } from '../dashboard/bus-views.js';
 import { moveBack } from '../dashboard/move-task.js';
 import { queueView } from '../dashboard/queue-view.js';
 import { HttpError } from '../dashboard/route-server.js';
-import type { DashboardSource } from '../dashboard/source.js';
+import type { DashboardSource, Reconciliation } from '../dashboard/source.js';
 import { toMessageView, toParkedView } from '../dashboard/views.js';
 import { type FindEventDeps, findEvent } from './find-event.js';
 import { replayLocalParked } from './replay.js';
@@ -22,6 +22,8 @@ export interface LocalSourceDeps extends FindEventDeps {
   webhooksTable: string;
   /** How long a redrive waits for its move task to finish. */
   redriveTimeoutMs?: number;
+  /** Whether gaps can be recovered, and how a reconcile is queued (local/reconciliation.ts). */
+  reconciliation?: Reconciliation;
 }
 
 /**
@@ -67,6 +69,7 @@ export function createLocalSource(deps: LocalSourceDeps): DashboardSource {
       );
     },
     replayParked: (request) => replayLocalParked(deps, request),
+    ...(deps.reconciliation && { reconciliation: deps.reconciliation }),
   };
 }
 

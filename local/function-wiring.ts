@@ -2,6 +2,8 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DeliveryFeed } from '../dashboard/activity.js';
 import type { Definitions } from '../infra/definitions.js';
 import { readBusConfig } from '../lib/config/bus.js';
+import { readCrmConfig } from '../lib/config/crm.js';
+import { ConfigError } from '../lib/config/env.js';
 import { readIngestConfig } from '../lib/config/ingest.js';
 import { readRowWorkerConfig, readStateWorkerConfig } from '../lib/config/workers.js';
 import { METRICS_NAMESPACE } from '../lib/metrics.js';
@@ -78,6 +80,13 @@ export function checkFunctionSettings(env: NodeJS.ProcessEnv, definitions: Defin
   readRowWorkerConfig(probe);
   readStateWorkerConfig(probe);
   readBusConfig(probe);
+  readCrmConfig(probe);
+  // No SSM here (the functions' AWS endpoints are the emulators): the JSON goes in CRM_CREDENTIALS.
+  if (probe.CRM_CREDENTIALS_PARAMETER?.trim())
+    throw new ConfigError(
+      'CRM_CREDENTIALS_PARAMETER is read from SSM on AWS only: locally, put the same JSON in CRM_CREDENTIALS',
+      'CRM_CREDENTIALS_PARAMETER',
+    );
 }
 
 /** Imports every function's handler (after the environment is set: they read it at import). */

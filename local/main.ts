@@ -60,7 +60,8 @@ try {
     `ready in ${Math.round(process.uptime() * 1000)} ms: POST ${runtime.urls.webhook} · admin ${runtime.urls.admin} · ` +
       `dashboard ${runtime.urls.dashboard} · ` +
       `sqs ${runtime.urls.sqs} · dynamodb ${runtime.urls.dynamodb} · eventbridge ${runtime.urls.eventbridge} · ` +
-      `${runtime.subscriptions} subscription${runtime.subscriptions === 1 ? '' : 's'} · data ${data}/`,
+      `${runtime.subscriptions} subscription${runtime.subscriptions === 1 ? '' : 's'} · data ${data}/ · ` +
+      runtime.reconciliation.note,
   );
 
   let stopping = false;

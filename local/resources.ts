@@ -14,8 +14,8 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import {
+  type AnyQueueKey,
   type QueueDefinition,
-  type QueueKey,
   redriveAllowPolicy,
   redrivePolicy,
   type TableDefinition,
@@ -23,7 +23,7 @@ import {
 
 /** A queue of infra/resources.yml as it exists on the emulator, with its dead-letter queue. */
 export interface LocalQueue {
-  key: QueueKey;
+  key: AnyQueueKey;
   name: string;
   url: string;
   arn: string;

@@ -25,6 +25,7 @@ import {
 import { loadFunctions } from './functions.js';
 import { createIngestServer } from './ingest-server.js';
 import { describeQueued } from './queued-summary.js';
+import { localReconciliation } from './reconciliation.js';
 import { ensureQueues, ensureTables, type LocalQueue } from './resources.js';
 import { type SqsEmulator, startSqsEmulator } from './sqs-emulator.js';
 import { StartupError } from './startup-error.js';
@@ -77,6 +78,8 @@ export interface LocalRuntime {
   tables: Record<string, string>;
   /** How the webhook secret was set (see webhook-secret.ts). */
   secret: LocalSecret;
+  /** Whether gaps can be recovered (CRM_API_URL), and the line that says so. */
+  reconciliation: { enabled: boolean; note: string };
   /** Milliseconds from the call to ready. */
   startupMs: number;
   stop(): Promise<void>;
@@ -235,6 +238,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
       queues: resources.queues,
       tables: resources.tables,
       secret: resources.secret,
+      reconciliation: { enabled: app.reconciliation.enabled, note: app.reconciliation.note },
       subscriptions: eventBus.subscriptions,
       startupMs: Math.round(performance.now() - started),
       stop,
@@ -342,6 +346,7 @@ async function createServers(
   const state: { ready: boolean; info?: { urls: LocalRuntime['urls']; ports: LocalRuntime['ports'] } } = {
     ready: false,
   };
+  const reconciliation = localReconciliation(env, queues, clients.sqs);
   const admin = createAdminServer({
     source: createLocalSource({
       store,
@@ -355,6 +360,7 @@ async function createServers(
       deliveries,
       subscriptions: () => eventBus.bus.view(),
       env,
+      reconciliation,
     }),
     queues,
     peek,
@@ -363,7 +369,7 @@ async function createServers(
     info: () => ({ ...state.info, dataDir, queues, tables }),
     dashboard: createDashboard(),
   });
-  return { functions, handlers, ingest, admin, untapMetrics, state };
+  return { functions, handlers, ingest, admin, untapMetrics, state, reconciliation };
 }
 
 /** Both servers listening (the ingest on `host`, the admin API on loopback); their ports. */

@@ -17,6 +17,22 @@ export type QueueKey = keyof typeof QUEUE_ENV_VARS;
 export const QUEUE_KEYS = Object.keys(QUEUE_ENV_VARS) as QueueKey[];
 
 /**
+ * The queues only the receiver's own functions send to, beside QUEUE_ENV_VARS: never in the ingest's
+ * environment nor its policy (a forged delivery cannot start a reconcile). `reconcile`: the reconcile
+ * requests of lib/reconcile/request.ts (issue 25). Each is a `<Key>Queue` of infra/resources.yml too.
+ */
+export const OWN_QUEUE_ENV_VARS = { reconcile: 'RECONCILE_QUEUE_URL' } as const;
+
+export type OwnQueueKey = keyof typeof OWN_QUEUE_ENV_VARS;
+
+/** Every queue of infra/resources.yml that has a DLQ: the ingest's, then the receiver's own. */
+export type AnyQueueKey = QueueKey | OwnQueueKey;
+
+export const ALL_QUEUE_ENV_VARS = { ...QUEUE_ENV_VARS, ...OWN_QUEUE_ENV_VARS } as const;
+
+export const ALL_QUEUE_KEYS = Object.keys(ALL_QUEUE_ENV_VARS) as AnyQueueKey[];
+
+/**
  * The attributes a delivery's message carries besides its body, whatever the transport: the one list
  * of their names. The ingest writes the first four on every message (and `retry`, `userAgentVersion`
  * when the sender said them); a parked message adds `reason` and `detail`, a replayed one
@@ -64,7 +80,7 @@ export interface QueueSender {
 export class QueueUnavailableError extends Error {
   constructor(
     message: string,
-    readonly queue: QueueKey,
+    readonly queue: AnyQueueKey,
     options?: { cause?: unknown },
   ) {
     super(message, options);

@@ -6,7 +6,13 @@ import { queueView } from '../../dashboard/queue-view.js';
 import { HttpError } from '../../dashboard/route-server.js';
 import type { DashboardSource } from '../../dashboard/source.js';
 import { toParkedView } from '../../dashboard/views.js';
-import { QUEUE_KEYS, type QueueKey, queueOutputs, SERVICE, tableOutput } from '../../infra/definitions.js';
+import {
+  ALL_QUEUE_KEYS,
+  type AnyQueueKey,
+  queueOutputs,
+  SERVICE,
+  tableOutput,
+} from '../../infra/definitions.js';
 import {
   type OpsClients,
   output,
@@ -63,7 +69,7 @@ export function createAwsSource(options: AwsSourceOptions): DashboardSource {
     store,
     queues: () =>
       Promise.all(
-        QUEUE_KEYS.map((key) => {
+        ALL_QUEUE_KEYS.map((key) => {
           const url = output(outputs, queueOutputs(key).url);
           const dlqUrl = output(outputs, queueOutputs(key).dlqUrl);
           return queueView(clients.sqs, {
@@ -108,11 +114,11 @@ export function createAwsSource(options: AwsSourceOptions): DashboardSource {
     },
     redrive: async (name) => {
       const key = name.replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
-      if (!(QUEUE_KEYS as string[]).includes(key))
-        throw new HttpError(404, `no queue ${name}; queues: ${QUEUE_KEYS.join(', ')}`);
+      if (!(ALL_QUEUE_KEYS as string[]).includes(key))
+        throw new HttpError(404, `no queue ${name}; queues: ${ALL_QUEUE_KEYS.join(', ')}`);
       return moveBack(
         clients.sqs,
-        { queue: key as QueueKey, sourceArn: output(outputs, queueOutputs(key as QueueKey).dlqArn) },
+        { queue: key, sourceArn: output(outputs, queueOutputs(key as AnyQueueKey).dlqArn) },
         options.redriveTimeoutMs ?? 10_000,
       );
     },

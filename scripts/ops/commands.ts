@@ -9,9 +9,10 @@ import {
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import {
+  ALL_QUEUE_KEYS,
+  type AnyQueueKey,
   QUEUE_ENV_VARS,
   QUEUE_KEYS,
-  type QueueKey,
   queueOutputs,
   SERVICE,
   tableOutput,
@@ -54,12 +55,13 @@ export function stackName(stage: string): string {
 }
 
 /** The CLI spelling of a queue (`webhook-state`) to its key (`webhookState`). */
-export function queueKey(name: string): QueueKey {
+export function queueKey(name: string): AnyQueueKey {
   const key = name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
-  if (!(QUEUE_KEYS as string[]).includes(key)) {
-    throw new OpsError(`unknown queue ${name}: one of contact, activity, webhook-state, entities, parked`);
+  if (!(ALL_QUEUE_KEYS as string[]).includes(key)) {
+    const names = ALL_QUEUE_KEYS.map((known) => known.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`));
+    throw new OpsError(`unknown queue ${name}: one of ${names.join(', ')}`);
   }
-  return key as QueueKey;
+  return key as AnyQueueKey;
 }
 
 export async function readOutputs(clients: OpsClients, stage: string): Promise<StackOutputs> {
@@ -81,7 +83,7 @@ export function output(outputs: StackOutputs, key: string): string {
 }
 
 export interface QueueStatus {
-  queue: QueueKey;
+  queue: AnyQueueKey;
   visible: number;
   inFlight: number;
   deadLetter: number;
@@ -102,7 +104,7 @@ export async function status(clients: OpsClients, outputs: StackOutputs): Promis
     };
   };
   return Promise.all(
-    QUEUE_KEYS.map(async (queue) => {
+    ALL_QUEUE_KEYS.map(async (queue) => {
       const [main, dlq] = await Promise.all([
         counts(output(outputs, queueOutputs(queue).url)),
         counts(output(outputs, queueOutputs(queue).dlqUrl)),
@@ -171,9 +173,9 @@ export async function parked(
 export async function redrive(
   clients: OpsClients,
   outputs: StackOutputs,
-  queue: QueueKey,
+  queue: AnyQueueKey,
   maxPerSecond?: number,
-): Promise<{ queue: QueueKey; taskHandle: string }> {
+): Promise<{ queue: AnyQueueKey; taskHandle: string }> {
   const { TaskHandle } = await clients.sqs.send(
     new StartMessageMoveTaskCommand({
       SourceArn: output(outputs, queueOutputs(queue).dlqArn),

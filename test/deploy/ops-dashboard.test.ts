@@ -116,10 +116,11 @@ describe('npm run ops -- dashboard', () => {
         'webhookState',
         'entities',
         'parked',
+        'reconcile',
       ]);
       const calls = sqs.commandCalls(GetQueueAttributesCommand).map((call) => call.args[0].input.QueueUrl);
       expect(calls.sort()).toEqual(
-        ['contact', 'activity', 'webhook-state', 'entities', 'parked']
+        ['contact', 'activity', 'webhook-state', 'entities', 'parked', 'reconcile']
           .flatMap((name) => [url(name), url(`${name}-dlq`)])
           .sort(),
       );
@@ -373,7 +374,10 @@ describe('npm run ops -- dashboard', () => {
 
     it('redrive of a queue that does not exist: 404 naming the queues, nothing started', async () => {
       await expect((await source()).redrive('contacts')).rejects.toEqual(
-        new HttpError(404, 'no queue contacts; queues: contact, activity, webhookState, entities, parked'),
+        new HttpError(
+          404,
+          'no queue contacts; queues: contact, activity, webhookState, entities, parked, reconcile',
+        ),
       );
       expect(sqs.commandCalls(StartMessageMoveTaskCommand)).toHaveLength(0);
     });
@@ -409,7 +413,7 @@ describe('npm run ops -- dashboard', () => {
       });
       expect(await get('/webhooks')).toEqual({ status: 200, body: [] });
       expect(await get('/gaps')).toEqual({ status: 200, body: [] });
-      expect((await get('/queues')).body).toHaveLength(5);
+      expect((await get('/queues')).body).toHaveLength(6);
       expect((await get('/outcomes')).body).toMatchObject({ outcomes: expect.any(Array) });
       expect(await get('/deliveries?after=0')).toEqual({ status: 200, body: [] });
       expect(await get('/subscriptions')).toEqual({ status: 200, body: [] });

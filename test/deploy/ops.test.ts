@@ -67,9 +67,10 @@ describe('npm run ops', () => {
       { queue: 'webhookState', visible: 3, inFlight: 1, deadLetter: 4 },
       { queue: 'entities', visible: 3, inFlight: 1, deadLetter: 4 },
       { queue: 'parked', visible: 3, inFlight: 1, deadLetter: 4 },
+      { queue: 'reconcile', visible: 3, inFlight: 1, deadLetter: 4 },
     ]);
     const calls = sqs.commandCalls(GetQueueAttributesCommand).map((c) => c.args[0].input);
-    expect(calls).toHaveLength(10);
+    expect(calls).toHaveLength(12);
     expect(calls[0]).toEqual({
       QueueUrl: url('contact'),
       AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],

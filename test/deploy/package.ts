@@ -15,6 +15,7 @@ export const FUNCTIONS = [
   'activityWorker',
   'entitiesWorker',
   'webhookStateWorker',
+  'reconcile',
 ] as const;
 export type FunctionKey = (typeof FUNCTIONS)[number];
 
@@ -25,6 +26,7 @@ export const ENTRIES: Record<FunctionKey, string> = {
   activityWorker: 'functions/activity-worker',
   entitiesWorker: 'functions/entities-worker',
   webhookStateWorker: 'functions/webhook-state-worker',
+  reconcile: 'functions/reconcile',
 };
 
 export interface Resource {

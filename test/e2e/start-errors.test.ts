@@ -83,6 +83,30 @@ describe('npm start, when something is wrong', () => {
     });
   }, 30_000);
 
+  it('names a reconciliation setting it refuses in one line, never the credentials', async () => {
+    expect(
+      await failedStart({
+        CRM_API_URL: 'http://crm.example/{ContextIdentifier}/api/v1',
+        CRM_CREDENTIALS: '{}',
+      }),
+    ).toEqual({
+      code: 2,
+      lines: [expect.stringMatching(/^CRM_API_URL must be the CRM's API base .* \(in the environment\)$/)],
+    });
+    // No SSM locally: the credentials' parameter is refused, naming what to set instead.
+    expect(
+      await failedStart({
+        CRM_API_URL: 'http://127.0.0.1:3100/{ContextIdentifier}/api/v1',
+        CRM_CREDENTIALS_PARAMETER: '/crm-webhook-receiver/dev/crm-credentials',
+      }),
+    ).toEqual({
+      code: 2,
+      lines: [
+        'CRM_CREDENTIALS_PARAMETER is read from SSM on AWS only: locally, put the same JSON in CRM_CREDENTIALS (in the environment)',
+      ],
+    });
+  }, 30_000);
+
   it('says on stop which messages stay queued because they are parked', async () => {
     const secret = readFileSync(join(dataDir, 'webhook-secret'), 'utf8').trim();
     const body = { ...buildSampleBody('contact.changed'), Event: 'invoice.created', Entity: 'invoice' };

@@ -2,8 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReplayBusyError, replayParked } from '../../lib/ingest/index.js';
-import type { ParkedSource } from '../../lib/queue/port.js';
-import { QUEUE_ENV_VARS, type QueueSender } from '../../lib/queue/port.js';
+import type { ParkedSource, QueueSender } from '../../lib/queue/port.js';
 import { createDynamoReplayLock, createDynamoStore } from '../../lib/store/index.js';
 import type { StoreReader } from '../../lib/store/types.js';
 import { createAdminServer } from '../../local/admin-api.js';
@@ -165,7 +164,7 @@ async function adminServer(): Promise<{ server: Server; base: string }> {
       webhooksTable: tables.webhooks,
       queues: localQueues,
       peek: emulator.peek,
-      env: Object.fromEntries(localQueues.map((queue) => [QUEUE_ENV_VARS[queue.key], queue.url])),
+      env: Object.fromEntries(localQueues.map((queue) => [queue.envVar, queue.url])),
     }),
     queues: localQueues,
     peek: emulator.peek,

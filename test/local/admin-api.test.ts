@@ -143,6 +143,7 @@ describe('admin API', () => {
       'webhookState',
       'entities',
       'parked',
+      'reconcile',
     ]);
   });
 

@@ -52,7 +52,14 @@ const receive = async (url: string, max = 10, wait = 0) =>
 
 describe('the queues of infra/resources.yml on local-aws-sqs', () => {
   it('exist as FIFO queues with a redrive policy to their DLQ', async () => {
-    expect(queues.map((q) => q.key)).toEqual(['contact', 'activity', 'webhookState', 'entities', 'parked']);
+    expect(queues.map((q) => q.key)).toEqual([
+      'contact',
+      'activity',
+      'webhookState',
+      'entities',
+      'parked',
+      'reconcile',
+    ]);
     const { Attributes } = await client.send(
       new GetQueueAttributesCommand({ QueueUrl: queue('contact').url, AttributeNames: ['All'] }),
     );

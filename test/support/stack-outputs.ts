@@ -23,6 +23,7 @@ export function outputs(): Array<{ OutputKey: string; OutputValue: string }> {
     ['WebhookState', 'webhook-state'],
     ['Entities', 'entities'],
     ['Parked', 'parked'],
+    ['Reconcile', 'reconcile'],
   ] as const) {
     list[`${key}QueueUrl`] = url(name);
     list[`${key}DeadLetterQueueUrl`] = url(`${name}-dlq`);

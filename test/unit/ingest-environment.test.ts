@@ -47,11 +47,15 @@ describe('infra/ingest-environment.cjs', () => {
   it('the environment: every queue of QUEUE_ENV_VARS as a Ref to its queue, then both groups of settings', async () => {
     const { environment } = await call(SETTINGS);
     expect(environment).toEqual({ ...queueEnvironment(), ...SETTINGS.published, ...SETTINGS.private });
-    // The logical ids are those of the local runtime's definitions, one variable per queue.
+    // The logical ids are those of the local runtime's definitions, one variable per queue the ingest writes
+    // to; the reconcile queue is the receiver's own (OWN_QUEUE_ENV_VARS): never in the ingest's environment.
     const { queues } = loadDefinitions({ stage: 'test' });
-    expect(queues.map((queue) => queue.envVar)).toEqual(Object.values(QUEUE_ENV_VARS));
-    for (const queue of queues) expect(environment[queue.envVar]).toEqual({ Ref: queue.logicalId });
+    const ingests = queues.filter((queue) => queue.key !== 'reconcile');
+    expect(ingests.map((queue) => queue.envVar)).toEqual(Object.values(QUEUE_ENV_VARS));
+    for (const queue of ingests) expect(environment[queue.envVar]).toEqual({ Ref: queue.logicalId });
     expect(environment.CONTACT_QUEUE_URL).toEqual({ Ref: 'ContactQueue' });
+    expect(queues.map((queue) => queue.key)).toContain('reconcile');
+    expect(environment).not.toHaveProperty('RECONCILE_QUEUE_URL');
   });
 
   it('ingestSettings: the published group alone, as one JSON object of strings', async () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import { QUEUE_KEYS, queueOutputs, TABLE_KEYS, tableOutput } from '../../infra/definitions.js';
+import { ALL_QUEUE_KEYS, queueOutputs, TABLE_KEYS, tableOutput } from '../../infra/definitions.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -12,7 +12,7 @@ describe('the stack outputs ops reads (infra/definitions.ts)', () => {
       Outputs: Record<string, unknown>;
     };
     const named = [
-      ...QUEUE_KEYS.flatMap((key) => Object.values(queueOutputs(key))),
+      ...ALL_QUEUE_KEYS.flatMap((key) => Object.values(queueOutputs(key))),
       ...TABLE_KEYS.map(tableOutput),
     ];
     expect(named.filter((name) => !Object.hasOwn(resources.Outputs, name))).toEqual([]);
