@@ -8,6 +8,7 @@ import { ConfigError, intEnv, optionalEnv, requireEnv } from '../lib/config/env.
 import { type CrmClient, createCrmClient, crmCredentials } from '../lib/crm/index.js';
 import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import { QUEUE_ENV_VARS, type QueueKey } from '../lib/queue/port.js';
+import { boundedSqsClientConfig } from '../lib/queue/sqs.js';
 import { createReconcileHandler } from '../lib/reconcile/handler.js';
 import { reconcileMessage } from '../lib/reconcile/request.js';
 import { createSnapshotSender } from '../lib/reconcile/send.js';
@@ -23,7 +24,9 @@ const logger = new Logger();
 const crmConfig = readCrmConfig();
 const entities = readEntities();
 const reconcileQueueUrl = requireEnv('RECONCILE_QUEUE_URL');
-const sqs = new SQSClient({});
+// Each SQS call gives up within 2.5 s, inside the hand-over time (a queue that never answers cannot
+// hold the invocation past its timeout).
+const sqs = new SQSClient(boundedSqsClientConfig(2_500));
 const queueUrls: Partial<Record<QueueKey, string>> = {};
 for (const [key, name] of Object.entries(QUEUE_ENV_VARS)) {
   const url = optionalEnv(name);

@@ -148,7 +148,9 @@ export function createCrmClient(options: CrmClientOptions) {
      * The rows of `table` created or updated after `since`, one page: `fields` are the FieldValues'
      * database names (the key, `updated` and `registered` are always selected). A row created and never
      * updated has `updated` at the minimum date, so `registered` is filtered too. Rows deleted meanwhile
-     * are not listed: find them with `listIds` or `getRow`.
+     * are not listed: find them with `listIds` or `getRow`. With `afterKey` (and no continuation) the
+     * page starts after that primary key: paging by key, a row deleted meanwhile shifts no later page
+     * (a continuation pages by offset, `$skip`).
      */
     async listChanged(
       context: string,
@@ -156,17 +158,19 @@ export function createCrmClient(options: CrmClientOptions) {
       fields: readonly string[],
       since: Date,
       continuation?: string,
+      afterKey?: number,
     ): Promise<Page<ArchiveRow>> {
       const t = table.table;
       const select = [...new Set([table.key, ...fields, 'updated', 'registered'])].map(
         (field) => `${t}.${field}`,
       );
       const at = crmWindowTime(since);
+      const window = `${t}.updated afterTime '${at}' or ${t}.registered afterTime '${at}'`;
       const page = await archivePage(
         context,
         {
           $select: select.join(','),
-          $filter: `${t}.updated afterTime '${at}' or ${t}.registered afterTime '${at}'`,
+          $filter: afterKey === undefined ? window : `(${window}) and ${keyAfter(table, afterKey)}`,
           $orderBy: `${t}.${table.key}`,
           $top: String(limits.pageSize),
         },
@@ -176,12 +180,25 @@ export function createCrmClient(options: CrmClientOptions) {
       return { items, continuation: page.continuation, crmTime: page.crmTime };
     },
 
-    /** The primary keys of every row of `table`, one page (to find the rows deleted since they were stored). */
-    async listIds(context: string, table: CrmTable, continuation?: string): Promise<Page<string>> {
+    /**
+     * The primary keys of every row of `table`, one page (to find the rows deleted since they were
+     * stored); with `afterKey` (and no continuation) those after that key.
+     */
+    async listIds(
+      context: string,
+      table: CrmTable,
+      continuation?: string,
+      afterKey?: number,
+    ): Promise<Page<string>> {
       const field = `${table.table}.${table.key}`;
       const page = await archivePage(
         context,
-        { $select: field, $orderBy: field, $top: String(limits.pageSize) },
+        {
+          $select: field,
+          ...(afterKey !== undefined && { $filter: keyAfter(table, afterKey) }),
+          $orderBy: field,
+          $top: String(limits.pageSize),
+        },
         continuation,
       );
       return {
@@ -215,6 +232,13 @@ export function createCrmClient(options: CrmClientOptions) {
 }
 
 export type CrmClient = ReturnType<typeof createCrmClient>;
+
+/** `$filter` of the rows after a primary key (a whole number, so nothing else reaches the filter). */
+function keyAfter(table: CrmTable, afterKey: number): string {
+  if (!Number.isSafeInteger(afterKey))
+    throw new RangeError(`afterKey must be a whole number, not ${afterKey}`);
+  return `${table.table}.${table.key} gt ${afterKey}`;
+}
 
 /** The archive row with its fields by database name (the `table.` prefix dropped), values untouched. */
 function archiveRow(row: Record<string, unknown>, table: string): ArchiveRow {

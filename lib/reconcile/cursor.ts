@@ -23,8 +23,8 @@ export type Counters = z.infer<typeof CountersSchema>;
 /**
  * Where a run stands between two invocations (the request's `cursor`): the entities fixed when it
  * started, the one in hand and its phase (`changed`: the archive's changed rows; `deletes`: the CRM's
- * ids against the stored rows), the archive's continuation, the last CRM id compared, and when the
- * tenant may be asked again.
+ * ids against the stored rows), the last primary key listed or compared, and when the tenant may be
+ * asked again.
  */
 export const CursorSchema = z.object({
   startedAt: IsoTime,
@@ -33,7 +33,8 @@ export const CursorSchema = z.object({
   entities: z.array(z.string()),
   entity: Count,
   phase: z.enum(['changed', 'deletes']),
-  continuation: z.optional(z.string()),
+  /** Changed rows: the page after this primary key comes next (pages follow the key, not an offset). */
+  afterKey: z.optional(z.number()),
   /** Deletes: every stored primary key up to this one has been compared. */
   after: z.optional(z.number()),
   /** Not before this time (the CRM's Retry-After, a tenant in maintenance). */

@@ -135,7 +135,7 @@ async function changedPage(
   since: Date,
 ): Promise<void> {
   const fields = SNAPSHOT_FIELDS[entity]!;
-  const page = await deps.crm.listChanged(request.context, table, fields, since, cursor.continuation);
+  const page = await deps.crm.listChanged(request.context, table, fields, since, undefined, cursor.afterKey);
   const messages: OutboundMessage[] = [];
   for (const row of page.items) {
     const message = snapshot(deps, cursor, () =>
@@ -152,9 +152,10 @@ async function changedPage(
   await deps.send(messages);
   cursor.counters.rowsListed += page.items.length;
   cursor.counters.rowsChanged += messages.length;
-  if (page.continuation !== undefined) cursor.continuation = page.continuation;
+  if (page.continuation !== undefined && page.items.length > 0)
+    cursor.afterKey = Math.max(...page.items.map((row) => Number(row.id)));
   else {
-    delete cursor.continuation;
+    delete cursor.afterKey;
     cursor.phase = 'deletes';
   }
 }
@@ -173,49 +174,79 @@ async function deletesPage(
   table: CrmTable,
 ): Promise<void> {
   const { context } = request;
-  if (cursor.continuation === undefined && !(await deps.stored.hasAny(context, entity))) {
+  if (cursor.after === undefined && !(await deps.stored.hasAny(context, entity))) {
     nextEntity(cursor); // nothing stored, nothing to delete: no listing of the CRM's ids
     return;
   }
-  const page = await deps.crm.listIds(context, table, cursor.continuation);
+  const page = await deps.crm.listIds(context, table, undefined, cursor.after);
   const ids = page.items.map(Number);
-  const last = page.continuation === undefined;
-  if (!last && ids.length === 0) {
-    cursor.continuation = page.continuation;
-    return;
-  }
+  const last = page.continuation === undefined || ids.length === 0;
   // Up to the page's highest id, or every key left after the last page.
   const upTo = last ? undefined : Math.max(...ids);
   const listed = new Set(ids);
   const messages: OutboundMessage[] = [];
   const stored = await deps.stored.keys(context, entity, cursor.after, upTo);
-  for (const primaryKey of stored) {
-    if (listed.has(primaryKey)) continue;
-    const status = await deps.stored.status(context, entity, primaryKey);
-    if (status === undefined || status === 'deleted') continue;
-    let fetchedAt = page.crmTime;
-    if (table.rest !== undefined) {
-      const answer = await deps.crm.getRow(context, table, primaryKey);
-      if (answer.status !== 'deleted') continue; // listed meanwhile: its change is the next window's
-      fetchedAt = answer.crmTime;
+  // The last stored key compared: when the CRM says retry later in the middle of a page, the
+  // deletes confirmed so far are sent and the next invocation lists the ids after it.
+  let compared: number | undefined;
+  try {
+    for (const primaryKey of stored) {
+      if (!listed.has(primaryKey)) {
+        const message = await deletedSnapshot(
+          deps,
+          cursor,
+          request.context,
+          entity,
+          table,
+          primaryKey,
+          page.crmTime,
+        );
+        if (message !== undefined) messages.push(message);
+      }
+      compared = primaryKey;
     }
-    const message = snapshot(deps, cursor, () =>
-      reconciledEvent({ context, entity, primaryKey, fetchedAt: new Date(fetchedAt), deleted: true }),
-    );
-    if (message !== undefined) messages.push(message);
+  } catch (error) {
+    if (error instanceof CrmRetryLater && compared !== undefined) {
+      await deps.send(messages);
+      cursor.counters.rowsDeleted += messages.length;
+      cursor.after = compared;
+    }
+    throw error;
   }
   await deps.send(messages);
   cursor.counters.rowsDeleted += messages.length;
   if (!last) {
-    cursor.continuation = page.continuation;
     cursor.after = upTo;
     return;
   }
   nextEntity(cursor);
 }
 
+/** The `Deleted: true` snapshot of a stored row the CRM did not list, if it is stored undeleted and the CRM answers 404. */
+async function deletedSnapshot(
+  deps: ReconcileDeps,
+  cursor: Cursor,
+  context: string,
+  entity: string,
+  table: CrmTable,
+  primaryKey: number,
+  listedAt: number,
+): Promise<OutboundMessage | undefined> {
+  const status = await deps.stored.status(context, entity, primaryKey);
+  if (status === undefined || status === 'deleted') return undefined;
+  let fetchedAt = listedAt;
+  if (table.rest !== undefined) {
+    const answer = await deps.crm.getRow(context, table, primaryKey);
+    if (answer.status !== 'deleted') return undefined; // listed meanwhile: its change is the next window's
+    fetchedAt = answer.crmTime;
+  }
+  return snapshot(deps, cursor, () =>
+    reconciledEvent({ context, entity, primaryKey, fetchedAt: new Date(fetchedAt), deleted: true }),
+  );
+}
+
 function nextEntity(cursor: Cursor): void {
-  delete cursor.continuation;
+  delete cursor.afterKey;
   delete cursor.after;
   cursor.phase = 'changed';
   cursor.entity++;

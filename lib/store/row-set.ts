@@ -45,29 +45,33 @@ export function createStoredRowKeys(config: {
         values[':b'] = upTo;
       }
       if (after !== undefined && upTo !== undefined && upTo <= after) return [];
-      const items = await collect(
-        paginateQuery(
-          { client: doc },
-          {
-            TableName: config.table,
-            IndexName: ROW_SET_INDEX,
-            KeyConditionExpression: `rowSet = :s${range}`,
-            ExpressionAttributeValues: values,
-          },
+      const items = await noIndexSaid(config.table, () =>
+        collect(
+          paginateQuery(
+            { client: doc },
+            {
+              TableName: config.table,
+              IndexName: ROW_SET_INDEX,
+              KeyConditionExpression: `rowSet = :s${range}`,
+              ExpressionAttributeValues: values,
+            },
+          ),
         ),
       );
       return items.map((item) => Number(item.rowPk));
     },
 
     async hasAny(context, entity) {
-      const { Items } = await doc.send(
-        new QueryCommand({
-          TableName: config.table,
-          IndexName: ROW_SET_INDEX,
-          KeyConditionExpression: 'rowSet = :s',
-          ExpressionAttributeValues: { ':s': rowSetKey(context, entity) },
-          Limit: 1,
-        }),
+      const { Items } = await noIndexSaid(config.table, () =>
+        doc.send(
+          new QueryCommand({
+            TableName: config.table,
+            IndexName: ROW_SET_INDEX,
+            KeyConditionExpression: 'rowSet = :s',
+            ExpressionAttributeValues: { ':s': rowSetKey(context, entity) },
+            Limit: 1,
+          }),
+        ),
       );
       return (Items?.length ?? 0) > 0;
     },
@@ -85,4 +89,21 @@ export function createStoredRowKeys(config: {
       return Item === undefined ? undefined : String(Item.status);
     },
   };
+}
+
+/**
+ * A rows table created before the index (a DATA_DIR of an older version: dynalite cannot add an index
+ * to a table) says so in one line instead of the SDK's ValidationException.
+ */
+async function noIndexSaid<T>(table: string, query: () => Promise<T>): Promise<T> {
+  try {
+    return await query();
+  } catch (error) {
+    if (error instanceof Error && error.name === 'ValidationException' && /index/i.test(error.message))
+      throw new Error(
+        `the ${table} table has no ${ROW_SET_INDEX} index, which reconciliation needs to find deleted rows: deploy the stack again (it adds it), or locally start with a fresh DATA_DIR`,
+        { cause: error },
+      );
+    throw error;
+  }
 }

@@ -103,6 +103,23 @@ describe('the rows changed since a time', () => {
     expect(ids).toEqual(['1', '3', '4', '9']);
   });
 
+  it('pages by key with afterKey: the changed rows and the ids after a primary key, whatever was deleted before it', async () => {
+    for (const id of [3, 1, 7, 9, 4]) change({ op: 'create', table: 'contact', id });
+    const client = clientOf(crm, { limits: { pageSize: 2 } });
+    const since = new Date('2026-11-27T11:00:00Z');
+    const first = await client.listChanged('Cust1', contact, ['name'], since);
+    expect(first.items.map((row) => row.id)).toEqual(['1', '3']);
+    change({ op: 'delete', table: 'contact', id: 1 }); // an offset page would now skip 4
+    const next = await client.listChanged('Cust1', contact, ['name'], since, undefined, 3);
+    expect(next.items.map((row) => row.id)).toEqual(['4', '7']);
+    expect(next.continuation).toBeDefined();
+    expect((await client.listIds('Cust1', contact, undefined, 4)).items).toEqual(['7', '9']);
+    expect((await client.listIds('Cust1', contact, undefined, 9)).items).toEqual([]);
+    await expect(client.listIds('Cust1', contact, undefined, 1.5)).rejects.toThrow(
+      'afterKey must be a whole number, not 1.5',
+    );
+  });
+
   it('reads one row by id: found, unchanged since a time (304), deleted (404)', async () => {
     change({ op: 'create', table: 'contact', id: 42, fields: { name: 'Acme' } });
     const client = clientOf(crm);

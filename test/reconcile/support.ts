@@ -230,7 +230,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
      * `notBefore` is made visible again once the clock is moved past it (and real time waited, up to
      * `realWaitCapMs`, for the simulator's own faults to end). Returns the invocations made.
      */
-    async runReconciles(realWaitCapMs = 3_000): Promise<number> {
+    async runReconciles(realWaitCapMs = 3_000, maxInvocations = 500): Promise<number> {
       let invocations = 0;
       for (let idle = 0; idle < 3; ) {
         const [message] = await receive(reconcileUrl, 1);
@@ -240,7 +240,8 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
         }
         idle = 0;
         invocations++;
-        if (invocations > 500) throw new Error('the reconcile did not end within 500 invocations');
+        if (invocations > maxInvocations)
+          throw new Error(`the reconcile did not end within ${maxInvocations} invocations`);
         const record = toSqsRecord(message, 'arn:aws:sqs:us-east-1:000000000000:reconcile.fifo', 'us-east-1');
         const context = { ...lambdaContext, getRemainingTimeInMillis: () => 60_000 } as Context;
         const { batchItemFailures } = await handler({ Records: [record] }, context);

@@ -1,0 +1,76 @@
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createStoredRowKeys } from '../../lib/store/index.js';
+import { toRowItem } from '../../lib/store/row-item.js';
+import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+
+let dynamo: LocalDynamo;
+let rows: string;
+
+beforeAll(async () => {
+  dynamo = await startDynalite();
+  ({ rows } = await dynamo.createTables());
+});
+afterAll(() => dynamo.close());
+
+/** A stored row item as the workers write it (toRowItem), with `status`. */
+async function put(context: string, entity: 'contact' | 'person', primaryKey: number, status = 'active') {
+  const item = toRowItem(
+    {
+      context,
+      entity,
+      primaryKey,
+      status: status as 'active',
+      changedFields: [],
+      changedFieldSeqs: {},
+      lastEventId: '00000000-0000-0000-0000-000000000000',
+      lastEvent: `${entity}.created`,
+      lastTimestamp: '2026-01-01T00:00:00Z',
+      lastSeq: '',
+      recentSeqs: [],
+      changedByAssociateId: 0,
+      eventCount: 1,
+    } as never,
+    1,
+  );
+  await dynamo.doc.send(new PutCommand({ TableName: rows, Item: item }));
+}
+
+describe('the stored rows of a (context, entity), through the rows table’s byRowSet index (dynalite)', () => {
+  it('lists the primary keys of one context and entity in (after, upTo], ascending, and says whether there is any', async () => {
+    for (const pk of [5, 1, 12, 7, 3]) await put('CustS', 'contact', pk);
+    await put('CustS', 'person', 4);
+    await put('CustSX', 'contact', 2); // another context
+    await put('CustS', 'contact', 9, 'deleted');
+    const stored = createStoredRowKeys({ client: dynamo.doc, table: rows });
+
+    expect(await stored.keys('CustS', 'contact', undefined, undefined)).toEqual([1, 3, 5, 7, 9, 12]);
+    expect(await stored.keys('CustS', 'contact', 3, 9)).toEqual([5, 7, 9]);
+    expect(await stored.keys('CustS', 'contact', undefined, 5)).toEqual([1, 3, 5]);
+    expect(await stored.keys('CustS', 'contact', 7, undefined)).toEqual([9, 12]);
+    expect(await stored.keys('CustS', 'contact', 9, 9)).toEqual([]);
+    expect(await stored.keys('CustS', 'person', undefined, undefined)).toEqual([4]);
+    expect(await stored.hasAny('CustS', 'contact')).toBe(true);
+    expect(await stored.hasAny('CustS', 'sale')).toBe(false);
+    expect(await stored.status('CustS', 'contact', 9)).toBe('deleted');
+    expect(await stored.status('CustS', 'contact', 5)).toBe('active');
+    expect(await stored.status('CustS', 'contact', 6)).toBeUndefined();
+  });
+
+  it('says in one line that a rows table from before the index cannot find deletes, and what to do', async () => {
+    const old = `${rows}-old`;
+    await dynamo.client.send(
+      new CreateTableCommand({
+        TableName: old,
+        AttributeDefinitions: [{ AttributeName: 'rowKey', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'rowKey', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+    const stored = createStoredRowKeys({ client: dynamo.doc, table: old });
+    await expect(stored.hasAny('CustS', 'contact')).rejects.toThrow(
+      `the ${old} table has no byRowSet index, which reconciliation needs to find deleted rows: deploy the stack again (it adds it), or locally start with a fresh DATA_DIR`,
+    );
+  });
+});
