@@ -6,6 +6,8 @@ export interface DeliveryView {
   id: string;
   eventId: string | undefined;
   detailType: string;
+  /** A receiver lifecycle event's context (it has no EventId): `receiver.reconcile.completed` of Cust1. */
+  context?: string;
   attempts: number;
   at: string;
 }
@@ -13,6 +15,8 @@ export interface DeliveryView {
 export interface FailureView {
   id: string;
   eventId: string | undefined;
+  /** As {@link DeliveryView.context}. */
+  context?: string;
   attempt: number;
   error: string;
   at: string;

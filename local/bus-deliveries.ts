@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DeliveryView } from '../dashboard/bus-views.js';
 import type { BusEntry } from '../lib/bus/entry.js';
 import { JsonText, stringifyExact } from '../lib/json-text.js';
+import { LIFECYCLE_TYPES } from '../lib/reconcile/lifecycle.js';
 import type { JournalRecord } from './sqs-journal.js';
 
 /**
@@ -16,6 +17,8 @@ export interface Delivery {
   text: string;
   eventId: string | undefined;
   detailType: string;
+  /** A lifecycle event's tenant (`detail.context`): it has no EventId (lib/reconcile/lifecycle.ts). */
+  context?: string | undefined;
   /** When PutEvents took it (ms): its age counts from here. */
   acceptedAt: number;
   attempts: number;
@@ -25,7 +28,7 @@ export interface Delivery {
 export interface Published {
   id: string;
   text: string;
-  parsed: { 'detail-type': string; detail?: { EventId?: unknown } };
+  parsed: { 'detail-type': string; detail?: { EventId?: unknown; context?: unknown } };
 }
 
 /** The JSON EventBridge sends to a target, with the entry's Detail text kept verbatim. */
@@ -48,11 +51,13 @@ export function wrap(entry: BusEntry, account: string, region: string): Publishe
 /** A new delivery of a published event to a subscription. */
 export function deliveryOf(subscription: string, { id, text, parsed }: Published): Delivery {
   const eventId = parsed.detail?.EventId;
+  const context = parsed.detail?.context;
   return {
     key: keyOf(subscription, id),
     text,
     eventId: typeof eventId === 'string' ? eventId : undefined,
     detailType: parsed['detail-type'],
+    ...(isLifecycleType(parsed['detail-type']) && typeof context === 'string' && { context }),
     acceptedAt: Date.now(),
     attempts: 0,
   };
@@ -74,6 +79,7 @@ export function toRecord(delivery: Delivery, deadLetter?: { error: string; at: s
       ApproximateReceiveCount: String(delivery.attempts),
       DetailType: delivery.detailType,
       ...(delivery.eventId !== undefined && { EventId: delivery.eventId }),
+      ...(delivery.context !== undefined && { Context: delivery.context }),
       ...deadLetter,
     },
   };
@@ -86,6 +92,7 @@ export function fromRecord({ MessageId, MessageBody, attributes }: JournalRecord
     text: MessageBody,
     eventId: attributes.EventId,
     detailType: attributes.DetailType ?? '',
+    ...(attributes.Context !== undefined && { context: attributes.Context }),
     acceptedAt: Number(attributes.SentTimestamp),
     attempts: Number(attributes.ApproximateReceiveCount ?? 0),
   };
@@ -93,6 +100,8 @@ export function fromRecord({ MessageId, MessageBody, attributes }: JournalRecord
 
 /** What the views show of a delivery. */
 export function viewOf(delivery: Delivery): Omit<DeliveryView, 'at'> {
-  const { eventId, detailType, attempts } = delivery;
-  return { id: idOf(delivery), eventId, detailType, attempts };
+  const { eventId, detailType, attempts, context } = delivery;
+  return { id: idOf(delivery), eventId, detailType, attempts, ...(context !== undefined && { context }) };
 }
+
+const isLifecycleType = (detailType: string) => (LIFECYCLE_TYPES as readonly string[]).includes(detailType);

@@ -161,7 +161,7 @@ export async function startLocalBus(options: LocalBusOptions): Promise<LocalBus>
     if (closed) return;
     delivery.attempts++;
     const at = new Date().toISOString();
-    const { eventId } = delivery;
+    const { eventId, context } = delivery;
     if (result.ok) {
       journal.remove(name, delivery.key);
       view.delivered++;
@@ -172,7 +172,14 @@ export async function startLocalBus(options: LocalBusOptions): Promise<LocalBus>
     journal.received(name, delivery.key, delivery.attempts);
     pushRecent(
       view.failures,
-      { id: idOf(delivery), eventId, attempt: delivery.attempts, error: result.error, at },
+      {
+        id: idOf(delivery),
+        eventId,
+        ...(context !== undefined && { context }),
+        attempt: delivery.attempts,
+        error: result.error,
+        at,
+      },
       keep,
     );
     const delay = retryDelay(delivery.attempts, backoff);

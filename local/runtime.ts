@@ -27,6 +27,7 @@ import { createIngestServer } from './ingest-server.js';
 import { describeQueued } from './queued-summary.js';
 import { localReconciliation } from './reconciliation.js';
 import { ensureQueues, ensureTables, type LocalQueue } from './resources.js';
+import { loadSchedules, startSchedules } from './schedules.js';
 import { type SqsEmulator, startSqsEmulator } from './sqs-emulator.js';
 import { StartupError } from './startup-error.js';
 import { ensureSecret, type LocalSecret } from './webhook-secret.js';
@@ -188,6 +189,9 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     // The ports before any worker polls: a busy one stops the start.
     const [ingestPort, adminPort] = await listenBoth(app, options, undo);
     lock.update({ ingest: ingestPort, admin: adminPort });
+    // serverless.yml's `schedule` events (local/schedules.ts).
+    const schedules = startSchedules({ schedules: loadSchedules(), handlers: app.handlers, region, log });
+    undo.push(schedules.stop);
     const mappings = startMappings({ ...app, ...resources, sqs: clients.sqs, region, log });
 
     const ports = {
@@ -216,7 +220,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
       stopping ??= (async () => {
         app.state.ready = false;
         await app.ingest.close();
-        await Promise.all(mappings.map((mapping) => mapping.stop()));
+        await Promise.all([...mappings.map((mapping) => mapping.stop()), schedules.stop()]);
         await eventBus.close();
         const left = describeQueued(resources.queues, (name) => sqsEmulator.peek(name).length);
         if (left) log(`${left} (${join(dataDir, SQS_JOURNAL)})`);

@@ -32,6 +32,7 @@ import {
   webhooks,
 } from './ops/commands.js';
 import { serveDashboard } from './ops/dashboard.js';
+import { reconcile } from './ops/reconcile-command.js';
 import { redriveSubscription, rotateSubscriptionKey } from './ops/subscription-commands.js';
 
 /**
@@ -53,6 +54,7 @@ export const COMMANDS = [
   'rows',
   'webhooks',
   'gaps',
+  'reconcile',
   'dashboard',
   'redrive-subscription',
   'rotate-subscription-key',
@@ -70,6 +72,8 @@ export const HELP = `npm run ops -- <command> --stage S [--region R] [options]
   rows <context> <entity> <primaryKey> [--events]
   webhooks
   gaps [--context C]
+  reconcile --context C (--from ISO [--to ISO] | --full) [--entities a,b]
+                                       the CRM's rows back (the reconcile queue)
   dashboard [--port P]                 the dashboard on 127.0.0.1:P (default 3002)
   redrive-subscription <name> [--max N]        a subscription's DLQ → its target again
   rotate-subscription-key <name> < key         a url subscription's API key, in SSM and in effect
@@ -158,6 +162,8 @@ export async function main(
       return webhooks(ops, outputs);
     case 'gaps':
       return gaps(ops, outputs, values.context);
+    case 'reconcile':
+      return reconcile(ops, outputs, values);
     case 'dashboard': {
       const port = values.port === undefined ? 3002 : Number(values.port);
       if (!Number.isInteger(port) || port < 0 || port > 65_535)
@@ -189,6 +195,10 @@ function parseCommandLine(argv: string[]) {
         max: { type: 'string' },
         rate: { type: 'string' },
         context: { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        entities: { type: 'string' },
+        full: { type: 'boolean', default: false },
         event: { type: 'string' },
         events: { type: 'boolean', default: false },
         port: { type: 'string' },

@@ -129,6 +129,12 @@ function table(caption, headings, rows) {
   );
 }
 
+/** An event's EventId, linked; a receiver lifecycle event (no EventId) by its context. */
+function eventOf(delivery) {
+  if (!delivery.eventId && delivery.context) return `${delivery.context} (receiver event)`;
+  return eventLink(delivery.eventId);
+}
+
 function deliveries(recent) {
   if (recent.length === 0) return h('p', { class: 'recent' }, 'No delivery yet.');
   return table(
@@ -139,7 +145,7 @@ function deliveries(recent) {
         'tr',
         { 'data-delivery': delivery.id },
         h('td', {}, time(delivery.at)),
-        h('td', {}, eventLink(delivery.eventId)),
+        h('td', {}, eventOf(delivery)),
         h('td', {}, delivery.detailType),
         h('td', {}, delivery.attempts),
         h('td', { class: 'outcome applied' }, '✔ delivered'),
@@ -158,7 +164,7 @@ function failures(list) {
         'tr',
         { 'data-failure': failure.id },
         h('td', {}, time(failure.at)),
-        h('td', {}, eventLink(failure.eventId)),
+        h('td', {}, eventOf(failure)),
         h('td', {}, failure.attempt),
         h('td', { class: 'error' }, `✖ ${failure.error}`),
       ),
@@ -176,7 +182,7 @@ function deadLetters(dlq) {
         'tr',
         { 'data-dead-letter': letter.id },
         h('td', {}, time(letter.at)),
-        h('td', {}, eventLink(letter.eventId)),
+        h('td', {}, eventOf(letter)),
         h('td', {}, letter.detailType),
         h('td', {}, letter.attempts),
         h('td', { class: 'error' }, `⚠ dead-lettered: ${letter.error}`),

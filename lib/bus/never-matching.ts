@@ -1,13 +1,14 @@
 /**
  * Subscriptions that can never match: a pattern is valid EventBridge whatever field or name it names,
  * so `detail-typ`, `detail: {significantChange: …}` or `detail-type: [contac.changed]` would run as a
- * subscription that stays silent. The receiver knows the shape of what it publishes (lib/bus/entry.ts)
- * and the names of its events (lib/events), so it can say so, with the nearest known name.
+ * subscription that stays silent. The receiver knows the shape of what it publishes (lib/bus/entry.ts,
+ * and its own lifecycle events, lib/reconcile/lifecycle.ts) and the names of its events (lib/events), so
+ * it can say so, with the nearest known name.
  */
 import { closest, distance } from 'fastest-levenshtein';
 import { EnvelopeSchema } from '../events/envelope.js';
-import { nearestEventName } from '../events/nearest.js';
-import { familyOf } from '../events/registry.js';
+import { FIXED_EVENT_NAMES, familyOf } from '../events/registry.js';
+import { LIFECYCLE_TYPES, type LifecycleDetails, type LifecycleType } from '../reconcile/lifecycle.js';
 import { SOURCE } from './entry.js';
 import type { Subscription } from './subscriptions.js';
 
@@ -21,6 +22,34 @@ interface Shape {
 const leaf = (...names: string[]): Record<string, true> =>
   Object.fromEntries(names.map((name) => [name, true] as const));
 
+type LifecycleField = { [T in LifecycleType]: keyof LifecycleDetails[T] }[LifecycleType];
+/** Every field of a lifecycle event's detail; the check below fails to compile when one is missing. */
+const LIFECYCLE_FIELDS = [
+  'context',
+  'webhookId',
+  'webhookName',
+  'openedAt',
+  'closedAt',
+  'from',
+  'to',
+  'reason',
+  'entities',
+  'rowsListed',
+  'rowsChanged',
+  'rowsDeleted',
+  'apiCalls',
+  'durationMs',
+  'error',
+] as const satisfies readonly LifecycleField[];
+const everyLifecycleField: Exclude<LifecycleField, (typeof LIFECYCLE_FIELDS)[number]> extends never
+  ? true
+  : never = true;
+void everyLifecycleField;
+
+/** Every `detail-type` the receiver publishes by a fixed name: the catalogue's events and its lifecycle events. */
+const PUBLISHED_NAMES: readonly string[] = [...FIXED_EVENT_NAMES, ...LIFECYCLE_TYPES];
+const isLifecycleType = (name: string) => (LIFECYCLE_TYPES as readonly string[]).includes(name);
+
 /** What a bus entry looks like to a pattern: EventBridge's envelope around buildEntry's detail. */
 const EVENT: Shape = {
   fields: {
@@ -30,6 +59,7 @@ const EVENT: Shape = {
       fields: {
         ...leaf(...Object.keys(EnvelopeSchema.shape), 'Entity', 'FieldValues', 'Values'),
         ...leaf('significantChanges', 'seq', 'outcome', 'echo', 'truncated', 'dropped'),
+        ...leaf(...LIFECYCLE_FIELDS),
         row: {
           fields: {
             ...leaf('status', 'changedFields', 'lastEventId', 'lastTimestamp'),
@@ -71,10 +101,10 @@ function reasons(pattern: Record<string, unknown>, shape: Shape, path: string): 
     const strings = Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
     if (path === '' && key === 'detail-type')
       return strings
-        .filter((event) => familyOf(event) === undefined)
+        .filter((event) => familyOf(event) === undefined && !isLifecycleType(event))
         .map(
           (event) =>
-            `detail-type ${event} is no event the receiver publishes (did you mean ${nearestEventName(event)}?)`,
+            `detail-type ${event} is no event the receiver publishes (did you mean ${closest(event, PUBLISHED_NAMES)}?)`,
         );
     if (path === '' && key === 'source')
       return strings

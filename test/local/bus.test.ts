@@ -2,6 +2,7 @@ import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bookkeepingFilter, buildEntry, DEFAULT_BOOKKEEPING_FIELDS } from '../../lib/bus/entry.js';
 import { parseSubscriptions } from '../../lib/bus/subscriptions.js';
+import { lifecycleEntry } from '../../lib/reconcile/lifecycle.js';
 import { type LocalBus, type LocalBusOptions, startLocalBus } from '../../local/bus.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { removeJournals, type StatusTarget, statusTarget, tempJournal } from '../support/bus.js';
@@ -198,5 +199,42 @@ describe('local bus', () => {
         '- { name: a, pattern: { source: [x] }, target: { url: "http://localhost/x" }, auth: { header: X-Key, parameter: /k, env: NOT_SET } }\n',
       ),
     ).rejects.toThrow('subscription "a": set NOT_SET, the value of its X-Key header locally');
+  });
+});
+
+describe('local bus: the receiver’s lifecycle events (lib/reconcile/lifecycle.ts)', () => {
+  it('delivers one to a subscription of its type; the views name it by its context, having no EventId', async () => {
+    const { url, received } = await target(200);
+    const local = await bus(
+      `- { name: recon, pattern: { detail-type: [receiver.reconcile.completed] }, target: { url: "${url}" } }\n`,
+    );
+    const detail = {
+      context: 'Cust1',
+      reason: 'manual',
+      from: '2026-11-27T10:00:00Z',
+      to: '2026-11-27T11:00:00Z',
+      entities: ['contact'],
+      rowsListed: 3,
+      rowsChanged: 1,
+      rowsDeleted: 0,
+      apiCalls: 2,
+      durationMs: 120,
+    };
+    await local.publish([lifecycleEntry('receiver.reconcile.completed', detail), changed(['department'])]);
+    await local.idle();
+    expect(received).toHaveLength(1);
+    expect(JSON.parse(received[0]!.body)).toMatchObject({
+      'detail-type': 'receiver.reconcile.completed',
+      source: 'crm-webhook-receiver',
+      detail,
+    });
+    const [view] = local.view();
+    expect(view?.recent).toEqual([
+      expect.objectContaining({
+        detailType: 'receiver.reconcile.completed',
+        eventId: undefined,
+        context: 'Cust1',
+      }),
+    ]);
   });
 });

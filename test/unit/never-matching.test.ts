@@ -52,3 +52,36 @@ describe('neverMatching', () => {
     expect(neverMatching(example)).toEqual([]);
   });
 });
+
+describe('neverMatching: the receiver’s lifecycle events (lib/reconcile/lifecycle.ts)', () => {
+  it('knows every lifecycle type and the fields of their detail', () => {
+    expect(
+      warnings(
+        '{ detail-type: [receiver.gap.opened, receiver.gap.closed, receiver.webhook.reactivated, receiver.reconcile.completed, receiver.reconcile.failed] }',
+      ),
+    ).toEqual([]);
+    expect(
+      warnings(
+        '{ detail-type: [receiver.reconcile.completed], detail: { context: [Cust1], webhookId: [{ numeric: [">", 0] }], rowsChanged: [{ numeric: [">", 0] }], rowsDeleted: [{ exists: true }] } }',
+      ),
+    ).toEqual([]);
+    expect(
+      warnings(
+        '{ detail-type: [receiver.gap.opened], detail: { webhookName: [data], openedAt: [{ exists: true }] } }',
+      ),
+    ).toEqual([]);
+  });
+
+  it('names a lifecycle type or field misspelt, with the nearest one', () => {
+    expect(warnings('{ detail-type: [receiver.gap.open] }')).toEqual([
+      'subscription "s" can never match: detail-type receiver.gap.open is no event the receiver publishes (did you mean receiver.gap.opened?)',
+    ]);
+    expect(
+      warnings(
+        '{ detail-type: [receiver.reconcile.failed], detail: { rowsChange: [{ numeric: [">", 0] }] } }',
+      ),
+    ).toEqual([
+      'subscription "s" can never match: detail.rowsChange is no field of a published event (did you mean rowsChanged?)',
+    ]);
+  });
+});

@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'aws-lambda';
+import * as z from 'zod';
+import { loadServerless, SERVERLESS_YML } from '../infra/serverless-file.js';
+import { createLambdaContext } from './lambda-context.js';
+
+/**
+ * The `schedule` events of serverless.yml, run by the local runtime as EventBridge Scheduler rules run
+ * them on AWS: each enabled schedule invokes its function every `rate(...)` with a "Scheduled Event".
+ * Locally `rate(N seconds)` is accepted too (AWS's rates start at 1 minute), so a poll can run quicker
+ * here. A run still going when the next is due is not doubled: the tick is skipped and said once.
+ */
+export interface LocalSchedule {
+  functionName: string;
+  /** As written, e.g. `rate(5 minutes)`. */
+  rate: string;
+  everyMs: number;
+  /** The schedule's `input`: the whole event instead of the Scheduled Event, as on AWS. */
+  input?: unknown;
+  timeoutMs: number;
+}
+
+const UNITS: Record<string, number> = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000 };
+
+const ScheduleSchema = z.union([
+  z.string(),
+  z.object({
+    rate: z.union([z.string(), z.array(z.string())]),
+    enabled: z.union([z.boolean(), z.string()]).optional(),
+    input: z.unknown().optional(),
+  }),
+]);
+const ServerlessSchema = z.object({
+  params: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
+  custom: z.record(z.string(), z.unknown()).optional(),
+  provider: z.object({ timeout: z.union([z.number(), z.string()]).optional() }).loose(),
+  functions: z.record(
+    z.string(),
+    z
+      .object({
+        timeout: z.union([z.number(), z.string()]).optional(),
+        events: z.array(z.object({ schedule: ScheduleSchema.optional() }).loose()).optional(),
+      })
+      .loose(),
+  ),
+});
+
+/**
+ * The schedules of serverless.yml (or the file at `path`): `${param:x}` takes the default stage's
+ * value and `${self:custom.x}` the custom section's, as the local runtime's functions do. A rate it
+ * cannot run is an error naming the function and what is accepted.
+ */
+export function loadSchedules(path: string | URL = SERVERLESS_YML): LocalSchedule[] {
+  const config = ServerlessSchema.parse(loadServerless(path));
+  const resolve = (value: string | number | boolean): string =>
+    String(value).replace(/\$\{(param|self:custom)[:.]([\w.]+)\}/g, (_, kind: string, key: string) =>
+      String((kind === 'param' ? config.params?.default : config.custom)?.[key] ?? ''),
+    );
+  const seconds = (value: string | number | undefined, fallback: number) => {
+    const number = value === undefined ? fallback : Number(resolve(value));
+    return Number.isFinite(number) && number > 0 ? number : fallback;
+  };
+  const providerTimeout = seconds(config.provider.timeout, 6);
+  return Object.entries(config.functions).flatMap(([functionName, fn]) =>
+    (fn.events ?? []).flatMap((event): LocalSchedule[] => {
+      if (event.schedule === undefined) return [];
+      const schedule = typeof event.schedule === 'string' ? { rate: event.schedule } : event.schedule;
+      if ('enabled' in schedule && resolve(schedule.enabled ?? true) === 'false') return [];
+      return [schedule.rate].flat().map((written) => {
+        const rate = resolve(written);
+        return {
+          functionName,
+          rate,
+          everyMs: rateMs(functionName, rate),
+          ...('input' in schedule && schedule.input !== undefined && { input: schedule.input }),
+          timeoutMs: seconds(fn.timeout, providerTimeout) * 1000,
+        };
+      });
+    }),
+  );
+}
+
+/** `rate(5 minutes)`, `rate(1 hour)`, `rate(30 seconds)` (local only) in milliseconds. */
+export function rateMs(functionName: string, rate: string): number {
+  const match = /^rate\(\s*(\d+)\s+(second|minute|hour|day)s?\s*\)$/.exec(rate.trim());
+  const value = Number(match?.[1]);
+  if (!match || !Number.isSafeInteger(value) || value < 1)
+    throw new Error(
+      `serverless.yml: ${functionName}'s schedule ${rate} cannot run locally: rate(N seconds|minutes|hours|days), N a positive whole number, accepted (cron() is not)`,
+    );
+  return value * UNITS[match[2]!]!;
+}
+
+export interface ScheduleRunner {
+  /** Invocations started so far, per function. */
+  readonly runs: ReadonlyMap<string, number>;
+  /** No more ticks; resolves once the runs under way end. */
+  stop(): Promise<void>;
+}
+
+type ScheduledHandler = (event: unknown, context: Context) => unknown;
+
+/**
+ * Invokes each schedule's handler every `everyMs`, the first time one period after the start (as a new
+ * rule does), with EventBridge's Scheduled Event (or the schedule's `input`) and a Lambda context of
+ * the function's timeout. An
+ * error is logged with the function's name; the next tick runs as usual.
+ */
+export function startSchedules(options: {
+  schedules: readonly LocalSchedule[];
+  handlers: ReadonlyMap<string, unknown>;
+  region: string;
+  log: (line: string) => void;
+}): ScheduleRunner {
+  const { schedules, handlers, region, log } = options;
+  const runs = new Map<string, number>();
+  const running = new Set<Promise<void>>();
+  const timers = schedules.map((schedule) => {
+    const handler = handlers.get(schedule.functionName);
+    if (typeof handler !== 'function')
+      throw new Error(`${schedule.functionName} has a schedule but no handler was loaded for it`);
+    let current: Promise<void> | undefined;
+    let skipped = false;
+    return setInterval(() => {
+      if (current !== undefined) {
+        if (!skipped) log(`[${schedule.functionName}] ${schedule.rate}: still running, tick skipped`);
+        skipped = true;
+        return;
+      }
+      runs.set(schedule.functionName, (runs.get(schedule.functionName) ?? 0) + 1);
+      const run = invoke(handler as ScheduledHandler, schedule, region)
+        .catch((error: unknown) =>
+          log(`[${schedule.functionName}] ${error instanceof Error ? error.stack : String(error)}`),
+        )
+        .finally(() => {
+          running.delete(run);
+          current = undefined;
+          skipped = false;
+        });
+      current = run;
+      running.add(run);
+    }, schedule.everyMs);
+  });
+  return {
+    runs,
+    async stop() {
+      for (const timer of timers) clearInterval(timer);
+      await Promise.allSettled([...running]);
+    },
+  };
+}
+
+async function invoke(handler: ScheduledHandler, schedule: LocalSchedule, region: string): Promise<void> {
+  const account = '123456789012';
+  const event = {
+    version: '0',
+    id: randomUUID(),
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account,
+    time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    region,
+    resources: [`arn:aws:events:${region}:${account}:rule/local-${schedule.functionName}`],
+    detail: {},
+  };
+  const context = createLambdaContext({
+    functionName: schedule.functionName,
+    timeoutMs: schedule.timeoutMs,
+    region,
+  });
+  await handler(schedule.input ?? event, context);
+}

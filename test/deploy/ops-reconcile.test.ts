@@ -1,0 +1,128 @@
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { DeleteMessageCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalQueue } from '../../local/resources.js';
+import { OpsError } from '../../scripts/ops/commands.js';
+import { type DashboardClients, main } from '../../scripts/ops.js';
+import { type LocalQueues, startLocalQueues } from '../support/local-queues.js';
+import { outputs } from '../support/stack-outputs.js';
+
+/**
+ * `npm run ops -- reconcile` against the SQS emulator: the stage's outputs (mocked CloudFormation) name
+ * the emulator's reconcile queue, and the request lands on it as the reconcile function would read it.
+ */
+let local: LocalQueues;
+let reconcile: LocalQueue;
+let clients: DashboardClients;
+const cloudFormation = new CloudFormationClient({ region: 'eu-west-1' });
+const stack = mockClient(cloudFormation);
+
+beforeAll(async () => {
+  local = await startLocalQueues({ stage: 'opsreconcile' });
+  reconcile = local.queues.find((queue) => queue.key === 'reconcile')!;
+  stack.on(DescribeStacksCommand).resolves({
+    Stacks: [
+      {
+        StackName: 'crm-webhook-receiver-test',
+        StackStatus: 'UPDATE_COMPLETE',
+        CreationTime: new Date(),
+        Outputs: [
+          ...outputs().filter((output) => output.OutputKey !== 'ReconcileQueueUrl'),
+          { OutputKey: 'ReconcileQueueUrl', OutputValue: reconcile.url },
+        ],
+      },
+    ],
+  });
+  clients = {
+    cloudFormation,
+    sqs: local.client,
+    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
+    cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
+    eventBridge: new EventBridgeClient({ region: 'eu-west-1' }),
+  };
+});
+afterAll(async () => {
+  stack.restore();
+  await local?.close();
+});
+/** The queue's messages, deleted as read (FIFO holds a group while one of its messages is in flight). */
+async function receive(): Promise<Message[]> {
+  const { Messages = [] } = await local.client.send(
+    new ReceiveMessageCommand({
+      QueueUrl: reconcile.url,
+      MaxNumberOfMessages: 10,
+      AttributeNames: ['All'],
+      WaitTimeSeconds: 0,
+    }),
+  );
+  for (const message of Messages)
+    await local.client.send(
+      new DeleteMessageCommand({ QueueUrl: reconcile.url, ReceiptHandle: message.ReceiptHandle! }),
+    );
+  return Messages;
+}
+
+describe('npm run ops -- reconcile', () => {
+  it('sends the request to the stage’s reconcile queue, grouped by context', async () => {
+    const result = await main(
+      [
+        'reconcile',
+        '--stage',
+        'test',
+        '--context',
+        'Cust9',
+        '--from',
+        '2026-11-27T10:00:00Z',
+        '--to',
+        '2026-11-27T11:00:00Z',
+        '--entities',
+        'contact,person',
+      ],
+      clients,
+    );
+    const queued = {
+      context: 'Cust9',
+      reason: 'manual',
+      from: '2026-11-27T10:00:00Z',
+      to: '2026-11-27T11:00:00Z',
+      entities: ['contact', 'person'],
+      requestedAt: expect.any(String),
+    };
+    expect(result).toEqual({ queued, queueUrl: reconcile.url });
+    const [message, ...more] = await receive();
+    expect(more).toEqual([]);
+    expect(message?.Attributes?.MessageGroupId).toBe('Cust9');
+    expect(JSON.parse(message!.Body!)).toEqual(queued);
+  });
+
+  it('--full: every row, no window', async () => {
+    await main(['reconcile', '--stage', 'test', '--context', 'Cust9', '--full'], clients);
+    const [message] = await receive();
+    expect(JSON.parse(message!.Body!)).toMatchObject({ context: 'Cust9', full: true });
+    expect(JSON.parse(message!.Body!)).not.toHaveProperty('from');
+  });
+
+  it.each([
+    [['--from', '2026-11-27T10:00:00Z'], '--context: required'],
+    [['--context', 'Cust9'], '--from: required unless full=true'],
+    [['--context', 'Cust9', '--from', 'yesterday'], '--from: yesterday: an ISO 8601 time'],
+    [
+      ['--context', 'Cust9', '--full', '--entities', 'contakt'],
+      '--entities: contakt cannot be fetched from the CRM',
+    ],
+    [['--context', 'Cust9', '--ful'], 'Unknown option'],
+  ])('%j: one line naming the option, nothing sent', async (args, message) => {
+    const error = await main(['reconcile', '--stage', 'test', ...args], clients).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(OpsError);
+    expect((error as Error).message).toContain(message);
+    expect((error as Error).message).not.toContain('\n');
+    expect(await receive()).toEqual([]);
+  });
+});

@@ -1,0 +1,183 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSchedules, rateMs, type ScheduleRunner, startSchedules } from '../../local/schedules.js';
+
+/**
+ * serverless.yml's `schedule` events in the local runtime, proven with a real function module (its
+ * handler file written here, imported as the runtime imports a function's) on a 1-second rate.
+ */
+let dir: string;
+let serverlessPath: string;
+const runners: ScheduleRunner[] = [];
+
+const SERVERLESS = `
+service: x
+params:
+  default:
+    pollSeconds: 1
+custom:
+  slowRate: rate(1 second)
+provider:
+  name: aws
+  timeout: 9
+functions:
+  tick:
+    handler: tick.handler
+    timeout: 3
+    events:
+      - schedule: rate(\${param:pollSeconds} second)
+  slow:
+    handler: slow.handler
+    events:
+      - schedule:
+          rate:
+            - \${self:custom.slowRate}
+          input: { say: slow }
+  off:
+    handler: tick.handler
+    events:
+      - schedule: { rate: rate(1 minute), enabled: false }
+  plain:
+    handler: tick.handler
+    events:
+      - sqs: { arn: { "Fn::GetAtt": [ContactQueue, Arn] } }
+`;
+
+const TICK = `
+export const handler = async (event, context) => {
+  (globalThis.__ticks ??= []).push({ event, remainingMs: context.getRemainingTimeInMillis(), name: context.functionName });
+};
+`;
+const SLOW = `
+export const handler = async (event) => {
+  (globalThis.__slow ??= []).push(event);
+  await new Promise((release) => { globalThis.__releaseSlow = release; });
+};
+`;
+
+type Globals = {
+  __ticks?: Array<{ event: Record<string, unknown>; remainingMs: number; name: string }>;
+  __slow?: unknown[];
+  __releaseSlow?: () => void;
+};
+const globals = globalThis as Globals;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'crm-schedules-'));
+  serverlessPath = join(dir, 'serverless.yml');
+  writeFileSync(serverlessPath, SERVERLESS);
+  writeFileSync(join(dir, 'tick.mjs'), TICK);
+  writeFileSync(join(dir, 'slow.mjs'), SLOW);
+});
+afterAll(async () => {
+  globals.__releaseSlow?.();
+  await Promise.all(runners.map((runner) => runner.stop()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function handler(file: string): Promise<unknown> {
+  return ((await import(pathToFileURL(join(dir, file)).href)) as { handler: unknown }).handler;
+}
+
+describe('loadSchedules', () => {
+  it('reads every enabled schedule, its rate resolved from params and custom, its input and timeout', () => {
+    expect(loadSchedules(serverlessPath)).toEqual([
+      { functionName: 'tick', rate: 'rate(1 second)', everyMs: 1000, timeoutMs: 3000 },
+      {
+        functionName: 'slow',
+        rate: 'rate(1 second)',
+        everyMs: 1000,
+        input: { say: 'slow' },
+        timeoutMs: 9000,
+      },
+    ]);
+  });
+
+  it('rates as AWS writes them, and seconds for local use; anything else names the function', () => {
+    expect(rateMs('f', 'rate(1 minute)')).toBe(60_000);
+    expect(rateMs('f', 'rate(5 minutes)')).toBe(300_000);
+    expect(rateMs('f', 'rate(2 hours)')).toBe(7_200_000);
+    expect(rateMs('f', 'rate(1 day)')).toBe(86_400_000);
+    expect(rateMs('f', 'rate(10 seconds)')).toBe(10_000);
+    for (const rate of [
+      'cron(0 * * * ? *)',
+      'rate(0 minutes)',
+      'rate(1.5 minutes)',
+      'rate(5 weeks)',
+      'rate()',
+    ])
+      expect(() => rateMs('reconcilePoll', rate), rate).toThrow(
+        `serverless.yml: reconcilePoll's schedule ${rate} cannot run locally: rate(N seconds|minutes|hours|days)`,
+      );
+  });
+});
+
+describe('startSchedules', () => {
+  it('invokes a real function every period with a Scheduled Event and a context of its timeout, until stopped', async () => {
+    const tick = loadSchedules(serverlessPath).filter((schedule) => schedule.functionName === 'tick');
+    const runner = startSchedules({
+      schedules: tick,
+      handlers: new Map([['tick', await handler('tick.mjs')]]),
+      region: 'eu-west-1',
+      log: () => undefined,
+    });
+    runners.push(runner);
+    await expect
+      .poll(() => globals.__ticks?.length ?? 0, { timeout: 15_000, interval: 100 })
+      .toBeGreaterThanOrEqual(2);
+    await runner.stop();
+    const [first] = globals.__ticks!;
+    expect(first).toMatchObject({
+      name: 'tick',
+      event: {
+        'detail-type': 'Scheduled Event',
+        source: 'aws.events',
+        region: 'eu-west-1',
+        resources: ['arn:aws:events:eu-west-1:123456789012:rule/local-tick'],
+        detail: {},
+      },
+    });
+    expect(first!.remainingMs).toBeGreaterThan(0);
+    expect(first!.remainingMs).toBeLessThanOrEqual(3000);
+    const stopped = globals.__ticks!.length;
+    expect(runner.runs.get('tick')).toBe(stopped);
+    // Stopped: two more periods go by without a run.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(globals.__ticks).toHaveLength(stopped);
+  });
+
+  it('never runs a function twice at once: a tick due while it runs is skipped and said once', async () => {
+    const slow = loadSchedules(serverlessPath).filter((schedule) => schedule.functionName === 'slow');
+    const lines: string[] = [];
+    const runner = startSchedules({
+      schedules: slow,
+      handlers: new Map([['slow', await handler('slow.mjs')]]),
+      region: 'eu-west-1',
+      log: (line) => lines.push(line),
+    });
+    runners.push(runner);
+    await expect.poll(() => lines.length, { timeout: 15_000, interval: 100 }).toBeGreaterThanOrEqual(1);
+    // Its input is the whole event, as on AWS.
+    expect(globals.__slow).toEqual([{ say: 'slow' }]);
+    expect(lines).toEqual(['[slow] rate(1 second): still running, tick skipped']);
+    const release = globals.__releaseSlow!;
+    release();
+    await expect.poll(() => globals.__slow?.length ?? 0, { timeout: 15_000, interval: 100 }).toBe(2);
+    globals.__releaseSlow!();
+    await runner.stop();
+  });
+
+  it('refuses a schedule whose function has no handler, naming it', () => {
+    expect(() =>
+      startSchedules({
+        schedules: loadSchedules(serverlessPath),
+        handlers: new Map(),
+        region: 'eu-west-1',
+        log: () => undefined,
+      }),
+    ).toThrow('tick has a schedule but no handler was loaded for it');
+  });
+});
