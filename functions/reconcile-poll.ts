@@ -1,6 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { SNSClient } from '@aws-sdk/client-sns';
 import type { Context } from 'aws-lambda';
 import { readCrmConfig } from '../lib/config/crm.js';
 import { optionalEnv, requireEnv } from '../lib/config/env.js';
@@ -13,7 +12,6 @@ import { defaultClient } from '../lib/store/dynamo-calls.js';
 import { createWebhookStore } from '../lib/store/index.js';
 import { TABLE_ENV_VARS } from '../lib/store/tables.js';
 import { createWatchStore } from '../lib/store/watch-memory.js';
-import { createSnsAlertPublisher } from '../lib/workers/index.js';
 import { publicationFromEnv } from './publication.js';
 import { reconcileQueueFromEnv } from './reconcile-queue.js';
 
@@ -24,11 +22,6 @@ const crmConfig = readCrmConfig();
 const watch = readWatchConfig();
 const table = requireEnv(TABLE_ENV_VARS.webhooks);
 const queue = reconcileQueueFromEnv();
-const alertTopicArn = optionalEnv('ALERT_TOPIC_ARN');
-const alerts =
-  alertTopicArn === undefined
-    ? undefined
-    : createSnsAlertPublisher({ client: new SNSClient({}), topicArn: alertTopicArn });
 const publisher = publicationFromEnv()?.publisher;
 const logger = new Logger();
 const metrics = new Metrics({ namespace: METRICS_NAMESPACE });
@@ -83,7 +76,6 @@ export const handler = async (_event: unknown, context: Context): Promise<void> 
         lastAccepted: (ctx, name) => receiverStore.getLastAccepted(ctx, name),
         queue,
         publisher,
-        alerts,
         config: watch,
         logger,
         metrics,

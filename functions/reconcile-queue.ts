@@ -1,4 +1,5 @@
 import { optionalEnv, requireEnv } from '../lib/config/env.js';
+import { OWN_QUEUE_ENV_VARS } from '../lib/queue/port.js';
 import type { ReconcileQueue } from '../lib/reconcile/request.js';
 import { sqsJsonReconcileQueue } from '../lib/reconcile/sqs-json.js';
 
@@ -12,7 +13,7 @@ import { sqsJsonReconcileQueue } from '../lib/reconcile/sqs-json.js';
 export function reconcileQueueFromEnv(env = process.env): ReconcileQueue | undefined {
   if (optionalEnv('CRM_API_URL', env) === undefined) return undefined;
   return sqsJsonReconcileQueue({
-    queueUrl: requireEnv('RECONCILE_QUEUE_URL', env),
+    queueUrl: requireEnv(OWN_QUEUE_ENV_VARS.reconcile, env),
     region: requireEnv('AWS_REGION', env),
     endpoint: optionalEnv('AWS_ENDPOINT_URL_SQS', env),
   });

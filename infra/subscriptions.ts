@@ -23,6 +23,7 @@ export const PUBLISHING_ROLES = [
   'EntitiesWorkerRole',
   'WebhookStateWorkerRole',
   'ReconcileRole',
+  'ReconcilePollRole',
 ];
 
 const ref = (logicalId: string) => ({ Ref: logicalId });

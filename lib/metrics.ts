@@ -30,14 +30,16 @@ export const METRIC = {
   PublishFailures: 'PublishFailures',
   EventsPublished: 'EventsPublished',
   SnapshotsUnchanged: 'SnapshotsUnchanged',
-  /** A reconcile run ended (issue 25): its counters are in its receiver.reconcile.completed event. */
-  ReconcileCompleted: 'ReconcileCompleted',
-  /** A reconcile run gave up (receiver.reconcile.failed); the alarm reconcile-failed watches it. */
-  ReconcileFailed: 'ReconcileFailed',
   ReconcilesRequested: 'ReconcilesRequested',
   WebhookPollFailures: 'WebhookPollFailures',
   WebhooksReactivated: 'WebhooksReactivated',
   ReactivationFailures: 'ReactivationFailures',
+  /** A webhook still not Active after 3 re-activations in a row (once until it is); the alarm webhook-not-reactivated watches it. */
+  WebhookNotReactivated: 'WebhookNotReactivated',
+  /** A reconcile run ended (issue 25): its counters are in its receiver.reconcile.completed event. */
+  ReconcileCompleted: 'ReconcileCompleted',
+  /** A reconcile run gave up (receiver.reconcile.failed); the alarm reconcile-failed watches it. */
+  ReconcileFailed: 'ReconcileFailed',
 } as const;
 
 /** The metric a merge outcome is counted by, in the row and the state workers alike. */

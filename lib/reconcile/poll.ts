@@ -6,7 +6,6 @@ import { type CrmClient, CrmRetryLater, type CrmWebhook } from '../crm/index.js'
 import { METRIC } from '../metrics.js';
 import type { LastAccepted } from '../model/types.js';
 import type { WatchMemory, WatchStore } from '../store/watch-memory.js';
-import type { ReactivationAlerts } from '../workers/alerts.js';
 import { windowStart } from './gap-trigger.js';
 import { type LifecycleDetails, lifecycleEntry } from './lifecycle.js';
 import type { ReconcileQueue, ReconcileRequest } from './request.js';
@@ -19,7 +18,6 @@ export interface PollDeps {
   lastAccepted: (context: string, webhookName: string) => Promise<LastAccepted | undefined>;
   queue: ReconcileQueue;
   publisher?: EventPublisher | undefined;
-  alerts?: ReactivationAlerts | undefined;
   config: WatchConfig;
   logger: Logger;
   metrics: Metrics;
@@ -177,15 +175,19 @@ async function reactivate(
       error: message,
     });
     if (attempts < ALERT_AFTER_ATTEMPTS || memory.alerted) return { memory };
-    logger.error('webhook could not be set Active again', { context, webhookId, attempts });
-    await deps.alerts?.webhookNotReactivated({
-      context,
-      webhookId,
-      webhookName: webhook.Name,
-      state: webhook.State,
-      attempts,
-      error: message,
-    });
+    // The alarm on this metric tells the alert topic (infra/alarms.ts); the line says which webhook and why.
+    logger.error(
+      'webhook could not be set Active again: it stays disabled until this succeeds or a person acts',
+      {
+        context,
+        webhookId,
+        webhookName: webhook.Name,
+        state: webhook.State,
+        attempts,
+        error: message,
+      },
+    );
+    metrics.addMetric(METRIC.WebhookNotReactivated, MetricUnit.Count, 1);
     return { memory: { ...memory, alerted: true } };
   }
   const activatedAt = (deps.now ?? Date.now)();

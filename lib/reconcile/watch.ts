@@ -80,7 +80,8 @@ export function watchStep(
   }
 
   const lastHealthyAt = memory?.lastHealthyAt ?? settings.lastAcceptedAt ?? now - settings.pollMs;
-  const left = memory === undefined || memory.state === 'Active' || memory.totalErrors !== seen.totalErrors;
+  // Once per outage: while it is not Active the CRM sends nothing (a failed test delivery may still count).
+  const left = memory === undefined || memory.state === 'Active';
   const allowed =
     (seen.state === 'TooManyErrors' && settings.reactivate !== 'off') ||
     (seen.state === 'Stopped' && settings.reactivate === 'stopped-too');

@@ -6,52 +6,14 @@ export interface AlertPublisher {
   webhookTooManyErrors(webhook: Webhook): Promise<void>;
 }
 
-/** Where the watch of the CRM's webhooks alerts: a webhook it could not set Active again. */
-export interface ReactivationAlerts {
-  webhookNotReactivated(failure: ReactivationFailure): Promise<void>;
-}
-
-export interface ReactivationFailure {
-  context: string;
-  webhookId: number;
-  webhookName: string;
-  state: string;
-  attempts: number;
-  /** The CRM's one-line reason (no credentials). */
-  error: string;
-}
-
 export interface SnsAlertConfig {
   client: SNSClient;
   topicArn: string;
 }
 
 /** Publishes alerts to an SNS topic (e-mail, chat, paging: whatever subscribes to it). */
-export function createSnsAlertPublisher({
-  client,
-  topicArn,
-}: SnsAlertConfig): AlertPublisher & ReactivationAlerts {
-  const attributes = (context: string, webhookId: number) => ({
-    context: { DataType: 'String', StringValue: context },
-    webhookId: { DataType: 'Number', StringValue: String(webhookId) },
-  });
+export function createSnsAlertPublisher({ client, topicArn }: SnsAlertConfig): AlertPublisher {
   return {
-    async webhookNotReactivated(failure) {
-      const { context, webhookId, webhookName, attempts } = failure;
-      await client.send(
-        new PublishCommand({
-          TopicArn: topicArn,
-          Subject: `Webhook ${webhookId} (${context}) could not be set Active again`.slice(0, 100),
-          Message: [
-            `Webhook "${webhookName}" (id ${webhookId}) of context ${context} is ${failure.state}; setting it Active failed ${attempts} times in a row, the last: ${failure.error}`,
-            'The receiver keeps trying with backoff. The CRM sets a webhook Active only when its test delivery is answered 200: check that the receiver answers, or set it Active in the CRM.',
-            '',
-            JSON.stringify(failure),
-          ].join('\n'),
-          MessageAttributes: attributes(context, webhookId),
-        }),
-      );
-    },
     async webhookTooManyErrors(webhook) {
       const subject = `Webhook ${webhook.webhookId} (${webhook.context}) is in TooManyErrors`;
       const message = [
@@ -73,7 +35,10 @@ export function createSnsAlertPublisher({
           TopicArn: topicArn,
           Subject: subject.slice(0, 100),
           Message: message,
-          MessageAttributes: attributes(webhook.context, webhook.webhookId),
+          MessageAttributes: {
+            context: { DataType: 'String', StringValue: webhook.context },
+            webhookId: { DataType: 'Number', StringValue: String(webhook.webhookId) },
+          },
         }),
       );
     },

@@ -1,11 +1,6 @@
 /** The workers: the SQS handlers of the four queues and the steps they are made of. */
 export { type AcceptedMarkers, type AcceptedNote, createAcceptedMarkers } from './accepted.js';
-export {
-  type AlertPublisher,
-  createSnsAlertPublisher,
-  type ReactivationAlerts,
-  type ReactivationFailure,
-} from './alerts.js';
+export { type AlertPublisher, createSnsAlertPublisher } from './alerts.js';
 export * from './errors.js';
 export { type BatchSteps, createFifoBatchHandler, type SqsBatchHandler } from './handler.js';
 export { entryOf, type Publication, PublishError, publishEntries } from './publish.js';

@@ -16,6 +16,7 @@ export const FUNCTIONS = [
   'entitiesWorker',
   'webhookStateWorker',
   'reconcile',
+  'reconcilePoll',
 ] as const;
 export type FunctionKey = (typeof FUNCTIONS)[number];
 
@@ -27,6 +28,7 @@ export const ENTRIES: Record<FunctionKey, string> = {
   entitiesWorker: 'functions/entities-worker',
   webhookStateWorker: 'functions/webhook-state-worker',
   reconcile: 'functions/reconcile',
+  reconcilePoll: 'functions/reconcile-poll',
 };
 
 export interface Resource {

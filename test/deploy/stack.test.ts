@@ -468,6 +468,8 @@ describe('IAM', () => {
       allow(['dynamodb:GetItem', 'dynamodb:PutItem'], getAtt('WebhooksTable')),
       allow('sns:Publish', ref('AlertTopic')),
       allow(['kms:GenerateDataKey', 'kms:Decrypt'], getAtt('AlertTopicKey')),
+      // A reconcile of each gap opened or closed.
+      allow('sqs:SendMessage', getAtt('ReconcileQueue')),
     ],
     // Sends to the row queues and its own, never to webhook-state or parked; the ingest never to reconcile.
     reconcile: [
@@ -480,6 +482,15 @@ describe('IAM', () => {
         getAtt('ReconcileQueue'),
       ]),
       allow(['dynamodb:GetItem', 'dynamodb:Query'], getAtt('RowsTable')),
+      allow('ssm:GetParameter', {
+        'Fn::Sub': `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${SERVICE}/${STAGE}/crm-credentials`,
+      }),
+    ],
+    // The watch: its own #ops items and the names its deliveries carried, the reconcile queue only.
+    reconcilePoll: [
+      allow(logs, getAtt('ReconcilePollLogGroup')),
+      allow('sqs:SendMessage', getAtt('ReconcileQueue')),
+      allow(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'], getAtt('WebhooksTable')),
       allow('ssm:GetParameter', {
         'Fn::Sub': `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${SERVICE}/${STAGE}/crm-credentials`,
       }),
@@ -629,6 +640,22 @@ describe('alarms and alerts', () => {
     const found = alarmOn('ReconcileFailed', { Name: 'service', Value: SERVICE });
     expect(found).toHaveLength(1);
     expect(found[0]).toMatchObject({ Namespace: 'CrmWebhookReceiver', Statistic: 'Sum', Threshold: 0 });
+  });
+
+  it('a webhook the poll could not set Active again, from the receiver’s own metrics', () => {
+    const found = alarmOn('WebhookNotReactivated', { Name: 'service', Value: SERVICE });
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ Namespace: 'CrmWebhookReceiver', Statistic: 'Sum', Threshold: 0 });
+  });
+
+  it('the poll of the CRM’s webhooks runs every minute (AWS’s finest schedule), for longer than a minute', () => {
+    const rules = ofType('AWS::Events::Rule').filter(
+      ([, r]) => r.Properties.ScheduleExpression !== undefined,
+    );
+    expect(rules.map(([, r]) => [r.Properties.ScheduleExpression, r.Properties.Targets])).toEqual([
+      ['rate(1 minute)', [expect.objectContaining({ Arn: getAtt('ReconcilePollLambdaFunction') })]],
+    ]);
+    expect(fn('reconcilePoll').Properties.Timeout).toBeGreaterThan(60);
   });
 
   it('a webhook entering TooManyErrors, from the receiver’s own metrics', () => {

@@ -1,5 +1,5 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readWatchConfig } from '../../lib/config/watch.js';
 import type { CrmClient } from '../../lib/crm/index.js';
 import { type PollDeps, pollWebhooks } from '../../lib/reconcile/poll.js';
@@ -12,7 +12,7 @@ import { FakePublisher } from '../support/bus.js';
 import { SECRET } from '../support/delivery.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
 import { type LocalSqs, reconcileQueueOn, startLocalSqs } from '../support/sqs.js';
-import { countingQueue, recordingAlerts, startReceiver } from '../support/watch.js';
+import { countingQueue, startReceiver } from '../support/watch.js';
 import { quietObservability } from '../support/workers.js';
 
 let dynamo: LocalDynamo;
@@ -57,7 +57,6 @@ async function world(env: Record<string, string> = {}, crmClient?: (crm: Running
   const queueUrl = await sqs.createFifoQueue(`reconcile-${tables.webhooks}`);
   const counted = countingQueue(reconcileQueueOn(sqs, queueUrl));
   const bus = new FakePublisher();
-  const { alerts, sent } = recordingAlerts();
   const clock = { now: T0 };
   const deps: PollDeps = {
     crm: crmClient?.(crm) ?? (clientOf(crm) as CrmClient),
@@ -65,7 +64,6 @@ async function world(env: Record<string, string> = {}, crmClient?: (crm: Running
     lastAccepted: (context, name) => receiverStore.getLastAccepted(context, name),
     queue: counted.queue,
     publisher: bus,
-    alerts,
     config: readWatchConfig(env),
     ...quietObservability(),
     now: () => clock.now,
@@ -104,7 +102,6 @@ async function world(env: Record<string, string> = {}, crmClient?: (crm: Running
     queued,
     requests: counted.requests,
     reactivated,
-    alerts: sent,
   };
 }
 
@@ -211,6 +208,8 @@ describe('the poll of the receiver’s webhooks in the CRM (simulator, dynalite,
         return w.deps.crm.activateWebhook(context, id);
       },
     };
+    const addMetric = vi.spyOn(w.deps.metrics, 'addMetric');
+    const error = vi.spyOn(w.deps.logger, 'error');
     const attempts: number[] = [];
     for (let poll = 0; poll < 8; poll++) {
       const before = calls;
@@ -219,15 +218,23 @@ describe('the poll of the receiver’s webhooks in the CRM (simulator, dynalite,
     }
     // Tried at polls 1, 2, 4 and 8 (waits of 1, 2, 4 intervals); alerted once, at the third failure.
     expect(attempts).toEqual([1, 1, 0, 1, 0, 0, 0, 1]);
-    expect(w.alerts).toEqual([
-      expect.objectContaining({
-        context: CONTEXT,
-        webhookId: w.webhook.id,
-        attempts: 3,
-        state: 'TooManyErrors',
-      }),
+    // The alarm webhook-not-reactivated watches the metric; the error line says which webhook and why.
+    expect(addMetric.mock.calls.filter(([name]) => name === 'WebhookNotReactivated')).toEqual([
+      ['WebhookNotReactivated', 'Count', 1],
     ]);
-    expect(w.alerts[0]!.error).toMatch(/test delivery with 503/);
+    expect(addMetric.mock.calls.filter(([name]) => name === 'ReactivationFailures')).toHaveLength(4);
+    expect(error.mock.calls).toEqual([
+      [
+        expect.stringContaining('could not be set Active again'),
+        expect.objectContaining({
+          context: CONTEXT,
+          webhookId: w.webhook.id,
+          attempts: 3,
+          state: 'TooManyErrors',
+          error: expect.stringMatching(/test delivery with 503/),
+        }),
+      ],
+    ]);
   });
 
   it('a CRM that never answers does not hold the poll past its budget', async () => {

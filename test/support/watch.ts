@@ -2,7 +2,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { handleDelivery } from '../../lib/ingest/index.js';
 import type { ReconcileQueue, ReconcileRequest } from '../../lib/reconcile/request.js';
-import type { ReactivationAlerts, ReactivationFailure } from '../../lib/workers/alerts.js';
 import { policy, RecordingQueue } from './delivery.js';
 
 /**
@@ -69,15 +68,4 @@ export function countingQueue(inner?: ReconcileQueue) {
     },
   };
   return { queue, requests };
-}
-
-/** Reactivation alerts kept in memory. */
-export function recordingAlerts() {
-  const sent: ReactivationFailure[] = [];
-  const alerts: ReactivationAlerts = {
-    async webhookNotReactivated(failure) {
-      sent.push(failure);
-    },
-  };
-  return { alerts, sent };
 }
