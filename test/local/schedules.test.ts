@@ -36,6 +36,10 @@ functions:
           rate:
             - \${self:custom.slowRate}
           input: { say: slow }
+  minutely:
+    handler: minutely.handler
+    events:
+      - schedule: rate(1 minute)
   off:
     handler: tick.handler
     events:
@@ -51,6 +55,11 @@ export const handler = async (event, context) => {
   (globalThis.__ticks ??= []).push({ event, remainingMs: context.getRemainingTimeInMillis(), name: context.functionName });
 };
 `;
+const MINUTELY = `
+export const handler = async (event) => {
+  (globalThis.__minutely ??= []).push(event);
+};
+`;
 const SLOW = `
 export const handler = async (event) => {
   (globalThis.__slow ??= []).push(event);
@@ -61,6 +70,7 @@ export const handler = async (event) => {
 type Globals = {
   __ticks?: Array<{ event: Record<string, unknown>; remainingMs: number; name: string }>;
   __slow?: unknown[];
+  __minutely?: unknown[];
   __releaseSlow?: () => void;
 };
 const globals = globalThis as Globals;
@@ -71,6 +81,7 @@ beforeAll(() => {
   writeFileSync(serverlessPath, SERVERLESS);
   writeFileSync(join(dir, 'tick.mjs'), TICK);
   writeFileSync(join(dir, 'slow.mjs'), SLOW);
+  writeFileSync(join(dir, 'minutely.mjs'), MINUTELY);
 });
 afterAll(async () => {
   globals.__releaseSlow?.();
@@ -93,6 +104,7 @@ describe('loadSchedules', () => {
         input: { say: 'slow' },
         timeoutMs: 9000,
       },
+      { functionName: 'minutely', rate: 'rate(1 minute)', everyMs: 60_000, timeoutMs: 9000 },
     ]);
   });
 
@@ -168,6 +180,20 @@ describe('startSchedules', () => {
     await expect.poll(() => globals.__slow?.length ?? 0, { timeout: 15_000, interval: 100 }).toBe(2);
     globals.__releaseSlow!();
     await runner.stop();
+  });
+
+  it('runs a schedule at the start, not one period later: a restarted runtime polls at once, as the rule on AWS went on ticking', async () => {
+    const minutely = loadSchedules(serverlessPath).filter((schedule) => schedule.functionName === 'minutely');
+    const runner = startSchedules({
+      schedules: minutely,
+      handlers: new Map([['minutely', await handler('minutely.mjs')]]),
+      region: 'eu-west-1',
+      log: () => undefined,
+    });
+    runners.push(runner);
+    await expect.poll(() => globals.__minutely?.length ?? 0, { timeout: 10_000, interval: 50 }).toBe(1);
+    await runner.stop();
+    expect(runner.runs.get('minutely')).toBe(1);
   });
 
   it('refuses a schedule whose function has no handler, naming it', () => {
