@@ -177,7 +177,7 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
     `a poll of the receiver's webhooks in the CRM (RECONCILE_POLL_SECONDS=${POLL_SECONDS})`,
     3 * POLL_SECONDS * 1000,
     () => (callsSince(beforePoll).total > 0 ? true : undefined),
-    () => `calls: ${JSON.stringify(crm.calls.of(CONTEXT))}`,
+    () => `calls: ${JSON.stringify(crm.calls.of(CONTEXT))}; receiver: ${runtime?.output().slice(-3000)}`,
   );
   const before = await receiverRows(adminUrl);
 
@@ -280,8 +280,18 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
   expect(differed).not.toContain('contact/4');
   expect(after.get('person/8')).toBeUndefined();
 
-  // The figures.
+  // The receiver said what it did on its bus: the webhook it set Active, a reconcile from before the outage.
   const lifecycle = recorder.posted.filter((post) => post.path === '/lifecycle');
+  const said = (type: string) =>
+    lifecycle.filter((post) => post.event['detail-type'] === type).map((post) => post.event.detail);
+  expect(said('receiver.webhook.reactivated')).toEqual([
+    expect.objectContaining({ context: CONTEXT, webhookId: rows.id }),
+  ]);
+  const completed = said('receiver.reconcile.completed');
+  expect(completed.length).toBeGreaterThan(0);
+  expect(Date.parse(String(completed[0]!.from))).toBeLessThan(killedAt);
+
+  // The figures.
   log(
     `webhook Active ${(activeAfter / 1000).toFixed(1)} s and every row converged ${(convergedAfter / 1000).toFixed(1)} s ` +
       `after the receiver's return (goal ≤ 60 s; ready ${returned - spawned} ms after npm start)`,
