@@ -59,7 +59,7 @@ export async function readRow(
 
 /**
  * How the receiver's row differs from the CRM's (empty: equal). A row the CRM still has must be
- * `active`, with no stale field, and every field it holds (those of the webhooks' FieldValues,
+ * `active` (`softdeleted` when the CRM's `deleted` is 1), with no stale field, and every field it holds (those of the webhooks' FieldValues,
  * `updated` among them where they carry it) equal to the CRM's value as the CRM writes it; a row the
  * CRM no longer has must be `deleted` (or absent, when the receiver never heard of it).
  */
@@ -68,7 +68,8 @@ export function rowDifferences(row: RowState | undefined, crm: CrmRow | undefine
     return row === undefined || row.status === 'deleted' ? [] : [`status ${row.status}, not deleted`];
   if (row === undefined) return ['missing'];
   const differences: string[] = [];
-  if (row.status !== 'active') differences.push(`status ${row.status}, not active`);
+  const status = crm.deleted === 1 ? 'softdeleted' : 'active';
+  if (row.status !== status) differences.push(`status ${row.status}, not ${status}`);
   if (row.changedFields.length > 0) differences.push(`stale ${row.changedFields.join(',')}`);
   const values = row.fieldValues ?? {};
   if (Object.keys(values).length === 0) differences.push('no fieldValues');
