@@ -1,7 +1,8 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { Context } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readCrmConfig } from '../lib/config/crm.js';
 import { readEntities } from '../lib/config/entities.js';
 import { ConfigError, intEnv, optionalEnv, requireEnv } from '../lib/config/env.js';
@@ -35,22 +36,25 @@ for (const [key, name] of Object.entries(QUEUE_ENV_VARS)) {
 const stored = createStoredRowKeys({ table: requireEnv(TABLE_ENV_VARS.rows) });
 const send = createSnapshotSender({ client: sqs, queueUrls });
 
-// One client per process, so that tickets and the per-tenant limits outlive an invocation.
-let invocation: Context | undefined;
-let calls = 0;
-const timeLeftMs = () => (invocation?.getRemainingTimeInMillis() ?? 0) - HANDOVER_MS;
+// One client per process, so that tickets and the per-tenant limits outlive an invocation. Its time
+// budget and call count are the current invocation's, found through the async context: the local
+// runtime may run two invocations of this module at once.
+const current = new AsyncLocalStorage<{ context: Context; calls: number }>();
+const timeLeftMs = () => (current.getStore()?.context.getRemainingTimeInMillis() ?? 0) - HANDOVER_MS;
 let crm: Promise<CrmClient> | undefined;
+/** The CRM client, made once the credentials are read (CRM_CREDENTIALS, or its SSM parameter); read again after a failure. */
 const crmClient = (): Promise<CrmClient> => {
   if (!crmConfig.enabled)
     throw new ConfigError(
       'CRM_API_URL is not set: reconciliation is off, gaps cannot be recovered',
       'CRM_API_URL',
     );
+  if (crm !== undefined) return crm;
   const ssm = new SsmParameterProvider({
     region: requireEnv('AWS_REGION'),
     endpoint: optionalEnv('AWS_ENDPOINT_URL_SSM'),
   });
-  crm ??= crmCredentials(crmConfig, (name) => ssm.get(name) as Promise<string | undefined>).then(
+  const made = crmCredentials(crmConfig, (name) => ssm.get(name) as Promise<string | undefined>).then(
     (credentials) =>
       createCrmClient({
         apiUrl: crmConfig.apiUrl,
@@ -63,27 +67,27 @@ const crmClient = (): Promise<CrmClient> => {
         timeLeftMs,
         // Every HTTP request (logins and retries too): the run's apiCalls.
         fetch: (input, init) => {
-          calls++;
+          const invocation = current.getStore();
+          if (invocation !== undefined) invocation.calls++;
           return fetch(input, init);
         },
       }),
   );
-  crm.catch(() => {
-    crm = undefined; // read the credentials again next time
+  made.catch(() => {
+    crm = undefined;
   });
-  return crm;
+  crm = made;
+  return made;
 };
 
-/** SQS (reconcile FIFO queue, batch size 1) → the CRM's rows as snapshots on the rows' queues. */
-export const handler = createReconcileHandler({
-  async runDeps(context) {
-    invocation = context;
+const reconcile = createReconcileHandler({
+  async runDeps() {
     return {
       crm: await crmClient(),
       stored,
       send,
       stores: (entity) => entities === undefined || entities(entity),
-      apiCalls: () => calls,
+      apiCalls: () => current.getStore()?.calls ?? 0,
       timeLeftMs,
       now: () => new Date(),
       warn: (message) => logger.warn(message),
@@ -114,3 +118,7 @@ export const handler = createReconcileHandler({
   logger,
   metrics: new Metrics({ namespace: METRICS_NAMESPACE }),
 });
+
+/** SQS (reconcile FIFO queue, batch size 1) → the CRM's rows as snapshots on the rows' queues. */
+export const handler = (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
+  current.run({ context, calls: 0 }, () => reconcile(event, context));

@@ -118,6 +118,9 @@ export interface Measured {
   /** Writes to, and bytes stored in, the events table's EventId index per event. */
   indexWru: number;
   indexBytes: number;
+  /** Writes to, and bytes stored in, the rows table's byRowSet index per event (one entry per new row). */
+  rowIndexWru: number;
+  rowIndexBytes: number;
 }
 
 /**
@@ -248,6 +251,8 @@ export async function measure(logSetup: keyof typeof LOG_SETUPS, batchSize: numb
       accessLogBytes: accessLogBytes / n,
       indexWru: table.indexWru / n,
       indexBytes: table.indexBytes / n,
+      rowIndexWru: table.rowIndexWru / n,
+      rowIndexBytes: table.rowIndexBytes / n,
     };
   } finally {
     output.restore();
@@ -261,7 +266,8 @@ export async function measure(logSetup: keyof typeof LOG_SETUPS, batchSize: numb
 
 /**
  * Serves GetItem/PutItem/UpdateItem from memory and counts their units from the real item sizes; a
- * history item with an `eventId` also writes an entry of the events table's keys-only EventId index.
+ * history item with an `eventId` also writes an entry of the events table's keys-only EventId index,
+ * and a new row one of the rows table's keys-only byRowSet index.
  */
 function recordDynamo(dynamo: AwsClientStub<DynamoDBDocumentClient>) {
   const items = new Map<string, Record<string, unknown>>();
@@ -271,6 +277,8 @@ function recordDynamo(dynamo: AwsClientStub<DynamoDBDocumentClient>) {
     requests: { GetItem: 0, PutItem: 0, UpdateItem: 0 },
     indexWru: 0,
     indexBytes: 0,
+    rowIndexWru: 0,
+    rowIndexBytes: 0,
   };
   const keyOf = (table: string, item: Record<string, unknown>) =>
     `${table}:${JSON.stringify(table === 'rows' ? { rowKey: item.rowKey } : { rowKey: item.rowKey, seq: item.seq })}`;
@@ -288,6 +296,17 @@ function recordDynamo(dynamo: AwsClientStub<DynamoDBDocumentClient>) {
       const entry = itemBytes({ eventId, rowKey, seq }) + ASSUMPTIONS.indexEntryOverheadBytes;
       counts.indexWru += units(entry, 1024);
       counts.indexBytes += entry;
+    }
+    // The rows table's byRowSet index: written when a row is created, its keys never change after.
+    const { rowSet, rowPk } = input.Item;
+    if (
+      input.TableName === STAGE_ENV.ROWS_TABLE &&
+      rowSet !== undefined &&
+      !items.has(keyOf(input.TableName, input.Item))
+    ) {
+      const entry = itemBytes({ rowKey, rowSet, rowPk }) + ASSUMPTIONS.indexEntryOverheadBytes;
+      counts.rowIndexWru += units(entry, 1024);
+      counts.rowIndexBytes += entry;
     }
     items.set(keyOf(input.TableName, input.Item), structuredClone(input.Item));
     return {};
@@ -423,6 +442,11 @@ export async function costTable(batchSize: number): Promise<{
       `${deployed.indexWru.toFixed(2)} WRU + ${Math.round(deployed.indexBytes)} B kept ${a.eventRetentionDays} days (keys only)`,
       deployed.indexWru * p.dynamoPerWru +
         (deployed.indexBytes / 1024 ** 3) * p.dynamoStoragePerGbMonth * (a.eventRetentionDays / 30.4),
+    ],
+    [
+      'DynamoDB rows index',
+      `${deployed.rowIndexWru.toFixed(2)} WRU + ${Math.round(deployed.rowIndexBytes)} B kept with the row (keys only, one entry per new row: reconcile finds deletes in it)`,
+      deployed.rowIndexWru * p.dynamoPerWru,
     ],
     [
       'DynamoDB reads',

@@ -10,6 +10,7 @@ import {
   SERVICE,
   TABLE_KEYS,
 } from '../../infra/definitions.js';
+import { ROW_SET_INDEX } from '../../lib/store/keys.js';
 import { ASSUMPTIONS } from '../../scripts/cost.js';
 import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../tools/samples.js';
 import { IMPORT_ENV } from '../bench/bundles.js';
@@ -392,7 +393,7 @@ describe('tables', () => {
     },
   );
 
-  it('events: one index by EventId, keys only (the cheapest that says where an event went); no other index', () => {
+  it('events: one index by EventId, keys only (the cheapest that says where an event went); rows: one by (entity, context) and primary key, keys only (a reconcile finds deletes in it); no other index', () => {
     const events = resource('EventsTable').Properties;
     expect(events.GlobalSecondaryIndexes).toEqual([
       {
@@ -402,7 +403,18 @@ describe('tables', () => {
       },
     ]);
     expect(events.AttributeDefinitions).toContainEqual({ AttributeName: 'eventId', AttributeType: 'S' });
-    expect(resource('RowsTable').Properties).not.toHaveProperty('GlobalSecondaryIndexes');
+    const rows = resource('RowsTable').Properties;
+    expect(rows.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: ROW_SET_INDEX,
+        KeySchema: [
+          { AttributeName: 'rowSet', KeyType: 'HASH' },
+          { AttributeName: 'rowPk', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      },
+    ]);
+    expect(rows.AttributeDefinitions).toContainEqual({ AttributeName: 'rowPk', AttributeType: 'N' });
     expect(resource('WebhooksTable').Properties).not.toHaveProperty('GlobalSecondaryIndexes');
   });
 

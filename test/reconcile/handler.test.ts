@@ -1,0 +1,100 @@
+import type { Context, SQSRecord } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { createReconcileHandler } from '../../lib/reconcile/handler.js';
+import type { ReconcileDeps } from '../../lib/reconcile/run.js';
+import { FakePublisher } from '../support/bus.js';
+import { lambdaContext, quietObservability } from '../support/workers.js';
+
+const NOW = new Date('2026-11-28T01:00:00.000Z');
+
+function setup() {
+  const hidden: number[] = [];
+  const lifecycle = new FakePublisher();
+  let runs = 0;
+  const handler = createReconcileHandler({
+    async runDeps() {
+      runs++;
+      return {} as ReconcileDeps; // never reached: each case waits or fails before the run
+    },
+    async carryOn() {},
+    async hide(_receipt, seconds) {
+      hidden.push(seconds);
+    },
+    publisher: lifecycle,
+    maxReceives: 3,
+    ...quietObservability(),
+    now: () => NOW,
+  });
+  const invoke = (body: string, receiveCount = 1) =>
+    handler(
+      {
+        Records: [
+          {
+            messageId: 'm-1',
+            receiptHandle: 'r-1',
+            body,
+            attributes: { ApproximateReceiveCount: String(receiveCount) },
+          } as unknown as SQSRecord,
+        ],
+      },
+      lambdaContext as Context,
+    );
+  return { invoke, hidden, lifecycle, runs: () => runs };
+}
+
+const cursorUntil = (notBefore: string) => ({
+  startedAt: NOW.toISOString(),
+  to: NOW.toISOString(),
+  entities: ['contact'],
+  entity: 0,
+  phase: 'changed',
+  notBefore,
+  counters: { rowsListed: 0, rowsChanged: 0, rowsDeleted: 0, apiCalls: 0, skipped: 0, invocations: 1 },
+});
+
+describe('the reconcile queue’s handler', () => {
+  it('hides a message until its cursor’s notBefore (at most the 12 hours SQS allows) and runs nothing', async () => {
+    const { invoke, hidden, runs } = setup();
+    const request = {
+      context: 'Cust1',
+      reason: 'manual',
+      from: NOW.toISOString(),
+      requestedAt: NOW.toISOString(),
+    };
+    const soon = await invoke(
+      JSON.stringify({ ...request, cursor: cursorUntil('2026-11-28T01:01:00.500Z') }),
+    );
+    const far = await invoke(JSON.stringify({ ...request, cursor: cursorUntil('2026-12-05T00:00:00.000Z') }));
+    expect(soon.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
+    expect(far.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
+    expect(hidden).toEqual([61, 43_200]);
+    expect(runs()).toBe(0);
+  });
+
+  it('fails a message that is not a request, and on its last attempt publishes receiver.reconcile.failed naming the field', async () => {
+    const { invoke, lifecycle } = setup();
+    expect((await invoke('not json', 1)).batchItemFailures).toHaveLength(1);
+    expect((await invoke('{"context":"Cust 1","reason":"manual"}', 2)).batchItemFailures).toHaveLength(1);
+    expect(lifecycle.published).toEqual([]);
+    expect((await invoke('{"context":"Cust1","reason":"sometimes"}', 3)).batchItemFailures).toHaveLength(1);
+    expect(lifecycle.published.map((e) => e.DetailType)).toEqual(['receiver.reconcile.failed']);
+    expect(lifecycle.details()[0]).toMatchObject({
+      context: 'unknown',
+      error: expect.stringMatching(/^Error: the reconcile message's reason is not accepted: /),
+    });
+  });
+
+  it('refuses a cursor it did not write, in one line', async () => {
+    const { invoke, lifecycle } = setup();
+    const body = {
+      context: 'Cust1',
+      reason: 'manual',
+      requestedAt: NOW.toISOString(),
+      cursor: { entity: 'x' },
+    };
+    expect((await invoke(JSON.stringify(body), 3)).batchItemFailures).toHaveLength(1);
+    expect(String(lifecycle.details()[0]?.error)).toMatch(
+      /^Error: the reconcile request's cursor is not one this function wrote \(.*\): send the request again without it$/,
+    );
+  });
+});
