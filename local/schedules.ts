@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import * as z from 'zod';
 import { loadServerless, SERVERLESS_YML } from '../infra/serverless-file.js';
+import { loadFunctions } from './functions.js';
 import { createLambdaContext } from './lambda-context.js';
 
 /**
@@ -30,17 +31,14 @@ const ScheduleSchema = z.union([
     input: z.unknown().optional(),
   }),
 ]);
-const ServerlessSchema = z.object({
+/** The part of serverless.yml the schedules need; each function's timeout comes from loadFunctions. */
+const SchedulesSchema = z.object({
   params: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
   custom: z.record(z.string(), z.unknown()).optional(),
-  provider: z.object({ timeout: z.union([z.number(), z.string()]).optional() }).loose(),
   functions: z.record(
     z.string(),
     z
-      .object({
-        timeout: z.union([z.number(), z.string()]).optional(),
-        events: z.array(z.object({ schedule: ScheduleSchema.optional() }).loose()).optional(),
-      })
+      .object({ events: z.array(z.object({ schedule: ScheduleSchema.optional() }).loose()).optional() })
       .loose(),
   ),
 });
@@ -51,16 +49,12 @@ const ServerlessSchema = z.object({
  * cannot run is an error naming the function and what is accepted.
  */
 export function loadSchedules(path: string | URL = SERVERLESS_YML): LocalSchedule[] {
-  const config = ServerlessSchema.parse(loadServerless(path));
-  const resolve = (value: string | number | boolean): string =>
+  const config = SchedulesSchema.parse(loadServerless(path));
+  const timeouts = new Map(loadFunctions(path).map((fn) => [fn.name, fn.timeoutMs]));
+  const resolve = (value: string | boolean): string =>
     String(value).replace(/\$\{(param|self:custom)[:.]([\w.]+)\}/g, (_, kind: string, key: string) =>
       String((kind === 'param' ? config.params?.default : config.custom)?.[key] ?? ''),
     );
-  const seconds = (value: string | number | undefined, fallback: number) => {
-    const number = value === undefined ? fallback : Number(resolve(value));
-    return Number.isFinite(number) && number > 0 ? number : fallback;
-  };
-  const providerTimeout = seconds(config.provider.timeout, 6);
   return Object.entries(config.functions).flatMap(([functionName, fn]) =>
     (fn.events ?? []).flatMap((event): LocalSchedule[] => {
       if (event.schedule === undefined) return [];
@@ -73,7 +67,7 @@ export function loadSchedules(path: string | URL = SERVERLESS_YML): LocalSchedul
           rate,
           everyMs: rateMs(functionName, rate),
           ...('input' in schedule && schedule.input !== undefined && { input: schedule.input }),
-          timeoutMs: seconds(fn.timeout, providerTimeout) * 1000,
+          timeoutMs: timeouts.get(functionName) ?? 6000,
         };
       });
     }),

@@ -470,6 +470,86 @@ export async function costTable(batchSize: number): Promise<{
   return { rows, notes, httpApiOnly: p.httpApiPerRequest + accessLogs };
 }
 
+// ---------------------------------------------------------------- reconciliation (issue 25)
+
+/**
+ * What reconciliation assumes (docs/deploy.md, "Cost per million events"): the reconcile function waits on
+ * the CRM's API most of its time, one archive page answering `rowsPerPage` rows in about `pageMs`; it sends
+ * snapshots 10 to a SendMessageBatch; a poll (`reconcilePoll`, every RECONCILE_POLL_SECONDS) lists the
+ * receiver's webhooks of a context in one call and runs about `pollMs`.
+ */
+export const RECONCILE_ASSUMPTIONS = {
+  memoryGb: 0.25,
+  rowsPerPage: 50,
+  pageMs: 400,
+  snapshotsPerBatch: 10,
+  pollMs: 400,
+  /** RECONCILE_POLL_SECONDS by default. */
+  pollSeconds: 300,
+};
+
+/**
+ * Reconciliation's cost at AWS list prices, apart from the live events' table: per reconciled row (its
+ * share of the archive page the reconcile function waits for, its SendMessageBatch entry, and the worker
+ * applying the snapshot as it applies a live event: its queue receive and delete, invocation, duration,
+ * and at most the writes of one event) and per poll (one scheduled invocation; a scheduled EventBridge
+ * rule's events cost nothing). The CRM's own API calls are free here and counted in the `per` column.
+ */
+export function reconcileCostRows(workerBatchSize = 1): {
+  perRow: Array<[string, string, number]>;
+  perPoll: Array<[string, string, number]>;
+} {
+  const r = RECONCILE_ASSUMPTIONS;
+  const p = PRICES;
+  const a = ASSUMPTIONS;
+  const gbSeconds = (ms: number, gb: number) => (ms / 1000) * gb * p.lambdaArmPerGbSecond;
+  const perRow: Array<[string, string, number]> = [
+    ['CRM API calls', `1 / ${r.rowsPerPage} archive page (the CRM's quota, not AWS's)`, 0],
+    [
+      'Reconcile Lambda duration',
+      `${r.pageMs} ms per page / ${r.rowsPerPage} rows × ${r.memoryGb * 1024} MB arm64`,
+      gbSeconds(r.pageMs / r.rowsPerPage, r.memoryGb),
+    ],
+    [
+      'SQS FIFO: the snapshot',
+      `1 / ${r.snapshotsPerBatch} SendMessageBatch + (1 receive + 1 delete batch) / ${workerBatchSize}`,
+      (1 / r.snapshotsPerBatch + 2 / workerBatchSize) * p.sqsFifoPerRequest,
+    ],
+    ['Worker Lambda requests', `1 / ${workerBatchSize} invocation`, p.lambdaPerRequest / workerBatchSize],
+    [
+      'Worker Lambda duration',
+      `${a.workerMsPerEvent} ms × ${a.workerMemoryGb * 1024} MB arm64`,
+      gbSeconds(a.workerMsPerEvent, a.workerMemoryGb),
+    ],
+    // A snapshot equal to the row writes one UpdateItem (its order keys); one that changes it, a row and a record.
+    ['DynamoDB', '1 GetItem + 1 to 2 WRU', p.dynamoPerRru + 2 * p.dynamoPerWru],
+  ];
+  const perPoll: Array<[string, string, number]> = [
+    ['Scheduled rule', '1 event (free)', 0],
+    ['Poll Lambda requests', '1 invocation', p.lambdaPerRequest],
+    [
+      'Poll Lambda duration',
+      `${r.pollMs} ms × ${r.memoryGb * 1024} MB arm64`,
+      gbSeconds(r.pollMs, r.memoryGb),
+    ],
+    ['CRM API calls', "1 webhook list per context (the CRM's quota)", 0],
+  ];
+  return { perRow, perPoll };
+}
+
+/** Prints reconciliation's two tables and what polling costs a month at the default interval. */
+function printReconcileCosts(): void {
+  const { perRow, perPoll } = reconcileCostRows();
+  console.log('\n### Reconciliation: $ per million reconciled rows (worker batches of 1)\n');
+  printTable(perRow, 'Per million reconciled rows');
+  console.log('\n### Reconciliation: $ per million polls\n');
+  const poll = printTable(perPoll, 'Per million polls');
+  const pollsPerMonth = (30.4 * 86_400) / RECONCILE_ASSUMPTIONS.pollSeconds;
+  console.log(
+    `\nPolling every ${RECONCILE_ASSUMPTIONS.pollSeconds} s: ${Math.round(pollsPerMonth)} polls, $${(poll * pollsPerMonth).toFixed(4)} a month.`,
+  );
+}
+
 function printTable(rows: Array<[string, string, number]>, totalLabel: string): number {
   const total = rows.reduce((sum, [, , dollars]) => sum + dollars, 0);
   console.log('| Item | Per event | $ per million events |\n|---|---|---:|');
@@ -499,4 +579,5 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   console.log('| Batch size | Total | On the function URL (ingestFunctionUrl=true) | With subscriptions |');
   console.log('|---:|---:|---:|---:|');
   for (const line of summary) console.log(line);
+  printReconcileCosts();
 }

@@ -1,6 +1,7 @@
 import { api } from './api.js';
 import { outcomeChart } from './chart.js';
 import { confirmed, eventLink, h, poll, say, time } from './dom.js';
+import { gapList } from './gaps.js';
 
 const STATE_NAMES = ['Active', 'Stopped', 'TooManyErrors'];
 const STATE_ICONS = { Active: '✔', Stopped: '■', TooManyErrors: '✖' };
@@ -188,31 +189,7 @@ function webhookCard(webhook, gaps) {
       }),
     ),
     h('h5', {}, 'Gap windows'),
-    gaps.length === 0
-      ? h('p', {}, 'No gap: every event was received while Active.')
-      : h(
-          'ul',
-          { class: 'gaps' },
-          gaps.map((gap) =>
-            gap.closedAt
-              ? h(
-                  'li',
-                  { class: 'gap closed' },
-                  'Gap (closed) from ',
-                  time(gap.openedAt),
-                  ' to ',
-                  time(gap.closedAt),
-                )
-              : h(
-                  'li',
-                  { class: 'gap open' },
-                  h('strong', {}, '⚠ Gap open'),
-                  ' since ',
-                  time(gap.openedAt),
-                  ': events may be missing; re-fetch changes from there.',
-                ),
-          ),
-        ),
+    gapList(gaps),
   );
 }
 

@@ -26,7 +26,9 @@ const ISO_ACCEPTED = 'an ISO 8601 time with its offset (2026-11-27T10:00:00Z) ac
  * A person's reconcile request from text parameters (a query string, command-line flags), checked
  * before anything is queued: `context` always; `from` unless `full=true` (`to` defaults to when the run
  * starts); `entities` comma-separated, each one the CRM can list (CRM_TABLES, lists, custom tables).
- * Throws a {@link ManualRequestError} naming the first wrong or unknown parameter.
+ * Throws a {@link ManualRequestError} naming the first wrong or unknown parameter. `requestedAt` is
+ * `now` to the minute, so the same request asked twice in a minute (a double click, two operators) is
+ * one message of the reconcile queue (its deduplication id hashes the request).
  *
  * @example manualRequest({ context: 'Cust1', from: '2026-11-27T10:00:00Z' }, new Date())
  */
@@ -60,7 +62,7 @@ export function manualRequest(
     ...(window.to !== undefined && { to: window.to }),
     ...(isFull && { full: true }),
     ...(entities !== undefined && { entities: entityList(entities) }),
-    requestedAt: now.toISOString(),
+    requestedAt: new Date(Math.floor(now.getTime() / 60_000) * 60_000).toISOString(),
   };
 }
 

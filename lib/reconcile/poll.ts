@@ -114,7 +114,8 @@ async function watchWebhook(
   for (const request of pendingOf(memory)) await enqueue(deps, request, report);
 
   const accepted = memory === undefined ? await deps.lastAccepted(context, webhook.Name) : undefined;
-  const step = watchStep(memory, seen, now(), {
+  // As of when the CRM was read (errs early: a failure counted after it opens the next window from here).
+  const step = watchStep(memory, seen, observedAt, {
     pollMs: deps.config.pollSeconds * 1000,
     reactivate: deps.config.reactivate,
     lastAcceptedAt: accepted && Date.parse(accepted.timestamp),

@@ -74,9 +74,9 @@ describe('the event bus', () => {
     expect(JSON.stringify(statements())).not.toContain('RedriveBus');
   });
 
-  it('only the four workers and the reconcile function (its lifecycle events) may put events, on that bus only', () => {
+  it('only the four workers and the reconcile and poll functions (their lifecycle events) may put events, on that bus only', () => {
     const policy = resource('PublishEventsPolicy', 'AWS::IAM::Policy').Properties;
-    expect(policy.Roles).toEqual([...WORKERS, 'Reconcile'].map((w) => ref(`${w}Role`)));
+    expect(policy.Roles).toEqual([...WORKERS, 'Reconcile', 'ReconcilePoll'].map((w) => ref(`${w}Role`)));
     const putEvents = statements().filter((s) => JSON.stringify(s.Action).includes('events:PutEvents'));
     expect(putEvents).toEqual([
       { Effect: 'Allow', Action: 'events:PutEvents', Resource: getAtt('EventBus') },
@@ -96,10 +96,11 @@ describe('the event bus', () => {
         },
       });
     }
-    // The reconcile function publishes lifecycle events only: no echoes, no bookkeeping fields.
-    expect(resource('ReconcileLambdaFunction', 'AWS::Lambda::Function').Properties).toMatchObject({
-      Environment: { Variables: { EVENT_BUS_NAME: ref('EventBus'), PUBLISH_EVENTS: 'true' } },
-    });
+    // The reconcile and poll functions publish lifecycle events only: no echoes, no bookkeeping fields.
+    for (const fn of ['ReconcileLambdaFunction', 'ReconcilePollLambdaFunction'])
+      expect(resource(fn, 'AWS::Lambda::Function').Properties).toMatchObject({
+        Environment: { Variables: { EVENT_BUS_NAME: ref('EventBus'), PUBLISH_EVENTS: 'true' } },
+      });
     const ingest = resource('IngestLambdaFunction', 'AWS::Lambda::Function').Properties;
     expect(JSON.stringify(ingest)).not.toContain('EVENT_BUS_NAME');
   });

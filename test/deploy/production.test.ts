@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE } from '../../infra/definitions.js';
 import { type FakeSsm, startFakeSsm } from '../support/fake-ssm.js';
 import { deployerPolicy, missingPermissions } from './deployer-policy.js';
-import { type Packaged, packageStack, type Resource, type Template } from './package.js';
+import { FUNCTIONS, type Packaged, packageStack, type Resource, type Template } from './package.js';
 
 /*
  * The production stage as docs/deploy.md deploys it: settings in serverless.yml's params.prod, the
@@ -130,9 +130,10 @@ describe('a production stage is the param production, not the stage name', () =>
       });
     }
     const logGroups = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Logs::LogGroup');
-    expect(logGroups).toHaveLength(6);
+    // One per function, and the HTTP API's access log.
+    expect(logGroups).toHaveLength(FUNCTIONS.length + 1);
     for (const group of logGroups) expect(group.Properties.RetentionInDays).toBe(90);
-    expect(functions(template)).toHaveLength(5);
+    expect(functions(template)).toHaveLength(FUNCTIONS.length);
     for (const [id, fn] of functions(template)) {
       expect(fn.Properties.Environment, id).toMatchObject({ Variables: { POWERTOOLS_LOG_LEVEL: 'WARN' } });
     }

@@ -164,6 +164,7 @@ it('loses no accepted event when the runtime is killed mid-stream and restarted'
     ['webhookState', 0],
     ['entities', 0],
     ['parked', 0],
+    ['reconcile', 0],
   ]);
 
   expect(accepted.size + discarded).toBeGreaterThanOrEqual(stream.inOrder.length);

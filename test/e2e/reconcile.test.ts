@@ -1,47 +1,39 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSampleBody, buildSampleDelivery } from '../../tools/samples.js';
+import { openGap } from '../support/gaps.js';
 import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+import { type SilentCrm, startSilentCrm } from '../support/silent-crm.js';
 
 /**
  * `POST /reconcile` and what `npm start` says of reconciliation, through real runtimes: one with
- * CRM_API_URL (pointed at a CRM that accepts connections and never answers, so a request taken by the
- * reconcile function stays in flight on the queue, visible), one without.
+ * CRM_API_URL and CRM_CREDENTIALS in its `.env` (ENV_FILE), pointed at a CRM that accepts connections and
+ * never answers, so a request taken by the reconcile function stays in flight on the queue, visible; one
+ * without.
  */
 const SECRET = 'e2e-reconcile-secret';
 const CREDENTIALS = JSON.stringify({ '*': { type: 'basic', user: 'u', password: 'never-printed-pw' } });
 const dirs: string[] = [];
-let silentCrm: Server;
-const sockets = new Set<Socket>();
+let silentCrm: SilentCrm;
 let on: RuntimeProcess;
 let off: RuntimeProcess;
 let apiUrl: string;
 
 beforeAll(async () => {
-  silentCrm = createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => silentCrm.listen(0, '127.0.0.1', resolve));
-  const port = (silentCrm.address() as { port: number }).port;
-  apiUrl = `http://127.0.0.1:${port}/{ContextIdentifier}/api/v1`;
+  silentCrm = await startSilentCrm();
+  apiUrl = silentCrm.apiUrl;
   const dataDir = () => {
     const dir = mkdtempSync(join(tmpdir(), 'crm-reconcile-e2e-'));
     dirs.push(dir);
     return dir;
   };
+  const envFile = join(dataDir(), '.env');
+  writeFileSync(envFile, `CRM_API_URL=${apiUrl}\nCRM_CREDENTIALS='${CREDENTIALS}'\nCRM_TIMEOUT_MS=600000\n`);
   [on, off] = await Promise.all([
     spawnLocalRuntime({
       dataDir: dataDir(),
-      env: {
-        WEBHOOK_SECRET: SECRET,
-        CRM_API_URL: apiUrl,
-        CRM_CREDENTIALS: CREDENTIALS,
-        CRM_TIMEOUT_MS: '600000',
-      },
+      env: { WEBHOOK_SECRET: SECRET, ENV_FILE: envFile },
       readyTimeoutMs: 60_000,
     }),
     spawnLocalRuntime({ dataDir: dataDir(), env: { WEBHOOK_SECRET: SECRET }, readyTimeoutMs: 60_000 }),
@@ -50,8 +42,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([on?.stop(), off?.stop()]);
-  for (const socket of sockets) socket.destroy();
-  silentCrm?.close();
+  await silentCrm?.close();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }, 30_000);
 
@@ -69,7 +60,7 @@ const queued = async (runtime: RuntimeProcess) =>
     (message) => JSON.parse(message.body) as Record<string, unknown>,
   );
 
-describe('npm start with CRM_API_URL', () => {
+describe('npm start with CRM_API_URL (in its .env)', () => {
   it('names the CRM API in its ready line, never the credentials', () => {
     expect(on.output()).toMatch(
       /^ready in \d+ ms: .* · gaps are reconciled from the CRM API http:\/\/127\.0\.0\.1:\d+\/\{ContextIdentifier\}\/api\/v1$/m,
@@ -109,7 +100,7 @@ describe('npm start with CRM_API_URL', () => {
   });
 
   it('GET /gaps says a gap can be recovered, and from where', async () => {
-    await deliverStopped(on, 'CustR');
+    await openGap(on, 'CustR', SECRET);
     await expect
       .poll(async () => (await admin<Array<Record<string, unknown>>>(on, '/gaps?context=CustR')).body, {
         timeout: 10_000,
@@ -150,7 +141,7 @@ describe('npm start without CRM_API_URL', () => {
   });
 
   it('GET /gaps marks every gap as not recoverable, saying why', async () => {
-    await deliverStopped(off, 'CustOff');
+    await openGap(off, 'CustOff', SECRET);
     await expect
       .poll(async () => (await admin<Array<Record<string, unknown>>>(off, '/gaps?context=CustOff')).body, {
         timeout: 10_000,
@@ -164,18 +155,3 @@ describe('npm start without CRM_API_URL', () => {
       ]);
   });
 });
-
-/** A webhook's `started` then `stopped` state deliveries: a gap opens. */
-async function deliverStopped(runtime: RuntimeProcess, context: string): Promise<void> {
-  for (const event of ['webhook.started', 'webhook.stopped'] as const) {
-    const delivery = buildSampleDelivery(buildSampleBody(event, { primaryKey: 9, context }), {
-      secret: SECRET,
-    });
-    const answer = await fetch(runtime.webhookUrl, {
-      method: 'POST',
-      headers: delivery.headers,
-      body: delivery.body,
-    });
-    expect(answer.status).toBe(200);
-  }
-}

@@ -16,6 +16,14 @@ describe('manualRequest: a reconcile asked for by a person', () => {
     expect(reconcileMessage(request).groupId).toBe('Cust1');
   });
 
+  it('the same request twice in a minute is one message (same deduplication id); a minute later, another', () => {
+    const params = { context: 'Cust1', from: '2026-11-27T10:00:00Z' };
+    const at = (time: string) => reconcileMessage(manualRequest(params, new Date(`2026-11-27T${time}Z`)));
+    expect(at('12:00:59.999').deduplicationId).toBe(at('12:00:00.000').deduplicationId);
+    expect(at('12:01:00.000').deduplicationId).not.toBe(at('12:00:59.999').deduplicationId);
+    expect(at('12:00:30.000').body).toContain('"requestedAt":"2026-11-27T12:00:00.000Z"');
+  });
+
   it('to, entities (listed once each), full', () => {
     expect(
       manualRequest(

@@ -165,7 +165,14 @@ describe('publishing applied changes to the bus', () => {
     const response = await stateWorker(sqsEvent([sqsRecord(stopped), sqsRecord(stopped)]), lambdaContext);
 
     expect(response.batchItemFailures).toEqual([]);
-    expect(bus.details()).toMatchObject([
+    // The gap it opened is announced too (once: the second message is a duplicate received once).
+    expect(bus.details()[0]).toEqual({
+      context: 'CustState',
+      webhookId: 4,
+      webhookName: 'crm-webhook-receiver',
+      openedAt: stopped.Timestamp,
+    });
+    expect(bus.details().slice(1)).toMatchObject([
       {
         Event: 'webhook.stopped',
         outcome: 'applied',
@@ -176,6 +183,10 @@ describe('publishing applied changes to the bus', () => {
         },
       },
     ]);
-    expect(bus.details()[0]).not.toHaveProperty('row');
+    expect(bus.published.map((entry) => entry.DetailType)).toEqual([
+      'receiver.gap.opened',
+      'webhook.stopped',
+    ]);
+    expect(bus.details()[1]).not.toHaveProperty('row');
   });
 });

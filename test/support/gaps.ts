@@ -1,0 +1,25 @@
+import { buildSampleBody, buildSampleDelivery } from '../../tools/samples.js';
+import type { RuntimeProcess } from './local-runtime.js';
+
+/**
+ * The webhook 9 of `context` started, then stopped, delivered signed with `secret` to a running
+ * `npm start`: an open gap. Resolves with its openedAt once `GET /gaps` shows it.
+ */
+export async function openGap(runtime: RuntimeProcess, context: string, secret: string): Promise<string> {
+  for (const event of ['webhook.started', 'webhook.stopped'] as const) {
+    const delivery = buildSampleDelivery(buildSampleBody(event, { primaryKey: 9, context }), { secret });
+    const answer = await fetch(runtime.webhookUrl, {
+      method: 'POST',
+      headers: delivery.headers,
+      body: delivery.body,
+    });
+    if (answer.status !== 200) throw new Error(`${event} of ${context} answered ${answer.status}`);
+  }
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline; ) {
+    const answer = await fetch(`${runtime.adminUrl}/gaps?context=${encodeURIComponent(context)}`);
+    const gaps = (await answer.json()) as Array<{ openedAt: string }>;
+    if (gaps[0]) return gaps[0].openedAt;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no gap of ${context} within 15 s`);
+}
