@@ -93,6 +93,18 @@ async function handler(file: string): Promise<unknown> {
   return ((await import(pathToFileURL(join(dir, file)).href)) as { handler: unknown }).handler;
 }
 
+/** Starts the schedules of the function `name` of the test's serverless.yml, its handler from `file`. */
+async function start(name: string, file: string, log: (line: string) => void = () => undefined) {
+  const runner = startSchedules({
+    schedules: loadSchedules(serverlessPath).filter((schedule) => schedule.functionName === name),
+    handlers: new Map([[name, await handler(file)]]),
+    region: 'eu-west-1',
+    log,
+  });
+  runners.push(runner);
+  return runner;
+}
+
 describe('loadSchedules', () => {
   it('reads every enabled schedule, its rate resolved from params and custom, its input and timeout', () => {
     expect(loadSchedules(serverlessPath)).toEqual([
@@ -129,14 +141,7 @@ describe('loadSchedules', () => {
 
 describe('startSchedules', () => {
   it('invokes a real function every period with a Scheduled Event and a context of its timeout, until stopped', async () => {
-    const tick = loadSchedules(serverlessPath).filter((schedule) => schedule.functionName === 'tick');
-    const runner = startSchedules({
-      schedules: tick,
-      handlers: new Map([['tick', await handler('tick.mjs')]]),
-      region: 'eu-west-1',
-      log: () => undefined,
-    });
-    runners.push(runner);
+    const runner = await start('tick', 'tick.mjs');
     await expect
       .poll(() => globals.__ticks?.length ?? 0, { timeout: 15_000, interval: 100 })
       .toBeGreaterThanOrEqual(2);
@@ -162,15 +167,8 @@ describe('startSchedules', () => {
   });
 
   it('never runs a function twice at once: a tick due while it runs is skipped and said once', async () => {
-    const slow = loadSchedules(serverlessPath).filter((schedule) => schedule.functionName === 'slow');
     const lines: string[] = [];
-    const runner = startSchedules({
-      schedules: slow,
-      handlers: new Map([['slow', await handler('slow.mjs')]]),
-      region: 'eu-west-1',
-      log: (line) => lines.push(line),
-    });
-    runners.push(runner);
+    const runner = await start('slow', 'slow.mjs', (line) => lines.push(line));
     await expect.poll(() => lines.length, { timeout: 15_000, interval: 100 }).toBeGreaterThanOrEqual(1);
     // Its input is the whole event, as on AWS.
     expect(globals.__slow).toEqual([{ say: 'slow' }]);
@@ -183,14 +181,7 @@ describe('startSchedules', () => {
   });
 
   it('runs a schedule at the start, not one period later: a restarted runtime polls at once, as the rule on AWS went on ticking', async () => {
-    const minutely = loadSchedules(serverlessPath).filter((schedule) => schedule.functionName === 'minutely');
-    const runner = startSchedules({
-      schedules: minutely,
-      handlers: new Map([['minutely', await handler('minutely.mjs')]]),
-      region: 'eu-west-1',
-      log: () => undefined,
-    });
-    runners.push(runner);
+    const runner = await start('minutely', 'minutely.mjs');
     await expect.poll(() => globals.__minutely?.length ?? 0, { timeout: 10_000, interval: 50 }).toBe(1);
     await runner.stop();
     expect(runner.runs.get('minutely')).toBe(1);
