@@ -5,7 +5,7 @@ export type ChartOutcome = (typeof OUTCOMES)[number];
 
 /**
  * The metric each outcome is counted by: the names the functions already emit (ingest: `Parked`,
- * `Rejected`; row and state workers: `EventsApplied`, `EventsLate`, `EventsDuplicate`), so the local chart and
+ * `Refused`; row and state workers: `EventsApplied`, `EventsLate`, `EventsDuplicate`), so the local chart and
  * CloudWatch on AWS count the same things.
  */
 export const OUTCOME_METRICS: Readonly<Record<string, ChartOutcome>> = {
@@ -13,7 +13,7 @@ export const OUTCOME_METRICS: Readonly<Record<string, ChartOutcome>> = {
   [METRIC.EventsLate]: 'late',
   [METRIC.EventsDuplicate]: 'duplicate',
   [METRIC.Parked]: 'parked',
-  [METRIC.Rejected]: 'refused',
+  [METRIC.Refused]: 'refused',
 };
 
 export type MinuteCounts = { minute: string } & Record<ChartOutcome, number>;

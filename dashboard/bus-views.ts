@@ -51,7 +51,7 @@ const DLQ_LIMIT = 10_000;
 /** A subscription's view before anything happened. */
 export function emptyView({ name, pattern, target }: Subscription): SubscriptionView {
   const description =
-    'url' in target ? target.url : 'queue' in target ? `queue ${target.queue}` : target.lambda;
+    target.kind === 'url' ? target.url : target.kind === 'queue' ? `queue ${target.queue}` : target.lambda;
   return {
     name,
     pattern,

@@ -3,7 +3,7 @@
  * `resources` through infra/alarms.cjs (infra/alarms.yml holds the rest: queues, 5xx, TooManyErrors).
  * Every alarm notifies the alert topic, whose key admits only alarms named `<service>-<stage>-*`.
  *
- * - deliveries failing authentication (RejectedByReason for the ingest's 401 reasons) above a threshold,
+ * - deliveries failing authentication (RefusedByReason for the ingest's 401 reasons) above a threshold,
  *   so that scanners (405s, bodies without the event headers) do not keep an alarm firing;
  * - Lambda Errors and Throttles of every function of serverless.yml;
  * - DynamoDB read and write throttles of every table (and of its indexes);
@@ -29,7 +29,7 @@ export interface AlarmSettings {
 }
 
 /**
- * The RejectedByReason reasons of a 401 in lib/ingest/pipeline.ts: a wrong, rotated or missing secret, an
+ * The RefusedByReason reasons of a 401 in lib/ingest/pipeline.ts: a wrong, rotated or missing secret, an
  * unsigned event for a context that has one, a state event without the receiver's token.
  */
 export const AUTHENTICATION_FAILURES = [
@@ -57,7 +57,7 @@ export function alarmResources(settings: AlarmSettings): { Resources: Template }
       AlarmName: `${prefix}-ingest-signature-failures`,
       AlarmDescription:
         `More than ${threshold} deliveries in 15 minutes failed authentication (a wrong or rotated secret, a ` +
-        'context without one, a state event without the token); RejectedByReason says which.',
+        'context without one, a state event without the token); RefusedByReason says which.',
       Metrics: [
         {
           Id: 'failures',
@@ -71,7 +71,7 @@ export function alarmResources(settings: AlarmSettings): { Resources: Template }
           MetricStat: {
             Metric: {
               Namespace: METRICS_NAMESPACE,
-              MetricName: METRIC.RejectedByReason,
+              MetricName: METRIC.RefusedByReason,
               Dimensions: [
                 { Name: 'service', Value: metricsService },
                 { Name: 'reason', Value: reason },

@@ -62,7 +62,7 @@ export function subscriptionResources(
     Object.assign(Resources, subscriptionStack(subscription, prefix));
     const id = `${logicalName(subscription.name)}Subscription`;
     Outputs[`${id}DeadLetterQueueUrl`] = { Value: ref(`${id}DeadLetterQueue`) };
-    if ('queue' in subscription.target) Outputs[`${id}QueueUrl`] = { Value: ref(`${id}Queue`) };
+    if (subscription.target.kind === 'queue') Outputs[`${id}QueueUrl`] = { Value: ref(`${id}Queue`) };
   }
   return { Resources, Outputs };
 }
@@ -83,7 +83,7 @@ function subscriptionStack(subscription: Subscription, prefix: string): Template
   const id = `${logicalName(subscription.name)}Subscription`;
   const name = `${prefix}-${subscription.name}`;
   const { target, retry } = subscription;
-  const queues = [`${id}DeadLetterQueue`, ...('queue' in target ? [`${id}Queue`] : [])];
+  const queues = [`${id}DeadLetterQueue`, ...(target.kind === 'queue' ? [`${id}Queue`] : [])];
   const rules = [`${id}Rule`, `${id}RedriveRule`];
   const targets = [
     {
@@ -161,9 +161,9 @@ function subscriptionStack(subscription: Subscription, prefix: string): Template
       ...ruleMetric(name, 'InvocationsFailedToBeSentToDlq'),
     }),
   };
-  if ('url' in target) Object.assign(resources, apiDestination(id, name, subscription, target.url));
-  if ('queue' in target) resources[`${id}Queue`] = queue(`${prefix}-${target.queue}`);
-  if ('lambda' in target) {
+  if (target.kind === 'url') Object.assign(resources, apiDestination(id, name, subscription, target.url));
+  if (target.kind === 'queue') resources[`${id}Queue`] = queue(`${prefix}-${target.queue}`);
+  if (target.kind === 'lambda') {
     for (const rule of rules) {
       resources[rule.replace(/Rule$/, 'Permission')] = {
         Type: 'AWS::Lambda::Permission',
@@ -180,9 +180,14 @@ function subscriptionStack(subscription: Subscription, prefix: string): Template
 }
 
 function ruleTarget(id: string, { target }: Subscription): Template {
-  if ('url' in target) return { Arn: arn(`${id}ApiDestination`), RoleArn: arn(`${id}Role`) };
-  if ('queue' in target) return { Arn: arn(`${id}Queue`) };
-  return { Arn: target.lambda };
+  switch (target.kind) {
+    case 'url':
+      return { Arn: arn(`${id}ApiDestination`), RoleArn: arn(`${id}Role`) };
+    case 'queue':
+      return { Arn: arn(`${id}Queue`) };
+    case 'lambda':
+      return { Arn: target.lambda };
+  }
 }
 
 /**

@@ -53,12 +53,12 @@ export interface Hooks {
   onEntityEvent?: Hook<EntityEvent, Row>;
 }
 
-/** The registry the workers use. Shipped empty: register hooks here. */
+/** The hooks the workers run. Shipped empty: add yours here. */
 export const hooks: Hooks = {};
 
 /**
- * The hook the registry names for an event (the registry's hook names are typed by {@link Hooks}, so
- * a typo there fails to compile); throws for an event no family knows.
+ * The hook the event registry names for an event (its families' hook names are typed by {@link Hooks},
+ * so a typo there fails to compile); throws for an event no family knows.
  */
 export function hookName(event: string): keyof Hooks {
   const name = familyOf(event)?.hook;
@@ -67,15 +67,15 @@ export function hookName(event: string): keyof Hooks {
 }
 
 /**
- * Calls the hook the registry names for the event's family, if one is registered. The registry is
- * what pairs an event with its hook's type, so the call goes through the loosest of them.
+ * Calls the hook the event registry names for the event's family, if `hooks` has one. The registry
+ * is what pairs an event with its hook's type, so the call goes through the loosest of them.
  */
 export async function runHook(
-  registry: Hooks,
+  hooks: Hooks,
   event: DeliveryEvent,
   current: Row | Webhook,
   info: HookInfo,
 ): Promise<void> {
-  const hook = registry[hookName(event.Event)] as Hook<DeliveryEvent, Row | Webhook> | undefined;
+  const hook = hooks[hookName(event.Event)] as Hook<DeliveryEvent, Row | Webhook> | undefined;
   await hook?.(event, current, info);
 }

@@ -11,8 +11,8 @@ export const METRICS_NAMESPACE = 'CrmWebhookReceiver';
  */
 export const METRIC = {
   Accepted: 'Accepted',
-  Rejected: 'Rejected',
-  RejectedByReason: 'RejectedByReason',
+  Refused: 'Refused',
+  RefusedByReason: 'RefusedByReason',
   Parked: 'Parked',
   RegistrationTests: 'RegistrationTests',
   OlderPayloadShape: 'OlderPayloadShape',

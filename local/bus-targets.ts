@@ -52,8 +52,8 @@ export async function startTarget(
   options: TargetOptions,
 ): Promise<Target | undefined> {
   const { name, target, auth } = subscription;
-  if ('lambda' in target) return undefined;
-  if ('queue' in target) {
+  if (target.kind === 'lambda') return undefined;
+  if (target.kind === 'queue') {
     const { sqs } = options;
     if (sqs === undefined)
       throw new BusError(`subscription "${name}": a queue target needs the local SQS client`);

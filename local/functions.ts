@@ -51,9 +51,13 @@ const ServerlessSchema = z.object({
 /**
  * The functions serverless.yml deploys, with their HTTP routes, SQS event sources, batch sizes,
  * concurrency and timeouts, so the local runtime wires exactly what the cloud does. `${param:x}` takes
- * the default stage's value and `${self:custom.x}` the custom section's; nothing else is resolved.
+ * `params[x]` if given (as `--param` would), else the default stage's value, and `${self:custom.x}` the
+ * custom section's; nothing else is resolved.
  */
-export function loadFunctions(path: string | URL = SERVERLESS_YML): LocalFunction[] {
+export function loadFunctions(
+  path: string | URL = SERVERLESS_YML,
+  params: Record<string, unknown> = {},
+): LocalFunction[] {
   const config = ServerlessSchema.parse(loadServerless(path));
   const resolve = (value: number | string | undefined, fallback: number): number => {
     if (value === undefined) return fallback;
@@ -61,7 +65,7 @@ export function loadFunctions(path: string | URL = SERVERLESS_YML): LocalFunctio
     const resolved = value.replace(
       /\$\{(param|self:custom)[:.]([\w.]+)\}/g,
       (_, kind: string, key: string) => {
-        const source = kind === 'param' ? config.params?.default : config.custom;
+        const source = kind === 'param' ? { ...config.params?.default, ...params } : config.custom;
         return String(source?.[key] ?? '');
       },
     );

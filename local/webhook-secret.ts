@@ -20,7 +20,7 @@ export interface LocalSecret {
 export function ensureSecret(env: NodeJS.ProcessEnv, dataDir: string): LocalSecret {
   if (env.WEBHOOK_SECRET?.trim() || env.WEBHOOK_SECRETS?.trim()) return { source: 'environment' };
   if (env.ALLOW_UNSIGNED?.trim().toLowerCase() === 'true') return { source: 'unsigned' };
-  const path = join(dataDir, 'webhook-secret');
+  const path = secretFile(dataDir);
   if (existsSync(path)) {
     env.WEBHOOK_SECRET = readFileSync(path, 'utf8').trim();
     const source = existsSync(shownMarker(path)) ? 'data-dir' : 'generated';
@@ -30,6 +30,11 @@ export function ensureSecret(env: NodeJS.ProcessEnv, dataDir: string): LocalSecr
   writeFileSync(path, `${value}\n`, { mode: 0o600 });
   env.WEBHOOK_SECRET = value;
   return { source: 'generated', value, path };
+}
+
+/** Where `npm start` keeps the secret it generated: what a local sender signs with too. */
+export function secretFile(dataDir: string): string {
+  return join(dataDir, 'webhook-secret');
 }
 
 /** Records that the generated secret at `path` was shown by a start that succeeded. */

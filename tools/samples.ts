@@ -1,10 +1,10 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { EVENT_FAMILIES, type EventName, familyOf } from '../lib/events/index.js';
+import { type EventName, familyOf, SPEC_EVENT_FAMILIES } from '../lib/events/index.js';
 import { CATALOGUE_SAMPLE_EVENTS, catalogueSampleFields } from './catalogue-samples.js';
 
 /** Every event of the spec, by its body name (state events take a webhook id in the header). */
-export const SAMPLE_EVENTS = Object.keys(EVENT_FAMILIES) as EventName[];
+export const SAMPLE_EVENTS = Object.keys(SPEC_EVENT_FAMILIES) as EventName[];
 
 /** Every event `buildSampleBody` builds: the spec's, then the rest of the catalogue. */
 export const ALL_SAMPLE_EVENTS: readonly string[] = [...SAMPLE_EVENTS, ...CATALOGUE_SAMPLE_EVENTS];
@@ -241,7 +241,7 @@ export function buildSampleBody(
 }
 
 function isSpecEvent(event: string): event is EventName {
-  return Object.hasOwn(EVENT_FAMILIES, event);
+  return Object.hasOwn(SPEC_EVENT_FAMILIES, event);
 }
 
 /**

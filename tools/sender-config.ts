@@ -1,32 +1,41 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { listEnv } from '../lib/config/env.js';
+import { parseSecretsJson, secretConfig } from '../lib/config/ingest.js';
+import { readLocalConfig } from '../local/local-config.js';
+import { secretFile } from '../local/webhook-secret.js';
+
+const fromEnvironment = () => 'in the environment';
 
 /**
- * The secret a local sender signs with for `context`, found the way the runtime configures it:
- * WEBHOOK_SECRETS[context] first, then WEBHOOK_SECRET (the first of a comma-separated list), then the
- * secret `npm start` generated under DATA_DIR. `undefined` when there is none (unsigned).
+ * The secret a local sender signs with for `context`, read by the runtime's own readers: the
+ * context's first secret of WEBHOOK_SECRETS (its `*` entry for any other context), else the first of
+ * WEBHOOK_SECRET, else the secret `npm start` generated under DATA_DIR. `undefined` when there is
+ * none (unsigned). A malformed setting is the runtime's one-line error.
  */
 export function senderSecret(context: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  if (env.WEBHOOK_SECRETS?.trim()) {
-    const byContext = JSON.parse(env.WEBHOOK_SECRETS) as Record<string, unknown>;
-    const secrets = byContext[context];
-    if (Array.isArray(secrets) && typeof secrets[0] === 'string') return secrets[0];
-  }
-  const fallback = env.WEBHOOK_SECRET?.split(',')[0]?.trim();
-  if (fallback) return fallback;
+  const json = env.WEBHOOK_SECRETS?.trim();
+  const secrets = secretConfig(
+    listEnv('WEBHOOK_SECRET', env),
+    json ? parseSecretsJson(json, 'WEBHOOK_SECRETS') : {},
+  );
+  const configured = (secrets.byContext[context] ?? secrets.fallback)[0];
+  if (configured) return configured;
   try {
-    return readFileSync(join(env.DATA_DIR?.trim() || '.data', 'webhook-secret'), 'utf8').trim() || undefined;
-  } catch {
-    return undefined;
+    const { dataDir } = readLocalConfig(env, fromEnvironment);
+    return readFileSync(secretFile(dataDir), 'utf8').trim() || undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
 }
 
-/** Where `npm start` listens: PORT and HOST as the runtime reads them. */
+/** Where `npm start` listens for deliveries: PORT and HOST as the runtime reads them. */
 export function localWebhookUrl(env: NodeJS.ProcessEnv = process.env): string {
-  const host = env.HOST?.trim() && env.HOST.trim() !== '0.0.0.0' ? env.HOST.trim() : '127.0.0.1';
-  return `http://${host}:${env.PORT?.trim() || '3000'}/webhook`;
+  const { host, port } = readLocalConfig(env, fromEnvironment);
+  return `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}/webhook`;
 }
 
+/** Where `npm start`'s admin API listens: ADMIN_PORT as the runtime reads it. */
 export function localAdminUrl(env: NodeJS.ProcessEnv = process.env): string {
-  return `http://127.0.0.1:${env.ADMIN_PORT?.trim() || '3001'}`;
+  return `http://127.0.0.1:${readLocalConfig(env, fromEnvironment).adminPort}`;
 }

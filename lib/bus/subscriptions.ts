@@ -61,7 +61,11 @@ const FileSchema = z.array(SubscriptionSchema).nullable();
 
 export type SubscriptionInput = z.infer<typeof SubscriptionSchema>;
 export type Auth = z.infer<typeof AuthSchema>;
-export type Target = { url: string } | { queue: string } | { lambda: string };
+/** Where a subscription's events go: tagged by `kind`, so every switch over it is checked for completeness. */
+export type Target =
+  | { kind: 'url'; url: string }
+  | { kind: 'queue'; queue: string }
+  | { kind: 'lambda'; lambda: string };
 
 /** One subscription, validated, with its pattern compiled. */
 export interface Subscription {
@@ -187,7 +191,11 @@ function compile(input: SubscriptionInput, label: string, mode: 'aws' | 'local')
     fail('auth applies to url targets only');
   }
   const target: Target =
-    url !== undefined ? { url } : queue !== undefined ? { queue } : { lambda: lambda as string };
+    url !== undefined
+      ? { kind: 'url', url }
+      : queue !== undefined
+        ? { kind: 'queue', queue }
+        : { kind: 'lambda', lambda: lambda as string };
   return {
     name: input.name,
     pattern: input.pattern,
@@ -202,7 +210,7 @@ function assertUnique(subscriptions: Subscription[], label: string): void {
   const seen = new Map<string, string>();
   for (const { name, target } of subscriptions) {
     const keys = [`subscription name "${name}"`, `logical id ${logicalName(name)}`];
-    if ('queue' in target) keys.push(`queue "${target.queue}"`);
+    if (target.kind === 'queue') keys.push(`queue "${target.queue}"`);
     for (const key of keys) {
       const other = seen.get(key);
       if (other !== undefined) {

@@ -38,7 +38,7 @@ export const ENTITY_HOOK = 'onEntityEvent' satisfies keyof Hooks;
  * queue. The rest of the catalogue is {@link familyOf}'s (see lib/events/catalogue.ts). To add a
  * family, see docs/workers.md, "Adding an event family".
  */
-export const EVENT_FAMILIES = {
+export const SPEC_EVENT_FAMILIES = {
   'webhook.started': family(
     WebhookStartedSchema,
     'webhook',
@@ -69,11 +69,11 @@ export const EVENT_FAMILIES = {
   'activity.deleted': family(ActivityDeletedSchema, 'activity', 'activity', 'deleted', 'onActivityDeleted'),
 } as const;
 
-export type EventName = keyof typeof EVENT_FAMILIES;
+export type EventName = keyof typeof SPEC_EVENT_FAMILIES;
 
 /** An event of the spec, told apart by `Event`. */
 export type SpecEvent = {
-  [N in EventName]: z.infer<(typeof EVENT_FAMILIES)[N]['schema']>;
+  [N in EventName]: z.infer<(typeof SPEC_EVENT_FAMILIES)[N]['schema']>;
 }[EventName];
 
 export type { EntityEvent } from './entity.js';
@@ -82,7 +82,7 @@ export type { EntityEvent } from './entity.js';
 export type DeliveryEvent = SpecEvent | EntityEvent;
 
 /** The spec's entities with rows: contact and activity, each with its own queue and worker. */
-export type SpecRowEntity = Exclude<(typeof EVENT_FAMILIES)[EventName]['entity'], 'webhook'>;
+export type SpecRowEntity = Exclude<(typeof SPEC_EVENT_FAMILIES)[EventName]['entity'], 'webhook'>;
 
 /** The events that concern a row: the spec's contact and activity events and every catalogue event. */
 export type RowEvent = Extract<SpecEvent, { Entity: SpecRowEntity }> | EntityEvent;
@@ -96,7 +96,7 @@ export const CATALOGUE_FAMILIES: ReadonlyMap<string, EventFamily> = new Map(
 
 /** Every fixed event name: the spec's ten (with `webhook.<state>` as the body names them), then the catalogue's. */
 export const FIXED_EVENT_NAMES: readonly string[] = [
-  ...Object.keys(EVENT_FAMILIES),
+  ...Object.keys(SPEC_EVENT_FAMILIES),
   ...CATALOGUE_FAMILIES.keys(),
 ];
 
@@ -119,7 +119,7 @@ export function isKnownEntity(entity: string): boolean {
  * @example familyOf('y_equipment.created') // { entity: 'y_equipment', queue: 'entities', effect: 'created', ... }
  */
 export function familyOf(event: string): EventFamily | undefined {
-  if (Object.hasOwn(EVENT_FAMILIES, event)) return EVENT_FAMILIES[event as EventName];
+  if (Object.hasOwn(SPEC_EVENT_FAMILIES, event)) return SPEC_EVENT_FAMILIES[event as EventName];
   const snapshotOf = reconciledEntity(event);
   if (snapshotOf !== undefined) return reconciledFamily(snapshotOf);
   const fixed = CATALOGUE_FAMILIES.get(event);
@@ -138,7 +138,7 @@ export function familyOfEvent(event: DeliveryEvent): EventFamily {
 /** Every entity with rows, in registry order: the spec's contact and activity. */
 export const ROW_ENTITIES: readonly SpecRowEntity[] = [
   ...new Set(
-    Object.values(EVENT_FAMILIES)
+    Object.values(SPEC_EVENT_FAMILIES)
       .map((f) => f.entity)
       .filter((entity): entity is SpecRowEntity => entity !== 'webhook'),
   ),
@@ -151,7 +151,7 @@ export function isRowEvent(event: DeliveryEvent): event is RowEvent {
 
 /** True for one of the spec's ten events (strict schema, typed hook). */
 export function isSpecEvent(event: DeliveryEvent): event is SpecEvent {
-  return Object.hasOwn(EVENT_FAMILIES, event.Event);
+  return Object.hasOwn(SPEC_EVENT_FAMILIES, event.Event);
 }
 
 /**
@@ -161,7 +161,7 @@ export function isSpecEvent(event: DeliveryEvent): event is SpecEvent {
  */
 function reconciledFamily(entity: string): EventFamily | undefined {
   if (!isKnownEntity(entity)) return undefined;
-  const live = Object.values(EVENT_FAMILIES).find((family) => family.entity === entity);
+  const live = Object.values(SPEC_EVENT_FAMILIES).find((family) => family.entity === entity);
   return {
     schema: ReconciledEventSchema,
     entity,

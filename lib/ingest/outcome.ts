@@ -35,10 +35,10 @@ export function recordOutcome(response: DeliveryResponse, { logger, metrics }: O
     });
     metrics.addMetric(METRIC.EnqueueFailures, MetricUnit.Count, 1);
   } else if (response.status === 413) {
-    logger.warn('rejected: the message does not fit the queue', {
+    logger.warn('refused: the message does not fit the queue', {
       queue: decision.kind === 'accept' || decision.kind === 'park' ? decision.message.queue : undefined,
     });
-    metrics.addMetric(METRIC.Rejected, MetricUnit.Count, 1);
+    metrics.addMetric(METRIC.Refused, MetricUnit.Count, 1);
   } else if (decision.kind === 'accept') {
     // Accepted deliveries are the bulk: counted by the Accepted metric, logged at DEBUG only (cost).
     logger.debug('accepted', { queue: decision.message.queue });
@@ -53,11 +53,11 @@ export function recordOutcome(response: DeliveryResponse, { logger, metrics }: O
     logger.warn('parked', { reason: decision.reason, detail: decision.detail });
     metrics.addMetric(METRIC.Parked, MetricUnit.Count, 1);
   } else {
-    logger.warn('rejected', { status: decision.status, reason: decision.reason, detail: decision.detail });
-    metrics.addMetric(METRIC.Rejected, MetricUnit.Count, 1);
+    logger.warn('refused', { status: decision.status, reason: decision.reason, detail: decision.detail });
+    metrics.addMetric(METRIC.Refused, MetricUnit.Count, 1);
     metrics
       .singleMetric()
       .addDimension('reason', decision.reason)
-      .addMetric(METRIC.RejectedByReason, MetricUnit.Count, 1);
+      .addMetric(METRIC.RefusedByReason, MetricUnit.Count, 1);
   }
 }

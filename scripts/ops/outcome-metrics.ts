@@ -11,7 +11,7 @@ const MINUTE = 60_000;
 
 /**
  * Events per minute by outcome over the last `minutes` minutes, from CloudWatch: one GetMetricData
- * call (paged) with a per-minute Sum of each outcome's metric (`EventsApplied`, ..., `Rejected`) under
+ * call (paged) with a per-minute Sum of each outcome's metric (`EventsApplied`, ..., `Refused`) under
  * the `service` dimension every function's metrics carry.
  */
 export async function outcomeSeries(

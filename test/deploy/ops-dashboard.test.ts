@@ -142,7 +142,7 @@ describe('npm run ops -- dashboard', () => {
       expect(input.StartTime).toEqual(new Date('2025-05-14T11:31:00Z'));
       expect(input.EndTime).toEqual(new Date('2025-05-14T12:31:00Z'));
       expect(input.MetricDataQueries?.map((query) => query.MetricStat)).toEqual(
-        ['EventsApplied', 'EventsLate', 'EventsDuplicate', 'Parked', 'Rejected'].map((MetricName) => ({
+        ['EventsApplied', 'EventsLate', 'EventsDuplicate', 'Parked', 'Refused'].map((MetricName) => ({
           Metric: {
             Namespace: 'CrmWebhookReceiver',
             MetricName,

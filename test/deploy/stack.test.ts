@@ -677,7 +677,7 @@ describe('alarms and alerts', () => {
   });
 
   it('failed authentications above a threshold, not every rejection (scanners’ 405s and 400s do not count)', () => {
-    expect(alarms().filter((a) => a.MetricName === 'Rejected')).toEqual([]);
+    expect(alarms().filter((a) => a.MetricName === 'Refused')).toEqual([]);
     const alarm = resource('IngestSignatureFailuresAlarm', 'AWS::CloudWatch::Alarm').Properties;
     expect(alarm).toMatchObject({
       AlarmName: `${PREFIX}-ingest-signature-failures`,
@@ -700,7 +700,7 @@ describe('alarms and alerts', () => {
       AUTHENTICATION_FAILURES.map((reason) => ({
         Metric: {
           Namespace: 'CrmWebhookReceiver',
-          MetricName: 'RejectedByReason',
+          MetricName: 'RefusedByReason',
           Dimensions: [
             { Name: 'service', Value: SERVICE },
             { Name: 'reason', Value: reason },

@@ -43,7 +43,7 @@ function asRecord(message: SqsMessage, messageId = `m-${message.deduplicationId}
 }
 
 describe('signature attacks on the ingest', () => {
-  it('rejected (401): a valid signature replayed over a changed body', async () => {
+  it('refused (401): a valid signature replayed over a changed body', async () => {
     const original = request(sample('contact.changed', { context: 'CustB', primaryKey: 42 }), {
       secret: FALLBACK,
     });
@@ -64,7 +64,7 @@ describe('signature attacks on the ingest', () => {
     ['CustB', CUST_A, "CustA's own secret over a CustB body"],
     ['CustA', FALLBACK, 'the fallback secret over a CustA body (CustA has its own)'],
   ])(
-    'rejected (401): a signature made with another context’s secret (%s signed with %s: %s)',
+    'refused (401): a signature made with another context’s secret (%s signed with %s: %s)',
     async (context, secret) => {
       const queue = new RecordingQueue();
 
@@ -88,7 +88,7 @@ describe('signature attacks on the ingest', () => {
     ],
     ['non-ASCII escaped as \\u', (body: object) => JSON.stringify(body).replace(/é/g, '\\u00e9')],
   ])(
-    'rejected (401): a signature over the re-serialised JSON instead of the raw bytes (%s)',
+    'refused (401): a signature over the re-serialised JSON instead of the raw bytes (%s)',
     async (_label, write) => {
       const body = sample('contact.changed', { context: 'CustB', webhookName: 'Café' });
       const raw = write(body);
@@ -109,7 +109,7 @@ describe('signature attacks on the ingest', () => {
     },
   );
 
-  it('rejected (400 event-too-old): a signed event replayed after MAX_EVENT_AGE_SECONDS; accepted one second inside the window', async () => {
+  it('refused (400 event-too-old): a signed event replayed after MAX_EVENT_AGE_SECONDS; accepted one second inside the window', async () => {
     const timestamp = '2025-05-14T12:00:00.0000000Z';
     const eventTime = Date.parse(timestamp);
     const maxEventAgeSeconds = 3600;
@@ -134,7 +134,7 @@ describe('signature attacks on the ingest', () => {
     expect(queue.sent).toHaveLength(1);
   });
 
-  it('rejected (400): an unsigned contact event made to look like a state event', async () => {
+  it('refused (400): an unsigned contact event made to look like a state event', async () => {
     const body = sample('contact.deleted', { context: 'CustB', primaryKey: 9 });
     const dressed = [
       // the header says state event, the body is the contact event
@@ -161,7 +161,7 @@ describe('duplicate JSON keys: the context binding uses the value the workers re
     return `{"ContextIdentifier":${JSON.stringify(first)},${json.slice(1)}`;
   }
 
-  it("rejected (401): signed with CustA's secret, CustA first, CustB last (the workers would apply it to CustB)", async () => {
+  it("refused (401): signed with CustA's secret, CustA first, CustB last (the workers would apply it to CustB)", async () => {
     const raw = twoContexts('CustA', 'CustB');
     const queue = new RecordingQueue();
 

@@ -37,9 +37,12 @@ describe('loadSubscriptions', () => {
       env: { SUBSCRIPTIONS_FILE: 'subscriptions.example.yml' },
     });
     expect(subscriptions.map((s) => [s.name, s.target])).toEqual([
-      ['department-changes', { url: 'https://example.com/crm/department' }],
-      ['sales-sold', { queue: 'sales-sold' }],
-      ['contacts-deleted', { lambda: 'arn:aws:lambda:eu-west-1:123456789012:function:contact-cleanup' }],
+      ['department-changes', { kind: 'url', url: 'https://example.com/crm/department' }],
+      ['sales-sold', { kind: 'queue', queue: 'sales-sold' }],
+      [
+        'contacts-deleted',
+        { kind: 'lambda', lambda: 'arn:aws:lambda:eu-west-1:123456789012:function:contact-cleanup' },
+      ],
     ]);
     expect(subscriptions[0]?.retry).toEqual({ attempts: 8, maxAgeSeconds: 3600 });
     expect(subscriptions[0]?.auth).toEqual({
@@ -215,7 +218,7 @@ describe('parseSubscriptions refuses, in one line naming the subscription and th
         'subscriptions.yml',
         'local',
       );
-      expect(subscription?.target).toEqual({ url: `http://${host}/hook` });
+      expect(subscription?.target).toEqual({ kind: 'url', url: `http://${host}/hook` });
     }
     expect(refusal(one('  target: { url: "http://example.com/hook" }\n'), 'local')).toContain(
       'target.url must be https',

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { EVENT_FAMILIES, type EventName } from '../../lib/events/index.js';
+import { type EventName, SPEC_EVENT_FAMILIES } from '../../lib/events/index.js';
 import { hookName, runHook } from '../../lib/hooks.js';
 import { apply } from '../../lib/projection.js';
 import { rowEvent } from '../support/workers.js';
@@ -8,7 +8,7 @@ const info = { outcome: 'applied', messageId: 'm-1' } as const;
 
 describe('hooks dispatch from the registry', () => {
   it('names, for every family, the hook the registry gives it', () => {
-    for (const [event, family] of Object.entries(EVENT_FAMILIES)) {
+    for (const [event, family] of Object.entries(SPEC_EVENT_FAMILIES)) {
       expect(hookName(event as EventName)).toBe(family.hook);
     }
   });
