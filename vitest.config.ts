@@ -3,8 +3,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The browser tests need Chromium: `npm run test:browser` (vitest.browser.config.ts).
-    exclude: [...configDefaults.exclude, 'test/browser/**'],
+    // The browser tests need Chromium: `npm run test:browser` (vitest.browser.config.ts); the
+    // convergence proof takes minutes: `npm run test:convergence` (vitest.convergence.config.ts).
+    exclude: [...configDefaults.exclude, 'test/browser/**', 'test/convergence/**'],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 60_000,

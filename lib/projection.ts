@@ -68,7 +68,8 @@ export type Recognition =
  *   leave it alone.
  * - the effect of an event comes from its registry family (lib/events/registry.ts).
  * - a `<entity>.reconciled` snapshot is ordered at its fetch time (its Timestamp): it brings
- *   FieldValues and the `active` status like a created event, or ends the row (`Deleted: true`); one
+ *   FieldValues and the `active` status like a created event (`softdeleted` when its FieldValues say
+ *   `deleted` 1, for contact and person), or ends the row (`Deleted: true`); one
  *   that changes nothing a reader sees ({@link snapshotDiff}) is not merged as an event: only the
  *   order keys of the row's FieldValues and status move to F (the same row when they are there).
  *
@@ -220,8 +221,7 @@ function merge(row: Row, event: RowEvent, seq: string, options: ApplyOptions): R
     next.valuesJson = options.json?.Values ?? JSON.stringify(event.Values);
     next.valuesSeq = seq;
   }
-  // A snapshot of a row the CRM no longer has ends it as a deleted event does.
-  const effect = isDeletedSnapshot(event) ? 'deleted' : familyOfEvent(event).effect;
+  const effect = snapshotEffect(event) ?? familyOfEvent(event).effect;
   const fresh = next.fieldValuesSeq;
   if (NAMES_STALE_FIELDS.has(effect) && (fresh === undefined || seq > fresh)) {
     // One copy into a map, one pass over Changes: linear in the fields, whatever a field is named.
@@ -253,6 +253,20 @@ function merge(row: Row, event: RowEvent, seq: string, options: ApplyOptions): R
     );
   }
   return next;
+}
+
+/**
+ * What a snapshot does to the status as a live event would have: a row the CRM no longer has ends
+ * as a deleted event ends it; a row it holds soft-deleted (FieldValues `deleted` 1, for an entity with
+ * soft deletes: contact, person) is soft-deleted, as the lost `softdeleted` event would have made it.
+ * Undefined for any other event (its family's effect).
+ */
+function snapshotEffect(event: RowEvent): EventEffect | undefined {
+  if (isDeletedSnapshot(event)) return 'deleted';
+  if (!isSnapshot(event)) return undefined;
+  const deleted = (event.FieldValues as Record<string, unknown> | undefined)?.deleted;
+  const softDeletes = familyOf(`${event.Entity}.softdeleted`)?.effect === 'softdeleted';
+  return softDeletes && (deleted === 1 || deleted === true) ? 'softdeleted' : undefined;
 }
 
 /** Effects whose Changes name fields that are stale in `fieldValues` from then on. */

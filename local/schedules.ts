@@ -95,10 +95,12 @@ export interface ScheduleRunner {
 type ScheduledHandler = (event: unknown, context: Context) => unknown;
 
 /**
- * Invokes each schedule's handler every `everyMs`, the first time one period after the start (as a new
- * rule does), with EventBridge's Scheduled Event (or the schedule's `input`) and a Lambda context of
- * the function's timeout. An
- * error is logged with the function's name; the next tick runs as usual.
+ * Invokes each schedule's handler at the start and then every `everyMs`, with EventBridge's Scheduled
+ * Event (or the schedule's `input`) and a Lambda context of the function's timeout. At the start, not
+ * one period later as a new rule would: on AWS the rule went on ticking while the receiver was away,
+ * so a restarted runtime must not wait a period before it polls the CRM again (issue 25's convergence
+ * within 60 s of the receiver's return). An error is logged with the function's name; the next tick
+ * runs as usual.
  */
 export function startSchedules(options: {
   schedules: readonly LocalSchedule[];
@@ -109,13 +111,15 @@ export function startSchedules(options: {
   const { schedules, handlers, region, log } = options;
   const runs = new Map<string, number>();
   const running = new Set<Promise<void>>();
+  let stopped = false;
   const timers = schedules.map((schedule) => {
     const handler = handlers.get(schedule.functionName);
     if (typeof handler !== 'function')
       throw new Error(`${schedule.functionName} has a schedule but no handler was loaded for it`);
     let current: Promise<void> | undefined;
     let skipped = false;
-    return setInterval(() => {
+    const tick = () => {
+      if (stopped) return;
       if (current !== undefined) {
         if (!skipped) log(`[${schedule.functionName}] ${schedule.rate}: still running, tick skipped`);
         skipped = true;
@@ -133,11 +137,14 @@ export function startSchedules(options: {
         });
       current = run;
       running.add(run);
-    }, schedule.everyMs);
+    };
+    setImmediate(tick);
+    return setInterval(tick, schedule.everyMs);
   });
   return {
     runs,
     async stop() {
+      stopped = true;
       for (const timer of timers) clearInterval(timer);
       await Promise.allSettled([...running]);
     },

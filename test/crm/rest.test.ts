@@ -287,4 +287,25 @@ describe('the CRM simulator REST API', () => {
     vi.setSystemTime(Date.now() + 30_000);
     expect((await get('/Cust1/api/v1/Webhook')).status).toBe(200);
   });
+
+  it('counts the API calls it served per tenant and kind, refused ones included, and shows them in /sim/status', async () => {
+    change({ op: 'create', table: 'contact', id: 1 });
+    await get('/api/state/Cust1', {});
+    await get('/Cust1/api/v1/Contact/1');
+    await get('/Cust1/api/v1/contact/2');
+    await get('/Cust1/api/v1/Webhook', {});
+    await get('/Cust1/api/v1/archive/dynamic?$select=contact.contact_id,contact.updated');
+    await get('/Cust1/api/v1/Archive/dynamic?$select=webhook_usage.webhook_usage_id');
+    await get('/Other/api/v1/Webhook');
+
+    const counts = {
+      total: 6,
+      byKind: { state: 1, contact: 2, webhook: 1, 'archive:contact': 1, 'archive:webhook_usage': 1 },
+    };
+    expect(crm.calls.of('Cust1')).toEqual(counts);
+    expect(crm.calls.of('Other')).toEqual({ total: 1, byKind: { webhook: 1 } });
+    expect(crm.calls.of('None')).toEqual({ total: 0, byKind: {} });
+    const status = json(await get('/sim/status', {})) as { contexts: Record<string, { apiCalls: unknown }> };
+    expect(status.contexts.Cust1?.apiCalls).toEqual(counts);
+  });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -122,5 +122,28 @@ describe('npm start, when something is wrong', () => {
       /1 message stays queued: 0 pending, processed on the next start; 1 parked \(never drain/,
     );
     runtime = undefined;
+  }, 30_000);
+
+  it('kills the whole start the harness waited for in vain: no process of it is left holding its DATA_DIR', async () => {
+    const dir = join(dataDir, 'never-ready');
+    /** The processes whose environment names `dir` as DATA_DIR (npm, tsx, the runtime); zombies have none. */
+    const holders = () =>
+      readdirSync('/proc')
+        .filter((name) => /^\d+$/.test(name))
+        .filter((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`DATA_DIR=${dir}`);
+          } catch {
+            return false;
+          }
+        });
+    try {
+      await expect(
+        spawnLocalRuntime({ dataDir: dir, readyTimeoutMs: 200, env: { WEBHOOK_SECRET: 'x' } }),
+      ).rejects.toThrow(/^npm start was not ready within 200 ms/);
+      expect(holders()).toEqual([]);
+    } finally {
+      for (const pid of holders()) process.kill(Number(pid), 'SIGKILL');
+    }
   }, 30_000);
 });

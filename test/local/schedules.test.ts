@@ -36,6 +36,10 @@ functions:
           rate:
             - \${self:custom.slowRate}
           input: { say: slow }
+  minutely:
+    handler: minutely.handler
+    events:
+      - schedule: rate(1 minute)
   off:
     handler: tick.handler
     events:
@@ -51,6 +55,11 @@ export const handler = async (event, context) => {
   (globalThis.__ticks ??= []).push({ event, remainingMs: context.getRemainingTimeInMillis(), name: context.functionName });
 };
 `;
+const MINUTELY = `
+export const handler = async (event) => {
+  (globalThis.__minutely ??= []).push(event);
+};
+`;
 const SLOW = `
 export const handler = async (event) => {
   (globalThis.__slow ??= []).push(event);
@@ -61,6 +70,7 @@ export const handler = async (event) => {
 type Globals = {
   __ticks?: Array<{ event: Record<string, unknown>; remainingMs: number; name: string }>;
   __slow?: unknown[];
+  __minutely?: unknown[];
   __releaseSlow?: () => void;
 };
 const globals = globalThis as Globals;
@@ -71,6 +81,7 @@ beforeAll(() => {
   writeFileSync(serverlessPath, SERVERLESS);
   writeFileSync(join(dir, 'tick.mjs'), TICK);
   writeFileSync(join(dir, 'slow.mjs'), SLOW);
+  writeFileSync(join(dir, 'minutely.mjs'), MINUTELY);
 });
 afterAll(async () => {
   globals.__releaseSlow?.();
@@ -80,6 +91,18 @@ afterAll(async () => {
 
 async function handler(file: string): Promise<unknown> {
   return ((await import(pathToFileURL(join(dir, file)).href)) as { handler: unknown }).handler;
+}
+
+/** Starts the schedules of the function `name` of the test's serverless.yml, its handler from `file`. */
+async function start(name: string, file: string, log: (line: string) => void = () => undefined) {
+  const runner = startSchedules({
+    schedules: loadSchedules(serverlessPath).filter((schedule) => schedule.functionName === name),
+    handlers: new Map([[name, await handler(file)]]),
+    region: 'eu-west-1',
+    log,
+  });
+  runners.push(runner);
+  return runner;
 }
 
 describe('loadSchedules', () => {
@@ -93,6 +116,7 @@ describe('loadSchedules', () => {
         input: { say: 'slow' },
         timeoutMs: 9000,
       },
+      { functionName: 'minutely', rate: 'rate(1 minute)', everyMs: 60_000, timeoutMs: 9000 },
     ]);
   });
 
@@ -117,14 +141,7 @@ describe('loadSchedules', () => {
 
 describe('startSchedules', () => {
   it('invokes a real function every period with a Scheduled Event and a context of its timeout, until stopped', async () => {
-    const tick = loadSchedules(serverlessPath).filter((schedule) => schedule.functionName === 'tick');
-    const runner = startSchedules({
-      schedules: tick,
-      handlers: new Map([['tick', await handler('tick.mjs')]]),
-      region: 'eu-west-1',
-      log: () => undefined,
-    });
-    runners.push(runner);
+    const runner = await start('tick', 'tick.mjs');
     await expect
       .poll(() => globals.__ticks?.length ?? 0, { timeout: 15_000, interval: 100 })
       .toBeGreaterThanOrEqual(2);
@@ -150,15 +167,8 @@ describe('startSchedules', () => {
   });
 
   it('never runs a function twice at once: a tick due while it runs is skipped and said once', async () => {
-    const slow = loadSchedules(serverlessPath).filter((schedule) => schedule.functionName === 'slow');
     const lines: string[] = [];
-    const runner = startSchedules({
-      schedules: slow,
-      handlers: new Map([['slow', await handler('slow.mjs')]]),
-      region: 'eu-west-1',
-      log: (line) => lines.push(line),
-    });
-    runners.push(runner);
+    const runner = await start('slow', 'slow.mjs', (line) => lines.push(line));
     await expect.poll(() => lines.length, { timeout: 15_000, interval: 100 }).toBeGreaterThanOrEqual(1);
     // Its input is the whole event, as on AWS.
     expect(globals.__slow).toEqual([{ say: 'slow' }]);
@@ -168,6 +178,13 @@ describe('startSchedules', () => {
     await expect.poll(() => globals.__slow?.length ?? 0, { timeout: 15_000, interval: 100 }).toBe(2);
     globals.__releaseSlow!();
     await runner.stop();
+  });
+
+  it('runs a schedule at the start, not one period later: a restarted runtime polls at once, as the rule on AWS went on ticking', async () => {
+    const runner = await start('minutely', 'minutely.mjs');
+    await expect.poll(() => globals.__minutely?.length ?? 0, { timeout: 10_000, interval: 50 }).toBe(1);
+    await runner.stop();
+    expect(runner.runs.get('minutely')).toBe(1);
   });
 
   it('refuses a schedule whose function has no handler, naming it', () => {

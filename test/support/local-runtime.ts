@@ -102,9 +102,21 @@ export async function spawnLocalRuntime(options: SpawnOptions): Promise<RuntimeP
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   const readyMs = await new Promise<number>((resolve, reject) => {
+    // Not ready in time: the whole group is killed before the test hears of it, so no runtime is left
+    // holding the ports and DATA_DIR after a failed test.
+    let timedOut = false;
     const timer = setTimeout(() => {
+      timedOut = true;
       clearInterval(poll);
-      reject(new Error(`npm start was not ready within ${options.readyTimeoutMs ?? 30_000} ms:\n${output}`));
+      const error = new Error(
+        `npm start was not ready within ${options.readyTimeoutMs ?? 30_000} ms:\n${output}`,
+      );
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+      void exited.then(() => reject(error));
     }, options.readyTimeoutMs ?? 30_000);
     const poll = setInterval(() => {
       if (/^ready in \d+ ms/m.test(output)) {
@@ -114,6 +126,7 @@ export async function spawnLocalRuntime(options: SpawnOptions): Promise<RuntimeP
       }
     }, 20);
     void exited.then((code) => {
+      if (timedOut) return;
       clearInterval(poll);
       clearTimeout(timer);
       reject(new Error(`npm start exited with ${code} before it was ready:\n${output}`));

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { RowEvent } from '../../lib/events/index.js';
+import { type RowEvent, validEvent } from '../../lib/events/index.js';
 import type { Row } from '../../lib/model/types.js';
 import { apply, RECENT_WINDOW } from '../../lib/projection.js';
+import { reconciledEvent } from '../../lib/reconcile/event.js';
+import { NEVER } from '../../tools/crm/tables.js';
 import { at, rowEvent } from '../support/workers.js';
 
 const fold = (events: RowEvent[], start?: Row): Row =>
@@ -166,5 +168,41 @@ describe('apply: activity', () => {
       eventCount: 3,
     });
     expect(row.changedFields).toEqual([...changed.Changes].sort());
+  });
+});
+
+describe('apply: a snapshot of a row the CRM holds soft-deleted', () => {
+  const created = rowEvent('contact.created', { primaryKey: 42, timestamp: at(1) });
+  /** A snapshot at `seconds` of the created row with `deleted` (and DeletedDate) as the CRM writes them. */
+  const snapshot = (seconds: number, deleted: 0 | 1, entity = 'contact') => {
+    const fieldValues = {
+      ...created.FieldValues,
+      deleted,
+      DeletedDate: deleted ? at(3).slice(0, -1) : NEVER,
+    };
+    const message = reconciledEvent({
+      context: created.ContextIdentifier,
+      entity,
+      primaryKey: 42,
+      fetchedAt: new Date(at(seconds)),
+      fieldValues: JSON.stringify(fieldValues),
+    });
+    return validEvent(JSON.parse(String(message.body))) as RowEvent;
+  };
+
+  it('is softdeleted, as the softdeleted event nobody heard of would have made it; a later snapshot with deleted 0 restores it', () => {
+    const gone = snapshot(5, 1);
+    const soft = fold([created, gone]);
+    expect(soft).toMatchObject({ status: 'softdeleted', softDeletedAt: gone.Timestamp, changedFields: [] });
+    expect(soft.fieldValues).toMatchObject({ deleted: 1 });
+
+    expect(fold([created, snapshot(5, 1), snapshot(9, 0)])).toMatchObject({ status: 'active' });
+    // In any order: the newest snapshot decides.
+    expect(fold([snapshot(9, 0), created, snapshot(5, 1)])).toMatchObject({ status: 'active' });
+    expect(fold([snapshot(5, 1), created])).toMatchObject({ status: 'softdeleted' });
+  });
+
+  it('stays active for an entity without soft deletes, whatever a deleted field says', () => {
+    expect(fold([snapshot(5, 1, 'sale')]).status).toBe('active');
   });
 });

@@ -1,3 +1,4 @@
+import type { CallCounter } from './calls.js';
 import { parseChange } from './changes.js';
 import type { CrmCore } from './crm.js';
 import { CrmError } from './errors.js';
@@ -10,10 +11,15 @@ import { publicWebhook, type WebhookState } from './webhooks.js';
  * The simulator's own control API (`/sim/...`, no CRM authentication; loopback only), what the
  * command line drives: changes, rows, webhook states, faults and a status with the counters.
  */
-export async function controlApi(core: CrmCore, faults: FaultGate, request: CrmRequest): Promise<CrmAnswer> {
+export async function controlApi(
+  core: CrmCore,
+  faults: FaultGate,
+  request: CrmRequest,
+  calls: CallCounter,
+): Promise<CrmAnswer> {
   const [, context, resource, id, action] = request.path.split('/').filter(Boolean);
   const method = request.method;
-  if (context === 'status' && method === 'GET') return ok(status(core, faults.current));
+  if (context === 'status' && method === 'GET') return ok(status(core, faults.current, calls));
   if (context === 'faults' && method === 'PUT') {
     const body = objectBody(request.body, 'rateLimitPerSecond, unavailableForMs, slowMs');
     const number = (name: string) => {
@@ -62,8 +68,8 @@ export async function controlApi(core: CrmCore, faults: FaultGate, request: CrmR
   return notImplemented(method, request.path);
 }
 
-/** Every context's webhooks with their counters, and its discarded events. */
-function status(core: CrmCore, faults: Faults) {
+/** Every context's webhooks with their counters, its discarded events and the API calls it was served. */
+function status(core: CrmCore, faults: Faults, calls: CallCounter) {
   return {
     faults,
     contexts: Object.fromEntries(
@@ -73,7 +79,7 @@ function status(core: CrmCore, faults: Faults) {
           Object.entries(data.rows).map(([table, byId]) => [table, Object.keys(byId).length]),
         );
         const webhooks = data.webhooks.map(publicWebhook);
-        return [name, { rows, discarded: data.discarded, webhooks }];
+        return [name, { rows, discarded: data.discarded, webhooks, apiCalls: calls.of(name) }];
       }),
     ),
   };

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { refusal } from '../../dashboard/port-guard.js';
 import { type AuthOptions, createAuth, generateAppKeys } from './auth.js';
+import { type CallCounter, callKind, createCallCounter } from './calls.js';
 import { controlApi } from './control.js';
 import { type CrmCore, createCrmCore } from './crm.js';
 import { createDispatcher, type DispatcherOptions } from './deliver.js';
@@ -37,6 +38,8 @@ export interface RunningCrm {
   core: CrmCore;
   auth: AuthOptions & { appPrivateKey?: string; issuerPublicKey: string };
   faults: ReturnType<typeof createFaults>;
+  /** The API calls served per tenant (`/api/state`, authentication and `/{context}/api/v1/...`). */
+  calls: CallCounter;
   stop(): Promise<void>;
 }
 
@@ -63,19 +66,21 @@ export async function startCrm(options: CrmOptions): Promise<RunningCrm> {
   };
   const auth = createAuth(authOptions);
   const faults = createFaults(options.faults);
+  const calls = createCallCounter();
   let origin = '';
 
   const route = async (request: CrmRequest): Promise<CrmAnswer> => {
     const { method, path } = request;
-    if (path.startsWith('/sim/')) return controlApi(core, faults, request);
-    if (method === 'POST' && path.toLowerCase() === '/login/api/partnersystemuser/authenticate')
-      return auth.authenticate(
-        objectBody(request.body, 'SignedSystemToken, ApplicationToken, ContextIdentifier'),
-        (ctx) => `${origin}/${ctx}/api`,
-      );
+    if (path.startsWith('/sim/')) return controlApi(core, faults, request, calls);
+    if (method === 'POST' && path.toLowerCase() === '/login/api/partnersystemuser/authenticate') {
+      const body = objectBody(request.body, 'SignedSystemToken, ApplicationToken, ContextIdentifier');
+      calls.count(String(body.ContextIdentifier ?? ''), 'authenticate');
+      return auth.authenticate(body, (ctx) => `${origin}/${ctx}/api`);
+    }
     const state = /^\/api\/state\/([^/]+)$/.exec(path);
     if (state && method === 'GET') {
       const context = decodeURIComponent(state[1]!);
+      calls.count(context, 'state');
       store.context(context);
       return {
         status: 200,
@@ -92,6 +97,7 @@ export async function startCrm(options: CrmOptions): Promise<RunningCrm> {
     const api = /^\/([^/]+)\/api\/v1(\/.*)?$/i.exec(path);
     if (api) {
       const context = decodeURIComponent(api[1]!);
+      calls.count(context, callKind(api[2] ?? '/', request.query));
       const fault = await faults.check(context);
       if (fault) return fault;
       const refused = auth.refuse(context, request.headers);
@@ -142,6 +148,7 @@ export async function startCrm(options: CrmOptions): Promise<RunningCrm> {
     core,
     auth: { ...authOptions, appPrivateKey: keys?.privateKey, issuerPublicKey: auth.issuerPublicKey },
     faults,
+    calls,
     async stop() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
