@@ -74,6 +74,19 @@ export async function freePort(): Promise<number> {
  * can run side by side.
  */
 export async function spawnLocalRuntime(options: SpawnOptions): Promise<RuntimeProcess> {
+  // A port free a moment ago may be taken by another test before npm start binds it: with ports of
+  // its own choosing, the harness tries fresh ones (npm start itself refuses a taken port in one line).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnOnce(options);
+    } catch (error) {
+      const own = options.port === undefined && options.adminPort === undefined;
+      if (!own || attempt === 3 || !/is in use by another process/.test(String(error))) throw error;
+    }
+  }
+}
+
+async function spawnOnce(options: SpawnOptions): Promise<RuntimeProcess> {
   const port = options.port ?? (await freePort());
   const adminPort = options.adminPort ?? (await freePort());
   const started = performance.now();
