@@ -38,9 +38,9 @@ const currentPolicy = createPolicySource(
 
 export const handler = async (
   event: APIGatewayProxyEventV2,
-  context?: Context,
+  lambdaContext?: Context,
 ): Promise<APIGatewayProxyStructuredResultV2> => {
-  if (context !== undefined) logger.addContext(context);
+  if (lambdaContext !== undefined) logger.addContext(lambdaContext);
   try {
     if (!isProxyEventV2(event)) {
       return toProxyResult(problemAnswer(400, 'bad-request', 'not an HTTP API request'));

@@ -60,9 +60,9 @@ async function crmClient() {
  * enqueues reconciles of the windows it finds and sets disabled webhooks Active again
  * (lib/reconcile/poll.ts). Without CRM_API_URL it does nothing: gaps cannot be recovered.
  */
-export const handler = async (_event: unknown, context: Context): Promise<void> => {
-  invocation = context;
-  logger.addContext(context);
+export const handler = async (_event: unknown, lambdaContext: Context): Promise<void> => {
+  invocation = lambdaContext;
+  logger.addContext(lambdaContext);
   try {
     const crm = await crmClient();
     if (crm === undefined || queue === undefined) {

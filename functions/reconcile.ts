@@ -39,8 +39,8 @@ const send = createSnapshotSender({ client: sqs, queueUrls });
 // One client per process, so that tickets and the per-tenant limits outlive an invocation. Its time
 // budget and call count are the current invocation's, found through the async context: the local
 // runtime may run two invocations of this module at once.
-const current = new AsyncLocalStorage<{ context: Context; calls: number }>();
-const timeLeftMs = () => (current.getStore()?.context.getRemainingTimeInMillis() ?? 0) - HANDOVER_MS;
+const current = new AsyncLocalStorage<{ lambdaContext: Context; calls: number }>();
+const timeLeftMs = () => (current.getStore()?.lambdaContext.getRemainingTimeInMillis() ?? 0) - HANDOVER_MS;
 let ssm: SsmParameterProvider | undefined;
 /** One client per credentials read (the SSM parameter cached 5 minutes, as the poll reads it). */
 let client: { json: string; crm: CrmClient } | undefined;
@@ -126,5 +126,5 @@ const reconcile = createReconcileHandler({
 });
 
 /** SQS (reconcile FIFO queue, batch size 1) → the CRM's rows as snapshots on the rows' queues. */
-export const handler = (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
-  current.run({ context, calls: 0 }, () => reconcile(event, context));
+export const handler = (event: SQSEvent, lambdaContext: Context): Promise<SQSBatchResponse> =>
+  current.run({ lambdaContext, calls: 0 }, () => reconcile(event, lambdaContext));

@@ -15,7 +15,7 @@ import { publicationFromEnv } from './publication.js';
  */
 export function rowWorkerHandler(
   queue: 'contact' | 'activity' | 'entities',
-): (event: SQSEvent, context: Context) => Promise<SQSBatchResponse> {
+): (event: SQSEvent, lambdaContext: Context) => Promise<SQSBatchResponse> {
   const config = readRowWorkerConfig();
   const deps = {
     store: createDynamoStore({ tables: config.tables, retentionDays: config.retentionDays }),
@@ -27,5 +27,5 @@ export function rowWorkerHandler(
   };
   const worker =
     queue === 'entities' ? createEntitiesWorker(deps) : createRowWorker({ ...deps, entity: queue });
-  return (event, context) => worker(event, context);
+  return (event, lambdaContext) => worker(event, lambdaContext);
 }

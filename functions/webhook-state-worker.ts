@@ -30,5 +30,5 @@ const worker = createStateWorker({
  * SQS (webhook-state FIFO queue) → webhooks table; alerts when a webhook enters TooManyErrors; a gap
  * opened or closed → the reconcile queue (with CRM_API_URL) and `receiver.gap.*` on the bus.
  */
-export const handler = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
-  worker(event, context);
+export const handler = async (event: SQSEvent, lambdaContext: Context): Promise<SQSBatchResponse> =>
+  worker(event, lambdaContext);

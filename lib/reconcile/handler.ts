@@ -13,8 +13,8 @@ import { type ReconcileDeps, runReconcile } from './run.js';
 const MAX_VISIBILITY_SECONDS = 43_200;
 
 export interface ReconcileHandlerDeps {
-  /** The run's dependencies for this invocation (the CRM client's budget reads `context`). */
-  runDeps(context: Context): Promise<ReconcileDeps>;
+  /** The run's dependencies for this invocation (the CRM client's budget reads `lambdaContext`). */
+  runDeps(lambdaContext: Context): Promise<ReconcileDeps>;
   /** Sends a request to the reconcile queue (a continuation: same group, its own dedup id). */
   carryOn(request: ReconcileRequest): Promise<void>;
   /** Hides the received message for `seconds` (ChangeMessageVisibility): it comes back then. */
@@ -41,7 +41,7 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
   const now = deps.now ?? (() => new Date());
   const { logger, metrics } = deps;
 
-  const one = async (record: SQSRecord, context: Context): Promise<boolean> => {
+  const one = async (record: SQSRecord, lambdaContext: Context): Promise<boolean> => {
     let request: ReconcileRequest | undefined;
     try {
       request = parseRequest(record.body);
@@ -53,7 +53,7 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
         logger.info('reconcile waits for the CRM', { context: request.context, seconds });
         return false;
       }
-      const result = await runReconcile(request, await deps.runDeps(context));
+      const result = await runReconcile(request, await deps.runDeps(lambdaContext));
       if (result.status === 'carry-on') {
         await deps.carryOn(result.request);
         logger.info('reconcile carries on in a new message', {
@@ -90,11 +90,11 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
     }
   };
 
-  return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+  return async (event: SQSEvent, lambdaContext: Context): Promise<SQSBatchResponse> => {
     const failures: SQSBatchResponse['batchItemFailures'] = [];
     try {
       for (const record of event.Records)
-        if (!(await one(record, context))) failures.push({ itemIdentifier: record.messageId });
+        if (!(await one(record, lambdaContext))) failures.push({ itemIdentifier: record.messageId });
     } finally {
       if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
     }

@@ -5,7 +5,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { METRIC } from '../metrics.js';
 import { WorkerError } from './errors.js';
 
-export type SqsBatchHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+export type SqsBatchHandler = (event: SQSEvent, lambdaContext: Context) => Promise<SQSBatchResponse>;
 
 export interface BatchHandlerDeps {
   logger: Logger;
@@ -54,8 +54,8 @@ export function createFifoBatchHandler<T>(
       }
     };
 
-  return async (event, context) => {
-    logger.addContext(context);
+  return async (event, lambdaContext) => {
+    logger.addContext(lambdaContext);
     try {
       const handled = new Map<string, T>();
       const first = await processFifo(
@@ -63,7 +63,7 @@ export function createFifoBatchHandler<T>(
         logged(async (record) => {
           handled.set(record.messageId, await steps.handleRecord(record));
         }),
-        context,
+        lambdaContext,
       );
       const failed = (await steps.settle?.(handled)) ?? new Map<string, Error>();
       if (failed.size === 0) return first;
@@ -73,7 +73,7 @@ export function createFifoBatchHandler<T>(
           const error = failed.get(record.messageId);
           if (error !== undefined) throw error;
         }),
-        context,
+        lambdaContext,
       );
       const ids = new Set(
         [...first.batchItemFailures, ...second.batchItemFailures].map((f) => f.itemIdentifier),
@@ -95,10 +95,10 @@ export function createFifoBatchHandler<T>(
 function processFifo(
   records: SQSRecord[],
   recordHandler: (record: SQSRecord) => Promise<void>,
-  context: Context,
+  lambdaContext: Context,
 ): Promise<SQSBatchResponse> {
   return processPartialResponse({ Records: records }, recordHandler, new SqsFifoPartialProcessorAsync(), {
-    context,
+    context: lambdaContext,
     skipGroupOnError: true,
     throwOnFullBatchFailure: false,
   });
