@@ -1,10 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Row } from '../../lib/model/types.js';
 import { backfillRowIndex, createStoredRowKeys, rowKey } from '../../lib/store/index.js';
 import { toRowItem } from '../../lib/store/row-item.js';
 import { FAKE_AWS_ENV, type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { putOldRow, storedRow } from '../support/old-rows.js';
 
 let dynamo: LocalDynamo;
 
@@ -12,29 +12,6 @@ beforeAll(async () => {
   dynamo = await startDynalite();
 });
 afterAll(() => dynamo.close());
-
-const row = (context: string, primaryKey: number, entity: 'contact' | 'person' = 'contact') =>
-  ({
-    context,
-    entity,
-    primaryKey,
-    status: 'active',
-    changedFields: [],
-    changedFieldSeqs: {},
-    lastEventId: '00000000-0000-0000-0000-000000000000',
-    lastEvent: `${entity}.created`,
-    lastTimestamp: '2026-01-01T00:00:00Z',
-    lastSeq: '',
-    recentSeqs: [],
-    changedByAssociateId: 0,
-    eventCount: 1,
-  }) as unknown as Row;
-
-/** A row item as a version before the byRowSet index wrote it: no `rowSet`, no `rowPk`. */
-async function putOld(table: string, context: string, primaryKey: number, entity?: 'contact' | 'person') {
-  const { rowSet: _s, rowPk: _pk, ...item } = toRowItem(row(context, primaryKey, entity), 1);
-  await dynamo.doc.send(new PutCommand({ TableName: table, Item: item }));
-}
 
 async function getItem(table: string, context: string, primaryKey: number) {
   const { Item } = await dynamo.doc.send(
@@ -46,9 +23,9 @@ async function getItem(table: string, context: string, primaryKey: number) {
 describe('backfillRowIndex: rows stored before the byRowSet index get its keys (dynalite)', () => {
   it('makes old rows visible to a reconcile’s stored keys, leaves indexed ones alone, and a second run changes nothing', async () => {
     const { rows } = await dynamo.createTables();
-    for (const pk of [3, 1, 2]) await putOld(rows, 'Cust#A', pk);
-    await putOld(rows, 'Cust#A', 7, 'person');
-    await dynamo.doc.send(new PutCommand({ TableName: rows, Item: toRowItem(row('Cust#A', 9), 1) }));
+    for (const pk of [3, 1, 2]) await putOldRow(dynamo, rows, 'Cust#A', pk);
+    await putOldRow(dynamo, rows, 'Cust#A', 7, 'person');
+    await dynamo.doc.send(new PutCommand({ TableName: rows, Item: toRowItem(storedRow('Cust#A', 9), 1) }));
     const stored = createStoredRowKeys({ client: dynamo.doc, table: rows });
     expect(await stored.keys('Cust#A', 'contact', undefined, undefined)).toEqual([9]);
 
@@ -74,8 +51,8 @@ describe('backfillRowIndex: rows stored before the byRowSet index get its keys (
 
   it('does not overwrite a row a worker rewrote between the scan and the update (the condition): counted as indexed', async () => {
     const { rows } = await dynamo.createTables();
-    await putOld(rows, 'CustR', 1);
-    await putOld(rows, 'CustR', 2);
+    await putOldRow(dynamo, rows, 'CustR', 1);
+    await putOldRow(dynamo, rows, 'CustR', 2);
     // A client of its own (a document client shares its base client's middleware): before its first
     // UpdateItem, "a worker" rewrites that row, with rowSet as this version writes it (a marker here, to see it kept).
     const racing = DynamoDBDocumentClient.from(
@@ -92,7 +69,10 @@ describe('backfillRowIndex: rows stored before the byRowSet index get its keys (
         if (input.UpdateExpression !== undefined && raced === undefined) {
           raced = input.Key?.rowKey;
           const [, pk] = String(raced).split('#');
-          const rewritten = { ...toRowItem(row('CustR', Number(pk)), 2), rowSet: 'written-by-the-worker' };
+          const rewritten = {
+            ...toRowItem(storedRow('CustR', Number(pk)), 2),
+            rowSet: 'written-by-the-worker',
+          };
           await dynamo.doc.send(new PutCommand({ TableName: rows, Item: rewritten }));
         }
         return next(args);
