@@ -88,4 +88,19 @@ describe('backfillRowIndex: rows stored before the byRowSet index get its keys (
     expect(await getItem(rows, 'CustR', pk)).toMatchObject({ rowSet: 'written-by-the-worker', version: 2 });
     expect(await getItem(rows, 'CustR', 3 - pk)).toMatchObject({ rowSet: 'contact#CustR', rowPk: 3 - pk });
   });
+
+  it('two runs at once update each row once between them', async () => {
+    const { rows } = await dynamo.createTables();
+    for (let pk = 1; pk <= 40; pk++) await putOldRow(dynamo, rows, 'CustT', pk);
+
+    const [one, two] = await Promise.all([
+      backfillRowIndex({ client: dynamo.doc, table: rows, segments: 3 }),
+      backfillRowIndex({ client: dynamo.doc, table: rows, segments: 2 }),
+    ]);
+
+    expect(one.updated + two.updated).toBe(40);
+    expect(one.scanned + two.scanned).toBe(80);
+    const stored = createStoredRowKeys({ client: dynamo.doc, table: rows });
+    expect(await stored.keys('CustT', 'contact', undefined, undefined)).toHaveLength(40);
+  });
 });
