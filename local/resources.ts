@@ -1,6 +1,7 @@
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
+  DescribeTableCommand,
   type DynamoDBClient,
   paginateListTables,
   ResourceInUseException,
@@ -136,6 +137,15 @@ export async function ensureTables(
     if (await createTable(client, definition.createTableInput)) created.push(definition.name);
   }
   return created;
+}
+
+/**
+ * Whether `table` has the global secondary index `index`. A table of a DATA_DIR from before an index
+ * lacks it for good: ensureTables leaves existing tables alone, and dynalite cannot add an index.
+ */
+export async function hasIndex(client: DynamoDBClient, table: string, index: string): Promise<boolean> {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
+  return (Table?.GlobalSecondaryIndexes ?? []).some((candidate) => candidate.IndexName === index);
 }
 
 /**

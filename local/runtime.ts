@@ -10,6 +10,7 @@ import { LOCAL_CREDENTIALS } from '../dashboard/port-guard.js';
 import { createDashboard } from '../dashboard/server.js';
 import { loadDefinitions } from '../infra/definitions.js';
 import { intEnv } from '../lib/config/env.js';
+import { ROW_SET_INDEX } from '../lib/store/keys.js';
 import { tapMetrics } from './activity-taps.js';
 import { createAdminServer } from './admin-api.js';
 import { createLocalSource } from './dashboard-source.js';
@@ -26,7 +27,7 @@ import { loadFunctions } from './functions.js';
 import { createIngestServer } from './ingest-server.js';
 import { describeQueued } from './queued-summary.js';
 import { localReconciliation } from './reconciliation.js';
-import { ensureQueues, ensureTables, type LocalQueue } from './resources.js';
+import { ensureQueues, ensureTables, hasIndex, type LocalQueue } from './resources.js';
 import { loadSchedules, startSchedules } from './schedules.js';
 import { type SqsEmulator, startSqsEmulator } from './sqs-emulator.js';
 import { StartupError } from './startup-error.js';
@@ -290,6 +291,11 @@ async function createResources(options: LocalRuntimeOptions, startedWith: Starte
     ensureQueues(clients.sqs, definitions.queues, { visibilityTimeout: options.visibilityTimeout }),
     ensureTables(clients.dynamodb, definitions.tables),
   ]);
+  const rows = definitions.tables.find((table) => table.key === 'rows')?.name;
+  if (rows !== undefined && !(await hasIndex(clients.dynamodb, rows, ROW_SET_INDEX)))
+    log(
+      `DATA_DIR ${dataDir} holds a rows table from before its ${ROW_SET_INDEX} index, which dynalite cannot add: reconciliation cannot find rows deleted in the CRM here; to have it, start on a fresh DATA_DIR (move ${dataDir} aside or set DATA_DIR to a new directory)`,
+    );
   const recovered = sqsEmulator.recover();
   if (recovered.restored > 0)
     log(

@@ -18,6 +18,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { PatternError } from '../lib/bus/pattern/errors.js';
 import { ReplayBusyError, replayEventMatcher } from '../lib/ingest/index.js';
 import { createAwsSource } from './ops/aws-source.js';
+import { backfillRowIndexOnStage } from './ops/backfill-command.js';
 import {
   gaps,
   type OpsClients,
@@ -55,6 +56,7 @@ export const COMMANDS = [
   'webhooks',
   'gaps',
   'reconcile',
+  'backfill-row-index',
   'dashboard',
   'redrive-subscription',
   'rotate-subscription-key',
@@ -74,6 +76,7 @@ export const HELP = `npm run ops -- <command> --stage S [--region R] [options]
   gaps [--context C]
   reconcile --context C (--from ISO [--to ISO] | --full) [--entities a,b]
                                        the CRM's rows back (the reconcile queue)
+  backfill-row-index                   once after deploying the byRowSet index: older rows into it
   dashboard [--port P]                 the dashboard on 127.0.0.1:P (default 3002)
   redrive-subscription <name> [--max N]        a subscription's DLQ → its target again
   rotate-subscription-key <name> < key         a url subscription's API key, in SSM and in effect
@@ -164,6 +167,10 @@ export async function main(
       return gaps(ops, outputs, values.context);
     case 'reconcile':
       return reconcile(ops, outputs, values);
+    case 'backfill-row-index':
+      return backfillRowIndexOnStage(ops, outputs, {
+        progress: (line) => process.stderr.write(`${line}\n`),
+      });
     case 'dashboard': {
       const port = values.port === undefined ? 3002 : Number(values.port);
       if (!Number.isInteger(port) || port < 0 || port > 65_535)

@@ -8,5 +8,10 @@ export {
   REPLAY_LEASE_MS,
   replayLockKey,
 } from './replay-lock.js';
+export {
+  type BackfillCounts,
+  backfillRowIndex,
+  type RowIndexBackfillConfig,
+} from './row-index-backfill.js';
 export { createStoredRowKeys, type StoredRowKeys } from './row-set.js';
 export type * from './types.js';

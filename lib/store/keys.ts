@@ -12,6 +12,20 @@ export function rowKey(context: string, entity: string, primaryKey: number): str
 }
 
 /**
+ * The parts of a {@link rowKey}, `undefined` when `key` is not one (its primary key not an integer): the
+ * row items hold context, entity and primary key in the key only.
+ */
+export function parseRowKey(
+  key: string,
+): { context: string; entity: string; primaryKey: number } | undefined {
+  const [entity, primaryKey, ...context] = key.split('#');
+  const pk = Number(primaryKey);
+  if (!entity || context.length === 0 || !/^-?\d+$/.test(primaryKey ?? '') || !Number.isSafeInteger(pk))
+    return undefined;
+  return { context: context.join('#'), entity, primaryKey: pk };
+}
+
+/**
  * Key of the rows table's `byRowSet` index: the rows of one entity of one context (context last, as in
  * {@link rowKey}), sorted there by `rowPk`, the primary key.
  */

@@ -6,7 +6,7 @@ import type { Row } from '../model/types.js';
 import { compressBody, decompressBody } from './body-codec.js';
 import { InvalidItemError } from './errors.js';
 import { parseItem, RowEntitySchema, RowItemSchema } from './items.js';
-import { rowKey, rowSetKey } from './keys.js';
+import { parseRowKey, rowKey, rowSetKey } from './keys.js';
 
 type Item = Record<string, unknown>;
 
@@ -99,7 +99,8 @@ export function fromRowItem(stored: Item, table = 'rows'): Row {
   const key = String(stored.rowKey);
   const item = parseItem(RowItemSchema, stored, table, key);
   const { rowKey: _key, version: _version, merge, fieldValuesJson, valuesJson, ...data } = item;
-  const [entity, primaryKey, ...context] = key.split('#');
+  const parts = parseRowKey(key);
+  if (parts === undefined) throw new InvalidItemError(table, key, ['rowKey']);
   if (merge[0] !== BOOKKEEPING_V1) throw new InvalidItemError(table, key, ['merge']);
   const bookkeeping = parseItem(
     BookkeepingSchema,
@@ -113,9 +114,9 @@ export function fromRowItem(stored: Item, table = 'rows'): Row {
     ...data,
     ...jsonPart('fieldValues', fieldValuesJson),
     ...jsonPart('values', valuesJson),
-    context: context.join('#'),
-    entity: parseItem(RowEntitySchema, entity, table, key),
-    primaryKey: Number(primaryKey),
+    context: parts.context,
+    entity: parseItem(RowEntitySchema, parts.entity, table, key),
+    primaryKey: parts.primaryKey,
     lastSeq: eventSeq({ Timestamp: data.lastTimestamp, EventId: data.lastEventId }),
     recentSeqs: bookkeeping.r.map(seq),
     changedFieldSeqs: fieldRecord(data.changedFields.map((field, i) => [field, seq(bookkeeping.c[i]!)])),

@@ -64,10 +64,19 @@ export function queueKey(name: string): AnyQueueKey {
   return key as AnyQueueKey;
 }
 
+/** The outputs of the stage's stack; a stage with no stack in the region is one line saying so. */
 export async function readOutputs(clients: OpsClients, stage: string): Promise<StackOutputs> {
-  const { Stacks } = await clients.cloudFormation.send(
-    new DescribeStacksCommand({ StackName: stackName(stage) }),
-  );
+  const { Stacks } = await clients.cloudFormation
+    .send(new DescribeStacksCommand({ StackName: stackName(stage) }))
+    .catch(async (error: unknown) => {
+      // CloudFormation's ValidationError "Stack with id … does not exist".
+      if (!(error instanceof Error && /does not exist/.test(error.message))) throw error;
+      const region = await clients.cloudFormation.config.region();
+      throw new OpsError(
+        `no stack ${stackName(stage)} in ${region}: check --stage and the region (--region, AWS_REGION), or deploy the stage first`,
+        { cause: error },
+      );
+    });
   const outputs: StackOutputs = {};
   for (const { OutputKey, OutputValue } of Stacks?.[0]?.Outputs ?? []) {
     if (OutputKey !== undefined && OutputValue !== undefined) outputs[OutputKey] = OutputValue;
