@@ -5,6 +5,7 @@ import { readBusConfig } from '../lib/config/bus.js';
 import { readCrmConfig } from '../lib/config/crm.js';
 import { ConfigError } from '../lib/config/env.js';
 import { readIngestConfig } from '../lib/config/ingest.js';
+import { readWatchConfig } from '../lib/config/watch.js';
 import { readRowWorkerConfig, readStateWorkerConfig } from '../lib/config/workers.js';
 import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import { watchIngest } from './activity-taps.js';
@@ -65,7 +66,7 @@ export function setFunctionEnvironment(
 }
 
 /**
- * Reads the functions' settings as they will at import (ENTITIES, WEBHOOK_SECRETS, HEADER_PREFIX, ...),
+ * Reads the functions' settings as they will at import (ENTITIES, WEBHOOK_SECRETS, HEADER_PREFIX, the watch's, ...),
  * with what the runtime sets itself (queue URLs, table and bus names) filled in: a ConfigError naming the
  * variable before the start takes DATA_DIR or restores its journal, not after.
  */
@@ -81,6 +82,7 @@ export function checkFunctionSettings(env: NodeJS.ProcessEnv, definitions: Defin
   readStateWorkerConfig(probe);
   readBusConfig(probe);
   readCrmConfig(probe);
+  readWatchConfig(probe);
   // No SSM here (the functions' AWS endpoints are the emulators): the JSON goes in CRM_CREDENTIALS.
   if (probe.CRM_CREDENTIALS_PARAMETER?.trim())
     throw new ConfigError(

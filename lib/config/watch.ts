@@ -13,10 +13,14 @@ export interface WatchConfig {
   reactivate: ReactivatePolicy;
   /** RECEIVER_URL: when set, only the CRM's webhooks whose TargetUrl starts with it are the receiver's. */
   receiverUrl: string | undefined;
+  /** RECONCILE_FULL_HOURS: hours between two full passes of each context (0, the default: none). */
+  fullHours: number;
 }
 
 export const DEFAULT_POLL_SECONDS = 300;
 export const MIN_POLL_SECONDS = 10;
+/** The longest interval between two scheduled full passes: a year. */
+export const MAX_FULL_HOURS = 8760;
 
 /**
  * Reads the watch's environment once, strictly: each wrong value is a one-line ConfigError naming the
@@ -27,6 +31,7 @@ export function readWatchConfig(env: Env = process.env): WatchConfig {
     pollSeconds: pollSeconds(optionalEnv('RECONCILE_POLL_SECONDS', env)),
     reactivate: reactivate(optionalEnv('REACTIVATE_WEBHOOKS', env)),
     receiverUrl: receiverUrl(optionalEnv('RECEIVER_URL', env)),
+    fullHours: fullHours(optionalEnv('RECONCILE_FULL_HOURS', env)),
   };
 }
 
@@ -37,6 +42,17 @@ function pollSeconds(raw: string | undefined): number {
     throw new ConfigError(
       `RECONCILE_POLL_SECONDS must be a whole number of seconds, at least ${MIN_POLL_SECONDS} (default ${DEFAULT_POLL_SECONDS})`,
       'RECONCILE_POLL_SECONDS',
+    );
+  return value;
+}
+
+function fullHours(raw: string | undefined): number {
+  if (raw === undefined) return 0;
+  const value = Number(raw.trim());
+  if (!/^\d+$/.test(raw.trim()) || value > MAX_FULL_HOURS)
+    throw new ConfigError(
+      `RECONCILE_FULL_HOURS must be a whole number of hours from 1 to ${MAX_FULL_HOURS} between two full passes of every row, or 0 (the default: none)`,
+      'RECONCILE_FULL_HOURS',
     );
   return value;
 }

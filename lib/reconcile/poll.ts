@@ -6,8 +6,10 @@ import { type CrmClient, CrmRetryLater, type CrmWebhook } from '../crm/index.js'
 import { METRIC } from '../metrics.js';
 import type { LastAccepted } from '../model/types.js';
 import type { WatchMemory, WatchStore } from '../store/watch-memory.js';
+import { requestFullPass } from './full-pass.js';
 import { windowStart } from './gap-trigger.js';
 import { type LifecycleDetails, lifecycleEntry } from './lifecycle.js';
+import { enqueue, pendingOf, withPending } from './pending.js';
 import type { ReconcileQueue, ReconcileRequest } from './request.js';
 import { ALERT_AFTER_ATTEMPTS, type Observed, watchStep } from './watch.js';
 
@@ -30,6 +32,8 @@ export interface PollReport {
   webhooks: number;
   enqueued: number;
   reactivated: number;
+  /** Scheduled full passes requested (RECONCILE_FULL_HOURS), counted in `enqueued` too. */
+  fullPasses: number;
   /** Contexts whose poll failed (logged), or was cut short by the time budget or the CRM (polled next time). */
   failed: string[];
   unfinished: string[];
@@ -41,7 +45,8 @@ export interface PollReport {
  * context named as its deliveries were (and aimed at RECEIVER_URL when set); for each, the state and
  * error counters against the last poll ({@link watchStep}) may enqueue a reconcile (reason `poll`) and
  * set it Active again. Each decision is written (conditionally) before it is acted on, so two polls
- * at once act once, and a request written but not sent is sent by the next poll. Contexts are polled
+ * at once act once, and a request written but not sent is sent by the next poll. With
+ * RECONCILE_FULL_HOURS, each context's full pass is requested when due, the same way ({@link requestFullPass}). Contexts are polled
  * in parallel; a CRM that does not answer costs its context, within the CRM client's time budget.
  */
 export async function pollWebhooks(deps: PollDeps): Promise<PollReport> {
@@ -51,6 +56,7 @@ export async function pollWebhooks(deps: PollDeps): Promise<PollReport> {
     webhooks: 0,
     enqueued: 0,
     reactivated: 0,
+    fullPasses: 0,
     failed: [],
     unfinished: [],
   };
@@ -68,6 +74,7 @@ export async function pollWebhooks(deps: PollDeps): Promise<PollReport> {
           report.webhooks++;
           await watchWebhook(deps, context, webhook, observedAt, report);
         }
+        await requestFullPass(deps, context, report);
       } catch (error) {
         const cut = error instanceof CrmRetryLater;
         (cut ? report.unfinished : report.failed).push(context);
@@ -226,34 +233,10 @@ async function announce(deps: PollDeps, detail: LifecycleDetails['receiver.webho
   deps.logger.warn('receiver.webhook.reactivated not published', { ...detail, failure: failed });
 }
 
-async function enqueue(deps: PollDeps, request: ReconcileRequest, report: PollReport) {
-  await deps.queue.enqueue(request);
-  report.enqueued++;
-  deps.metrics.addMetric(METRIC.ReconcilesRequested, MetricUnit.Count, 1);
-  deps.logger.info('reconcile requested by the poll', {
-    context: request.context,
-    webhookId: request.webhookId,
-    from: request.from,
-  });
-}
-
 /** The store writing each memory with the time it is written. */
 function stamping(store: WatchStore, now: () => number): WatchStore {
   return {
     ...store,
     save: (context, id, memory, version) => store.save(context, id, { ...memory, writtenAt: now() }, version),
   };
-}
-
-function withPending(memory: WatchMemory, pending: ReconcileRequest[]): WatchMemory {
-  return pending.length === 0 ? memory : { ...memory, pending: JSON.stringify(pending) };
-}
-
-function pendingOf(memory: WatchMemory | undefined): ReconcileRequest[] {
-  if (memory?.pending === undefined) return [];
-  try {
-    return JSON.parse(memory.pending) as ReconcileRequest[];
-  } catch {
-    return [];
-  }
 }

@@ -26,6 +26,21 @@ export const WatchMemorySchema = z.object({
 });
 export type WatchMemory = z.infer<typeof WatchMemorySchema>;
 
+/** What the poll remembers of a context's scheduled full pass (RECONCILE_FULL_HOURS), sort key `full#<context>`. */
+export const FullPassMemorySchema = z.object({
+  /** When the last full pass was requested (ms, this clock): the next is due an interval later. */
+  requestedAt: z.number(),
+  /** The request written here before it is enqueued (JSON, as `WatchMemory.pending`): the next poll re-sends it. */
+  pending: z.optional(z.string()),
+});
+export type FullPassMemory = z.infer<typeof FullPassMemorySchema>;
+
+/** An item of the watch read with its version (0: none yet), to be written over it conditionally. */
+export interface Versioned<T> {
+  memory: T | undefined;
+  version: number;
+}
+
 /** A schedule fires a little early or late: what is due within a tenth of the interval (5 s at most) is due now. */
 export function scheduleSlackMs(intervalMs: number): number {
   return Math.min(5000, Math.floor(intervalMs / 10));
@@ -46,17 +61,51 @@ export interface WatchStore {
    * `intervalMs`, so polls started at once (two schedules, a slow one overlapping the next) poll once.
    */
   claimPoll(now: number, intervalMs: number): Promise<boolean>;
-  load(context: string, webhookId: number): Promise<{ memory: WatchMemory | undefined; version: number }>;
+  load(context: string, webhookId: number): Promise<Versioned<WatchMemory>>;
   /** Writes `memory` only over `version` (0: none yet); false when another poll wrote first. */
   save(context: string, webhookId: number, memory: WatchMemory, version: number): Promise<boolean>;
+  /** The context's scheduled full pass, as `load` and `save` for a webhook. */
+  loadFullPass(context: string): Promise<Versioned<FullPassMemory>>;
+  saveFullPass(context: string, memory: FullPassMemory, version: number): Promise<boolean>;
 }
+
+type Key = { context: string; sk: string };
 
 /** The watch's items in the stage's webhooks table (conditional writes: two polls never both act). */
 export function createWatchStore(doc: DynamoDBDocumentClient, table: string): WatchStore {
-  const key = (context: string, webhookId: number) => ({
+  const key = (context: string, webhookId: number): Key => ({
     context: OPS_CONTEXT,
     sk: `watch#${context}#${webhookId}`,
   });
+  const fullPassKey = (context: string) => ({ context: OPS_CONTEXT, sk: `full#${context}` });
+
+  async function read<T>(key: Key, schema: z.ZodMiniType<T>): Promise<Versioned<T>> {
+    const { Item } = await doc.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
+    if (Item === undefined) return { memory: undefined, version: 0 };
+    const parsed = z.safeParse(schema, Item);
+    // An item this code cannot read is replaced, as if first seen.
+    return { memory: parsed.success ? parsed.data : undefined, version: Number(Item.version ?? 0) };
+  }
+
+  function write(key: Key, memory: object, version: number): Promise<boolean> {
+    const item = { ...defined(memory), ...key, version: version + 1 };
+    return conditional(() =>
+      doc.send(
+        new PutCommand({
+          TableName: table,
+          Item: item,
+          ...(version === 0
+            ? { ConditionExpression: 'attribute_not_exists(sk)' }
+            : {
+                ConditionExpression: '#v = :v',
+                ExpressionAttributeNames: { '#v': 'version' },
+                ExpressionAttributeValues: { ':v': version },
+              }),
+        }),
+      ),
+    );
+  }
+
   return {
     async deliveryNames() {
       const items = await collect(
@@ -103,33 +152,9 @@ export function createWatchStore(doc: DynamoDBDocumentClient, table: string): Wa
       );
     },
 
-    async load(context, webhookId) {
-      const { Item } = await doc.send(
-        new GetCommand({ TableName: table, Key: key(context, webhookId), ConsistentRead: true }),
-      );
-      if (Item === undefined) return { memory: undefined, version: 0 };
-      const parsed = z.safeParse(WatchMemorySchema, Item);
-      // An item this code cannot read is replaced, as if the webhook were first seen.
-      return { memory: parsed.success ? parsed.data : undefined, version: Number(Item.version ?? 0) };
-    },
-
-    save(context, webhookId, memory, version) {
-      const item = { ...defined(memory), ...key(context, webhookId), version: version + 1 };
-      return conditional(() =>
-        doc.send(
-          new PutCommand({
-            TableName: table,
-            Item: item,
-            ...(version === 0
-              ? { ConditionExpression: 'attribute_not_exists(sk)' }
-              : {
-                  ConditionExpression: '#v = :v',
-                  ExpressionAttributeNames: { '#v': 'version' },
-                  ExpressionAttributeValues: { ':v': version },
-                }),
-          }),
-        ),
-      );
-    },
+    load: (context, webhookId) => read(key(context, webhookId), WatchMemorySchema),
+    save: (context, webhookId, memory, version) => write(key(context, webhookId), memory, version),
+    loadFullPass: (context) => read(fullPassKey(context), FullPassMemorySchema),
+    saveFullPass: (context, memory, version) => write(fullPassKey(context), memory, version),
   };
 }

@@ -198,6 +198,19 @@ describe('functions', () => {
     expect(env('webhookStateWorker')).not.toHaveProperty('ROWS_TABLE');
   });
 
+  it('the poll gets the watch settings, the scheduled full pass off by default', () => {
+    const env = (fn('reconcilePoll').Properties.Environment as { Variables: Record<string, unknown> })
+      .Variables;
+    expect(env).toMatchObject({
+      WEBHOOKS_TABLE: ref('WebhooksTable'),
+      RECONCILE_QUEUE_URL: ref('ReconcileQueue'),
+      RECONCILE_POLL_SECONDS: '',
+      REACTIVATE_WEBHOOKS: '',
+      RECEIVER_URL: '',
+      RECONCILE_FULL_HOURS: '0',
+    });
+  });
+
   it('the reconcile function gets its queue, the row queues, the rows table and reconciliation off by default', () => {
     const env = (fn('reconcile').Properties.Environment as { Variables: Record<string, unknown> }).Variables;
     expect(env).toMatchObject({

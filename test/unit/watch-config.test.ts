@@ -3,19 +3,33 @@ import { reconcileQueueFromEnv } from '../../functions/reconcile-queue.js';
 import { readWatchConfig } from '../../lib/config/watch.js';
 
 describe('the watch configuration', () => {
-  it('polls every 300 s, re-activates TooManyErrors only, and matches no target URL by default', () => {
+  it('polls every 300 s, re-activates TooManyErrors only, matches no target URL and schedules no full pass by default', () => {
     expect(readWatchConfig({})).toEqual({
       pollSeconds: 300,
       reactivate: 'too-many-errors',
       receiverUrl: undefined,
+      fullHours: 0,
     });
     expect(
       readWatchConfig({
         RECONCILE_POLL_SECONDS: '10',
         REACTIVATE_WEBHOOKS: 'stopped-too',
         RECEIVER_URL: 'https://x.example/webhook',
+        RECONCILE_FULL_HOURS: '24',
       }),
-    ).toEqual({ pollSeconds: 10, reactivate: 'stopped-too', receiverUrl: 'https://x.example/webhook' });
+    ).toEqual({
+      pollSeconds: 10,
+      reactivate: 'stopped-too',
+      receiverUrl: 'https://x.example/webhook',
+      fullHours: 24,
+    });
+    for (const [value, hours] of [
+      ['', 0],
+      ['0', 0],
+      ['1', 1],
+      [' 8760 ', 8760],
+    ] as const)
+      expect(readWatchConfig({ RECONCILE_FULL_HOURS: value }).fullHours).toBe(hours);
     expect(readWatchConfig({ REACTIVATE_WEBHOOKS: 'false' }).reactivate).toBe('off');
     expect(readWatchConfig({ REACTIVATE_WEBHOOKS: 'TRUE' }).reactivate).toBe('too-many-errors');
   });
@@ -29,6 +43,10 @@ describe('the watch configuration', () => {
     expect(() => readWatchConfig({ REACTIVATE_WEBHOOKS: 'stopped' })).toThrow(
       /^REACTIVATE_WEBHOOKS must be true .*, false, or stopped-too .*$/,
     );
+    for (const value of ['8761', '-1', '1.5', '24h', 'daily', '1e3'])
+      expect(() => readWatchConfig({ RECONCILE_FULL_HOURS: value })).toThrow(
+        /^RECONCILE_FULL_HOURS must be a whole number of hours from 1 to 8760 .*, or 0 \(the default: none\)$/,
+      );
     expect(() => readWatchConfig({ RECEIVER_URL: 'ftp://x' })).toThrow(
       /^RECEIVER_URL must be the http\(s\) URL/,
     );
