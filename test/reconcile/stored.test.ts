@@ -1,9 +1,11 @@
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Row } from '../../lib/model/types.js';
 import { createStoredRowKeys } from '../../lib/store/index.js';
 import { toRowItem } from '../../lib/store/row-item.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { storedRow } from '../support/old-rows.js';
 
 let dynamo: LocalDynamo;
 let rows: string;
@@ -16,24 +18,7 @@ afterAll(() => dynamo.close());
 
 /** A stored row item as the workers write it (toRowItem), with `status`. */
 async function put(context: string, entity: 'contact' | 'person', primaryKey: number, status = 'active') {
-  const item = toRowItem(
-    {
-      context,
-      entity,
-      primaryKey,
-      status: status as 'active',
-      changedFields: [],
-      changedFieldSeqs: {},
-      lastEventId: '00000000-0000-0000-0000-000000000000',
-      lastEvent: `${entity}.created`,
-      lastTimestamp: '2026-01-01T00:00:00Z',
-      lastSeq: '',
-      recentSeqs: [],
-      changedByAssociateId: 0,
-      eventCount: 1,
-    } as never,
-    1,
-  );
+  const item = toRowItem({ ...storedRow(context, primaryKey, entity), status } as Row, 1);
   await dynamo.doc.send(new PutCommand({ TableName: rows, Item: item }));
 }
 

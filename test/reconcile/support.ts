@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ChangeMessageVisibilityCommand,
@@ -26,7 +23,7 @@ import { createDynamoStore, createStoredRowKeys } from '../../lib/store/index.js
 import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker, createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
 import { toSqsRecord } from '../../local/event-source-mapping.js';
-import { type CrmOptions, type RunningCrm, startCrm } from '../../tools/crm/start.js';
+import type { RunningCrm } from '../../tools/crm/start.js';
 import { FakePublisher } from '../support/bus.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
 import { type LocalQueues, startLocalQueues } from '../support/local-queues.js';
@@ -60,18 +57,8 @@ export async function startReceiver(): Promise<Receiver> {
   };
 }
 
-/** The CRM simulator on a fresh data directory. */
-export async function startSimulator(options: Partial<CrmOptions> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'reconcile-'));
-  const crm = await startCrm({ dataDir: dir, delivery: { retryDelaysMs: [1, 1] }, ...options });
-  return {
-    crm,
-    async stop() {
-      await crm.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+/** The CRM simulator on a fresh data directory (test/crm-client's, under the name these tests use). */
+export { simulator as startSimulator } from '../crm-client/support.js';
 
 export interface RigOptions {
   limits?: Partial<CrmLimits>;
