@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readCrmConfig } from '../lib/config/crm.js';
 import { readEntities } from '../lib/config/entities.js';
@@ -11,8 +11,8 @@ import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import { QUEUE_ENV_VARS, type QueueKey } from '../lib/queue/port.js';
 import { boundedSqsClientConfig } from '../lib/queue/sqs.js';
 import { createReconcileHandler } from '../lib/reconcile/handler.js';
-import { reconcileMessage } from '../lib/reconcile/request.js';
 import { createSnapshotSender } from '../lib/reconcile/send.js';
+import { createSqsReconcileQueue } from '../lib/reconcile/sqs-queue.js';
 import { SsmParameterProvider } from '../lib/secrets/ssm.js';
 import { createStoredRowKeys } from '../lib/store/index.js';
 import { TABLE_ENV_VARS } from '../lib/store/tables.js';
@@ -35,6 +35,7 @@ for (const [key, name] of Object.entries(QUEUE_ENV_VARS)) {
 }
 const stored = createStoredRowKeys({ table: requireEnv(TABLE_ENV_VARS.rows) });
 const send = createSnapshotSender({ client: sqs, queueUrls });
+const reconcileQueue = createSqsReconcileQueue({ client: sqs, queueUrl: reconcileQueueUrl });
 
 // One client per process, so that tickets and the per-tenant limits outlive an invocation. Its time
 // budget and call count are the current invocation's, found through the async context: the local
@@ -99,17 +100,7 @@ const reconcile = createReconcileHandler({
       warn: (message) => logger.warn(message),
     };
   },
-  async carryOn(request) {
-    const message = reconcileMessage(request);
-    await sqs.send(
-      new SendMessageCommand({
-        QueueUrl: reconcileQueueUrl,
-        MessageBody: message.body,
-        MessageGroupId: message.groupId,
-        MessageDeduplicationId: message.deduplicationId,
-      }),
-    );
-  },
+  carryOn: (request) => reconcileQueue.enqueue(request),
   async hide(receiptHandle, seconds) {
     await sqs.send(
       new ChangeMessageVisibilityCommand({
