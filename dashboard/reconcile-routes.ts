@@ -1,15 +1,25 @@
 import type { Gap } from '../lib/model/types.js';
 import { ManualRequestError, manualRequest } from '../lib/reconcile/manual.js';
 import type { ReconcileRequest } from '../lib/reconcile/request.js';
+import type { WebhookRecovery } from '../lib/store/recovery.js';
 import { gapsOf } from '../lib/webhook-state.js';
 import { type AdminRoute, HttpError } from './route-server.js';
 import type { DashboardSource, Reconciliation } from './source.js';
 
-/** A gap as `GET /gaps` answers it: with, where the source knows, whether its changes can be fetched back. */
-export type GapView = Gap & { recoverable?: boolean; recovery?: string };
+/**
+ * A gap as `GET /gaps` answers it: with, where the source knows, whether its changes can be fetched back;
+ * and what became of its webhook's recovery: the last reconcile that named it, and when the poll last set
+ * it Active again (lib/store/recovery.ts; absent while none).
+ */
+export type GapView = Gap & {
+  recoverable?: boolean;
+  recovery?: string;
+  lastReconcile?: WebhookRecovery['reconcile'];
+  reactivatedAt?: string;
+};
 
 /**
- * `GET /gaps` (each gap says whether reconciliation can recover it) and
+ * `GET /gaps` (each gap says whether reconciliation can recover it, and what became of it) and
  * `POST /reconcile?context=C[&from=ISO&to=ISO&entities=a,b&full=true]` (queues a manual reconcile;
  * a wrong parameter is a 400 naming it, nothing queued; reconciliation off is a 409 naming CRM_API_URL).
  */
@@ -19,14 +29,22 @@ export function reconcileRoutes(source: DashboardSource): AdminRoute[] {
       method: 'GET',
       pattern: /^\/gaps$/,
       handle: async (_, query): Promise<GapView[]> => {
-        const gaps = (await source.store.listWebhooks(query.get('context') ?? undefined)).flatMap(gapsOf);
+        const context = query.get('context') ?? undefined;
+        const [webhooks, recoveries] = await Promise.all([
+          source.store.listWebhooks(context),
+          source.store.listRecoveries(context),
+        ]);
+        const byWebhook = new Map(recoveries.map((r) => [`${r.context}/${r.webhookId}`, r]));
         const reconciliation = source.reconciliation;
-        if (reconciliation === undefined) return gaps;
-        return gaps.map((gap) => ({
-          ...gap,
-          recoverable: reconciliation.enabled,
-          recovery: reconciliation.note,
-        }));
+        return webhooks.flatMap(gapsOf).map((gap): GapView => {
+          const recovered = byWebhook.get(`${gap.context}/${gap.webhookId}`);
+          return {
+            ...gap,
+            ...(reconciliation && { recoverable: reconciliation.enabled, recovery: reconciliation.note }),
+            ...(recovered?.reconcile && { lastReconcile: recovered.reconcile }),
+            ...(recovered?.reactivatedAt && { reactivatedAt: recovered.reactivatedAt }),
+          };
+        });
       },
     },
     {

@@ -9,7 +9,7 @@ import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import { runScheduledPolls } from '../lib/reconcile/poll-schedule.js';
 import { SsmParameterProvider } from '../lib/secrets/ssm.js';
 import { defaultClient } from '../lib/store/dynamo-calls.js';
-import { createWebhookStore } from '../lib/store/index.js';
+import { createRecoveryStore, createWebhookStore } from '../lib/store/index.js';
 import { TABLE_ENV_VARS } from '../lib/store/tables.js';
 import { createWatchStore } from '../lib/store/watch-memory.js';
 import { publicationFromEnv } from './publication.js';
@@ -76,6 +76,7 @@ export const handler = async (_event: unknown, lambdaContext: Context): Promise<
         lastAccepted: (ctx, name) => receiverStore.getLastAccepted(ctx, name),
         queue,
         publisher,
+        recovery: createRecoveryStore(doc, table),
         config: watch,
         logger,
         metrics,

@@ -14,7 +14,8 @@ import { createReconcileHandler } from '../lib/reconcile/handler.js';
 import { createSnapshotSender } from '../lib/reconcile/send.js';
 import { createSqsReconcileQueue } from '../lib/reconcile/sqs-queue.js';
 import { SsmParameterProvider } from '../lib/secrets/ssm.js';
-import { createStoredRowKeys } from '../lib/store/index.js';
+import { defaultClient } from '../lib/store/dynamo-calls.js';
+import { createRecoveryStore, createStoredRowKeys } from '../lib/store/index.js';
 import { TABLE_ENV_VARS } from '../lib/store/tables.js';
 import { publicationFromEnv } from './publication.js';
 
@@ -33,7 +34,10 @@ for (const [key, name] of Object.entries(QUEUE_ENV_VARS)) {
   const url = optionalEnv(name);
   if (url !== undefined) queueUrls[key as QueueKey] = url;
 }
-const stored = createStoredRowKeys({ table: requireEnv(TABLE_ENV_VARS.rows) });
+const doc = defaultClient();
+const stored = createStoredRowKeys({ client: doc, table: requireEnv(TABLE_ENV_VARS.rows) });
+// A run that names a webhook records its state on the webhook's recovery item (the gap's card shows it).
+const recovery = createRecoveryStore(doc, requireEnv(TABLE_ENV_VARS.webhooks));
 const send = createSnapshotSender({ client: sqs, queueUrls });
 const reconcileQueue = createSqsReconcileQueue({ client: sqs, queueUrl: reconcileQueueUrl });
 
@@ -112,6 +116,7 @@ const reconcile = createReconcileHandler({
   },
   publisher: publicationFromEnv()?.publisher,
   maxReceives: intEnv('RECONCILE_MAX_RECEIVE_COUNT', 5),
+  recovery,
   logger,
   metrics: new Metrics({ namespace: METRICS_NAMESPACE }),
 });

@@ -6,6 +6,7 @@ import type { EventPublisher } from '../bus/publisher.js';
 import { METRIC } from '../metrics.js';
 import { parseCursor } from './cursor.js';
 import { lifecycleEntry } from './lifecycle.js';
+import { type ReconcileRecorder, recordRun } from './recovery.js';
 import { type ReconcileRequest, ReconcileRequestSchema } from './request.js';
 import { type ReconcileDeps, runReconcile } from './run.js';
 
@@ -23,6 +24,8 @@ export interface ReconcileHandlerDeps {
   publisher: EventPublisher | undefined;
   /** The reconcile queue's maxReceiveCount: the attempt that gives up publishes `receiver.reconcile.failed`. */
   maxReceives: number;
+  /** Where a run that names a `webhookId` records its state for the gap's card; absent: not recorded. */
+  recovery?: ReconcileRecorder | undefined;
   logger: Logger;
   metrics: Metrics;
   now?: () => Date;
@@ -53,6 +56,8 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
         logger.info('reconcile waits for the CRM', { context: request.context, seconds });
         return false;
       }
+      if (request.cursor === undefined)
+        await recordRun(deps.recovery, request, { status: 'running', at: now().toISOString() }, logger);
       const result = await runReconcile(request, await deps.runDeps(lambdaContext));
       if (result.status === 'carry-on') {
         await deps.carryOn(result.request);
@@ -68,6 +73,14 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
       // The run's work is queued: a bus that refuses its announcement is logged and counted, never a
       // reason to run it again (nor to end it in the DLQ as failed).
       await publish(deps, lifecycleEntry('receiver.reconcile.completed', result.detail));
+      const { to, rowsListed, rowsChanged, rowsDeleted, apiCalls, durationMs } = result.detail;
+      const counts = { to, rowsListed, rowsChanged, rowsDeleted, apiCalls, durationMs };
+      await recordRun(
+        deps.recovery,
+        request,
+        { status: 'completed', at: now().toISOString(), ...counts },
+        logger,
+      );
       return true;
     } catch (error) {
       const attempt = Number(record.attributes.ApproximateReceiveCount) || 1;
@@ -85,6 +98,13 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
             error: line,
           }),
         );
+        if (request !== undefined)
+          await recordRun(
+            deps.recovery,
+            request,
+            { status: 'failed', at: now().toISOString(), error: line },
+            logger,
+          );
       }
       return false;
     }

@@ -10,6 +10,7 @@ import { requestFullPass } from './full-pass.js';
 import { windowStart } from './gap-trigger.js';
 import { type LifecycleDetails, lifecycleEntry } from './lifecycle.js';
 import { enqueue, pendingOf, withPending } from './pending.js';
+import { type ReactivationRecorder, recordReactivation } from './recovery.js';
 import type { ReconcileQueue, ReconcileRequest } from './request.js';
 import { ALERT_AFTER_ATTEMPTS, type Observed, watchStep } from './watch.js';
 
@@ -20,6 +21,8 @@ export interface PollDeps {
   lastAccepted: (context: string, webhookName: string) => Promise<LastAccepted | undefined>;
   queue: ReconcileQueue;
   publisher?: EventPublisher | undefined;
+  /** Where a reactivation is recorded for the gap's card; absent: not recorded. */
+  recovery?: ReactivationRecorder | undefined;
   config: WatchConfig;
   logger: Logger;
   metrics: Metrics;
@@ -140,6 +143,7 @@ async function watchWebhook(
       await enqueue(deps, done.request, report);
       await store.save(context, id, done.memory, version + 1);
       await announce(deps, done.reactivated);
+      await recordReactivation(deps.recovery, done.reactivated, done.request.requestedAt, logger);
       return;
     }
     after = done.memory;

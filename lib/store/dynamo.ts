@@ -5,6 +5,7 @@ import { collect, conditional, defaultClient, type Item, versionedPut } from './
 import { createWebhookStore } from './dynamo-webhooks.js';
 import { EventBodySchema, EventItemSchema, parseItem, RowEntitySchema } from './items.js';
 import { rowKey } from './keys.js';
+import { listRecoveries } from './recovery-list.js';
 import { fromRowItem, toRowItem } from './row-item.js';
 import type { Store } from './types.js';
 
@@ -19,7 +20,7 @@ export interface DynamoStoreConfig {
 
 /**
  * The DynamoDB adapter: rows (`rowKey`), events (`rowKey` + `seq`, TTL `expiresAt`) and webhooks
- * (`context` + `sk`: `webhook#<id>` items and `accepted#<WebhookName>` markers). Every write is a
+ * (`context` + `sk`: `webhook#<id>` items, `accepted#<WebhookName>` markers, `recovery#<id>`). Every write is a
  * single conditional item write; a failed condition becomes a domain outcome here (`false`, or a
  * {@link VersionConflictError}), never an SDK error upstairs.
  *
@@ -47,6 +48,7 @@ export function createDynamoStore(config: DynamoStoreConfig): Store {
 
   return {
     ...createWebhookStore({ client: doc, table: config.tables.webhooks }),
+    listRecoveries: (context) => listRecoveries(doc, config.tables.webhooks, context),
 
     loadRow,
 

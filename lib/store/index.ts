@@ -3,6 +3,13 @@ export { createWebhookStore, type WebhookStoreConfig, type WebhookTableStore } f
 export { InvalidItemError, StoreError, VersionConflictError } from './errors.js';
 export { acceptedSk, ROW_SET_INDEX, rowKey, rowSetKey, webhookSk } from './keys.js';
 export {
+  createRecoveryStore,
+  type ReconcileOutcome,
+  type RecoveryStore,
+  recoverySk,
+  type WebhookRecovery,
+} from './recovery.js';
+export {
   createDynamoReplayLock,
   type DynamoReplayLockConfig,
   REPLAY_LEASE_MS,

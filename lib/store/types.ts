@@ -1,4 +1,5 @@
 import type { EventRecord, LastAccepted, NewEventRecord, Row, RowEntity, Webhook } from '../model/types.js';
+import type { WebhookRecovery } from './recovery.js';
 
 /** What the local admin API and the tests read. */
 export interface StoreReader {
@@ -7,6 +8,8 @@ export interface StoreReader {
   listRowEvents(context: string, entity: RowEntity, primaryKey: number): Promise<EventRecord[]>;
   /** Every webhook, or those of one context (a query, not a scan). Their gaps: `gapsOf` (lib/webhook-state.ts). */
   listWebhooks(context?: string): Promise<Webhook[]>;
+  /** What became of the webhooks' gaps (last reconcile, reactivation), of one context or all (lib/store/recovery.ts). */
+  listRecoveries(context?: string): Promise<WebhookRecovery[]>;
 }
 
 /** A stored item with the version its conditional write must match. */

@@ -16,6 +16,7 @@ const store: StoreReader = {
   getRow: async () => undefined,
   listRowEvents: async () => [],
   listWebhooks: async () => [],
+  listRecoveries: async () => [],
 };
 
 describe('dashboard routes of the admin API', () => {

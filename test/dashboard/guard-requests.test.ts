@@ -17,6 +17,7 @@ const storeWith = (record: Record<string, unknown>): StoreReader => ({
   getRow: async () => undefined,
   listRowEvents: async () => [record] as never,
   listWebhooks: async () => [],
+  listRecoveries: async () => [],
 });
 
 let server: Server | undefined;

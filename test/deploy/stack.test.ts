@@ -11,6 +11,7 @@ import {
   TABLE_KEYS,
 } from '../../infra/definitions.js';
 import { ROW_SET_INDEX } from '../../lib/store/keys.js';
+import { RECOVERY_WRITE_ATTRIBUTES } from '../../lib/store/recovery.js';
 import { ASSUMPTIONS } from '../../scripts/cost.js';
 import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../tools/samples.js';
 import { IMPORT_ENV } from '../bench/bundles.js';
@@ -219,6 +220,7 @@ describe('functions', () => {
       ACTIVITY_QUEUE_URL: ref('ActivityQueue'),
       ENTITIES_QUEUE_URL: ref('EntitiesQueue'),
       ROWS_TABLE: ref('RowsTable'),
+      WEBHOOKS_TABLE: ref('WebhooksTable'),
       EVENT_BUS_NAME: ref('EventBus'),
       // crmApiUrl "": off, and no credentials parameter (lib/config/crm.ts refuses one without the URL).
       CRM_API_URL: '',
@@ -492,13 +494,22 @@ describe('tables', () => {
 });
 
 describe('IAM', () => {
-  type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
+  type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: unknown };
   const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
   const consume = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
   const allow = (Action: string | string[], Resource: unknown): Statement => ({
     Effect: 'Allow',
     Action,
     Resource,
+  });
+
+  /** UpdateItem in the webhooks table of the recovery item's attributes only (lib/store/recovery.ts). */
+  const recoveryUpdate = (attributes: readonly string[]): Statement => ({
+    ...allow('dynamodb:UpdateItem', getAtt('WebhooksTable')),
+    Condition: {
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...attributes] },
+      StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+    },
   });
 
   /** The three row workers' statements: only their own queue and log group differ. */
@@ -554,6 +565,8 @@ describe('IAM', () => {
       // The stored rows: one by key, and the keys of a tenant's entity in the byRowSet index (finding deletes).
       allow('dynamodb:GetItem', getAtt('RowsTable')),
       allow('dynamodb:Query', { 'Fn::Join': ['', [getAtt('RowsTable'), '/index/byRowSet']] }),
+      // A run's state on its webhook's recovery item: UpdateItem of the attributes the store writes, no other.
+      recoveryUpdate(RECOVERY_WRITE_ATTRIBUTES.reconcile),
       allow('ssm:GetParameter', {
         'Fn::Sub': `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${SERVICE}/${STAGE}/crm-credentials`,
       }),
@@ -563,6 +576,7 @@ describe('IAM', () => {
       allow(logs, getAtt('ReconcilePollLogGroup')),
       allow('sqs:SendMessage', getAtt('ReconcileQueue')),
       allow(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan'], getAtt('WebhooksTable')),
+      recoveryUpdate(RECOVERY_WRITE_ATTRIBUTES.reactivation),
       allow('ssm:GetParameter', {
         'Fn::Sub': `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${SERVICE}/${STAGE}/crm-credentials`,
       }),

@@ -45,6 +45,7 @@ const store: StoreReader = {
           } as Webhook,
         ]
       : [],
+  listRecoveries: async () => [],
 };
 
 let emulator: SqsEmulator;

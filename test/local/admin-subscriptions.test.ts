@@ -14,6 +14,7 @@ const store: StoreReader = {
   getRow: async () => undefined,
   listRowEvents: async () => [],
   listWebhooks: async () => [],
+  listRecoveries: async () => [],
 };
 
 let target: Server;

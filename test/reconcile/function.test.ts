@@ -35,6 +35,7 @@ describe('functions/reconcile.ts, composed from the environment', () => {
       AWS_ENDPOINT_URL_DYNAMODB: receiver.dynamo.endpoint,
       AWS_ENDPOINT_URL_SQS: receiver.queues.emulator.endpoint,
       ROWS_TABLE: receiver.tables.rows,
+      WEBHOOKS_TABLE: receiver.tables.webhooks,
       RECONCILE_QUEUE_URL: QueueUrl!,
       CRM_API_URL: simulator.crm.apiUrl('{ContextIdentifier}'),
       CRM_CREDENTIALS: JSON.stringify({ '*': { type: 'basic', user: 'crm', password: 'crm' } }),

@@ -5,6 +5,8 @@ import type { CrmClient } from '../../lib/crm/index.js';
 import { type PollDeps, pollWebhooks } from '../../lib/reconcile/poll.js';
 import { runScheduledPolls } from '../../lib/reconcile/poll-schedule.js';
 import { createWebhookStore } from '../../lib/store/dynamo-webhooks.js';
+import { createRecoveryStore } from '../../lib/store/recovery.js';
+import { listRecoveries } from '../../lib/store/recovery-list.js';
 import { createWatchStore } from '../../lib/store/watch-memory.js';
 import type { RunningCrm } from '../../tools/crm/start.js';
 import { clientOf, simulator, startServer } from '../crm-client/support.js';
@@ -64,6 +66,7 @@ async function world(env: Record<string, string> = {}, crmClient?: (crm: Running
     lastAccepted: (context, name) => receiverStore.getLastAccepted(context, name),
     queue: counted.queue,
     publisher: bus,
+    recovery: createRecoveryStore(dynamo.doc, tables.webhooks),
     config: readWatchConfig(env),
     ...quietObservability(),
     now: () => clock.now,
@@ -102,6 +105,8 @@ async function world(env: Record<string, string> = {}, crmClient?: (crm: Running
     queued,
     requests: counted.requests,
     reactivated,
+    /** The webhooks' recovery items (what the gaps' cards show). */
+    recoveries: () => listRecoveries(dynamo.doc, tables.webhooks, CONTEXT),
   };
 }
 
@@ -131,6 +136,10 @@ describe('the poll of the receiver’s webhooks in the CRM (simulator, dynalite,
     ]);
     expect(w.reactivated()).toEqual([
       { context: CONTEXT, webhookId: w.webhook.id, webhookName: 'rows', from: iso(healthyAt) },
+    ]);
+    // Recorded for the gap's card: when it was set Active again.
+    expect(await w.recoveries()).toEqual([
+      { context: CONTEXT, webhookId: w.webhook.id, reactivatedAt: iso(T0 + 300_000) },
     ]);
 
     // Active, counters still: healthy, nothing more.

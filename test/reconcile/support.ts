@@ -19,7 +19,7 @@ import { SNAPSHOT_FIELDS } from '../../lib/reconcile/fields.js';
 import { createReconcileHandler } from '../../lib/reconcile/handler.js';
 import { type ReconcileRequest, reconcileMessage } from '../../lib/reconcile/request.js';
 import { createSnapshotSender } from '../../lib/reconcile/send.js';
-import { createDynamoStore, createStoredRowKeys } from '../../lib/store/index.js';
+import { createDynamoStore, createRecoveryStore, createStoredRowKeys } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker, createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
 import { toSqsRecord } from '../../local/event-source-mapping.js';
@@ -74,6 +74,8 @@ export interface RigOptions {
   clientBudgetMs?: number;
   /** Wraps the real fetch (to answer a fault the simulator cannot show); every request is still recorded. */
   wrapFetch?: (real: typeof fetch) => typeof fetch;
+  /** Where runs naming a webhook are recorded; default: the receiver's webhooks table, as functions/reconcile.ts. */
+  recovery?: Parameters<typeof createReconcileHandler>[0]['recovery'];
 }
 
 /**
@@ -159,6 +161,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     },
     publisher: lifecycle,
     maxReceives,
+    recovery: options.recovery ?? createRecoveryStore(receiver.dynamo.doc, receiver.tables.webhooks),
     ...observability,
     now,
   });

@@ -1,0 +1,71 @@
+import { type DynamoDBDocumentClient, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
+import { collect } from './dynamo-calls.js';
+import { parseItem } from './items.js';
+import {
+  RECONCILE_STATUSES,
+  RECOVERY_SK_PREFIX,
+  type ReconcileOutcome,
+  type WebhookRecovery,
+} from './recovery.js';
+
+const ReconcileOutcomeSchema = z.object({
+  status: z.enum(RECONCILE_STATUSES),
+  reason: z.string(),
+  requestedAt: z.string(),
+  at: z.string(),
+  from: z.optional(z.string()),
+  to: z.optional(z.string()),
+  rowsListed: z.optional(z.number()),
+  rowsChanged: z.optional(z.number()),
+  rowsDeleted: z.optional(z.number()),
+  apiCalls: z.optional(z.number()),
+  durationMs: z.optional(z.number()),
+  error: z.optional(z.string()),
+}) satisfies z.ZodMiniType<ReconcileOutcome>;
+
+/** A recovery item as written by lib/store/recovery.ts (its key and order numbers are the adapter's). */
+const RecoveryItemSchema = z.object({
+  context: z.string(),
+  webhookId: z.number(),
+  reconcile: z.optional(ReconcileOutcomeSchema),
+  reactivatedAt: z.optional(z.string()),
+}) satisfies z.ZodMiniType<WebhookRecovery>;
+
+/**
+ * The recovery items (lib/store/recovery.ts) of a context's webhooks (a query of its partition), or of
+ * every context (a scan): what `GET /gaps` adds to each gap. A file of its own, so the functions that
+ * only write them do not bundle the reads.
+ */
+export async function listRecoveries(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  context?: string,
+): Promise<WebhookRecovery[]> {
+  const prefix = { ':p': RECOVERY_SK_PREFIX };
+  const items = await collect(
+    context === undefined
+      ? paginateScan(
+          { client: doc },
+          {
+            TableName: table,
+            FilterExpression: 'begins_with(sk, :p)',
+            ExpressionAttributeValues: prefix,
+            ConsistentRead: true,
+          },
+        )
+      : paginateQuery(
+          { client: doc },
+          {
+            TableName: table,
+            KeyConditionExpression: '#c = :c AND begins_with(sk, :p)',
+            ExpressionAttributeNames: { '#c': 'context' },
+            ExpressionAttributeValues: { ':c': context, ...prefix },
+            ConsistentRead: true,
+          },
+        ),
+  );
+  return items.map((item) =>
+    parseItem(RecoveryItemSchema, item, table, `${String(item.context)}/${String(item.sk)}`),
+  );
+}

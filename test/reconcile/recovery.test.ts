@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRecoveryStore, type ReconcileOutcome } from '../../lib/store/index.js';
+import type { RunningCrm } from '../../tools/crm/start.js';
+import { type Receiver, reconcileRig, request, startReceiver, startSimulator } from './support.js';
+
+/**
+ * A run that names a webhook records its state on the webhook's recovery item (what the gap's card
+ * shows): running from its first invocation, then completed with its counts or, on its last attempt,
+ * failed with its one-line error. Against the CRM simulator, dynalite and the SQS emulator.
+ */
+let receiver: Receiver;
+let simulator: Awaited<ReturnType<typeof startSimulator>>;
+let crm: RunningCrm;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  simulator = await startSimulator();
+  crm = simulator.crm;
+});
+afterAll(async () => {
+  await simulator?.stop();
+  await receiver?.close();
+});
+
+const minuteAgo = () => new Date(Date.now() - 60_000).toISOString();
+const recoveryOf = async (context: string) => receiver.store.listRecoveries(context);
+
+/** The real store, with each status it is asked to record listed. */
+function recordingStore(statuses: string[]) {
+  const real = createRecoveryStore(receiver.dynamo.doc, receiver.tables.webhooks);
+  return {
+    recordReconcile(context: string, webhookId: number, outcome: ReconcileOutcome) {
+      statuses.push(outcome.status);
+      return real.recordReconcile(context, webhookId, outcome);
+    },
+  };
+}
+
+describe('a reconcile naming a webhook, on the webhook’s recovery item', () => {
+  it('completed: its trigger, window, counts and API calls as receiver.reconcile.completed says, and when', async () => {
+    const context = 'CustRec1';
+    for (let i = 0; i < 3; i++) crm.core.change(context, { op: 'create', table: 'contact', fields: {} });
+    const statuses: string[] = [];
+    const rig = await reconcileRig(crm, receiver, { recovery: recordingStore(statuses) });
+    const gapOpened = request(context, { reason: 'gap-opened', from: minuteAgo(), webhookId: 9 });
+    await rig.enqueue(gapOpened);
+    await rig.enqueue(request('CustRec1b', { from: minuteAgo() })); // manual, no webhook: nothing recorded
+    await rig.runReconciles();
+
+    const completed = rig.lifecycle.details().find((d) => d.context === context)!;
+    const [recovery] = await recoveryOf(context);
+    expect(statuses).toEqual(['running', 'completed']);
+    expect(recovery).toEqual({
+      context,
+      webhookId: 9,
+      reconcile: {
+        status: 'completed',
+        reason: 'gap-opened',
+        requestedAt: gapOpened.requestedAt,
+        from: gapOpened.from,
+        to: completed.to,
+        at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        rowsListed: 3,
+        rowsChanged: completed.rowsChanged,
+        rowsDeleted: 0,
+        apiCalls: completed.apiCalls,
+        durationMs: completed.durationMs,
+      },
+    });
+    expect(Date.parse(recovery!.reconcile!.at)).toBeGreaterThanOrEqual(Date.parse(gapOpened.requestedAt));
+    expect(await recoveryOf('CustRec1b')).toEqual([]);
+  }, 60_000);
+
+  it('failed: on its last attempt, with the error in one line and no credentials', async () => {
+    const context = 'CustRec2';
+    crm.core.change(context, { op: 'create', table: 'contact', fields: {} });
+    const statuses: string[] = [];
+    const rig = await reconcileRig(crm, receiver, {
+      credentials: { type: 'basic', user: 'crm', password: 'not-the-password' },
+      maxReceives: 2,
+      visibilitySeconds: 1,
+      expectFailures: true,
+      recovery: recordingStore(statuses),
+    });
+    await rig.enqueue(request(context, { reason: 'poll', from: minuteAgo(), webhookId: 4 }));
+    expect(await rig.runReconciles()).toBe(2);
+
+    expect(statuses).toEqual(['running', 'running', 'failed']);
+    const reconcile = (await recoveryOf(context))[0]?.reconcile;
+    expect(reconcile).toMatchObject({
+      status: 'failed',
+      reason: 'poll',
+      error: rig.lifecycle.details()[0]?.error,
+    });
+    expect(reconcile?.error).toMatch(/^CrmAuthError: .*401/);
+    expect(reconcile?.error).not.toMatch(/\n|not-the-password/);
+  }, 60_000);
+
+  it('a store that fails to record costs the record only: the run completes and is not retried', async () => {
+    const context = 'CustRec3';
+    crm.core.change(context, { op: 'create', table: 'contact', fields: {} });
+    const rig = await reconcileRig(crm, receiver, {
+      recovery: {
+        recordReconcile: async () => {
+          throw new Error('ProvisionedThroughputExceededException: slow down');
+        },
+      },
+    });
+    await rig.enqueue(request(context, { reason: 'gap-closed', from: minuteAgo(), webhookId: 9 }));
+
+    expect(await rig.runReconciles()).toBe(1);
+    expect(rig.lifecycle.published.map((e) => e.DetailType)).toEqual(['receiver.reconcile.completed']);
+  }, 60_000);
+});
