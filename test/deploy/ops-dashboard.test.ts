@@ -23,6 +23,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SCAN_SEGMENTS } from '../../dashboard/find-event.js';
 import { HttpError } from '../../dashboard/route-server.js';
 import { compressBody } from '../../lib/store/body-codec.js';
+import { applyStateEvent } from '../../lib/webhook-state.js';
 import { createAwsSource } from '../../scripts/ops/aws-source.js';
 import { readOutputs } from '../../scripts/ops/commands.js';
 import { outcomeSeries } from '../../scripts/ops/outcome-metrics.js';
@@ -30,6 +31,7 @@ import { type DashboardClients, main } from '../../scripts/ops.js';
 import { httpRequest } from '../../tools/http-client.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { arn, outputs, parkedMessage, url } from '../support/stack-outputs.js';
+import { stateEvent } from '../support/workers.js';
 
 const EVENTS_TABLE = 'crm-webhook-receiver-test-events';
 const WEBHOOKS_TABLE = 'crm-webhook-receiver-test-webhooks';
@@ -458,6 +460,68 @@ describe('npm run ops -- dashboard', () => {
       });
       // The Host check of the local admin API applies.
       expect((await httpRequest('GET', `${base}/queues`, { host: 'evil.example' })).status).toBe(403);
+    });
+
+    it('GET /gaps: each gap with what became of its webhook’s recovery, read from the stage’s webhooks table', async () => {
+      const started = applyStateEvent(
+        undefined,
+        stateEvent('webhook.started', {
+          context: 'Cust1',
+          primaryKey: 9,
+          timestamp: '2026-11-27T10:00:00.0000000Z',
+        }),
+      );
+      const stopped = applyStateEvent(
+        started,
+        stateEvent('webhook.stopped', {
+          context: 'Cust1',
+          primaryKey: 9,
+          timestamp: '2026-11-27T11:00:00.0000000Z',
+        }),
+      );
+      const reconcile = {
+        status: 'failed',
+        reason: 'gap-opened',
+        requestedAt: '2026-11-27T11:00:00.000Z',
+        at: '2026-11-27T11:05:00.000Z',
+        error: 'CrmAuthError: POST /login answered 401',
+      };
+      dynamo
+        .on(ScanCommand, { ExpressionAttributeValues: { ':p': 'webhook#' } })
+        .resolves({ Items: [{ ...stopped, sk: 'webhook#9', version: 2 }] });
+      dynamo.on(ScanCommand, { ExpressionAttributeValues: { ':p': 'recovery#' } }).resolves({
+        Items: [
+          {
+            context: 'Cust1',
+            sk: 'recovery#9',
+            webhookId: 9,
+            reconcile,
+            reconcileOrder: 1,
+            reactivatedAt: '2026-11-27T11:10:00.000Z',
+            reactivatedOrder: 1,
+          },
+        ],
+      });
+      const server = (await main(['dashboard', '--stage', 'test', '--port', '0'], clients)) as {
+        dashboard: string;
+        close: () => Promise<void>;
+      };
+      close = server.close;
+
+      const answer = await httpRequest('GET', `${server.dashboard.replace(/\/$/, '')}/gaps`, {});
+
+      expect(JSON.parse(answer.body)).toEqual([
+        expect.objectContaining({
+          context: 'Cust1',
+          webhookId: 9,
+          lastReconcile: reconcile,
+          reactivatedAt: '2026-11-27T11:10:00.000Z',
+        }),
+      ]);
+      expect(dynamo.commandCalls(ScanCommand).map((call) => call.args[0].input.TableName)).toEqual([
+        WEBHOOKS_TABLE,
+        WEBHOOKS_TABLE,
+      ]);
     });
 
     it('replay: only a POST with the page token runs `ops replay-parked` (receive parked, send to its queue, delete)', async () => {
