@@ -4,7 +4,9 @@ import { confirmed, h, say, time } from './dom.js';
 /**
  * A webhook's gap windows, each with what reconciliation can do for it (`GET /gaps` says, where the
  * source knows): a Reconcile button that queues the window (`POST /reconcile`, with the page token), or
- * the line saying why it cannot be recovered (no CRM_API_URL).
+ * the line saying why it cannot be recovered (no CRM_API_URL); then what became of the webhook's
+ * recovery, on AWS as locally: its last reconcile (the trigger, and running, completed with its counts
+ * or failed with its error) and when the poll set it Active again.
  */
 export function gapList(gaps) {
   if (gaps.length === 0) return h('p', {}, 'No gap: every event was received while Active.');
@@ -24,6 +26,14 @@ export function gapList(gaps) {
               ': events may be missing; re-fetch changes from there.',
             ]),
         ...recovery(gap),
+        lastReconcile(gap.lastReconcile),
+        gap.reactivatedAt &&
+          h(
+            'p',
+            { class: 'reactivated' },
+            '↻ Webhook set Active again by the poll ',
+            time(gap.reactivatedAt),
+          ),
       ),
     ),
   );
@@ -58,4 +68,55 @@ async function reconcile(gap) {
   } catch (error) {
     say(`✖ Reconcile of ${gap.context} failed: ${error.message}`);
   }
+}
+
+/** Who queued a reconcile, from its request's `reason` (lib/reconcile/request.ts). */
+const TRIGGERS = {
+  'gap-opened': 'queued when the gap opened',
+  'gap-closed': 'queued when the gap closed',
+  poll: 'queued by the poll of the CRM',
+  manual: 'asked for by a person',
+  full: 'a scheduled full pass',
+};
+
+/** The webhook's last reconcile (`GET /gaps`' lastReconcile): its trigger, then where it got to. */
+function lastReconcile(run) {
+  if (!run) return undefined;
+  const trigger = TRIGGERS[run.reason] ?? `reason ${run.reason}`;
+  const head = ['Last reconcile (', trigger, ', requested ', time(run.requestedAt), '): '];
+  if (run.status === 'completed')
+    return h(
+      'p',
+      { class: 'last-reconcile completed', 'data-status': 'completed' },
+      ...head,
+      h('strong', {}, '✔ completed'),
+      ' ',
+      time(run.at),
+      `: ${count(run.rowsListed, 'row')} listed, ${run.rowsChanged ?? 0} changed, ${run.rowsDeleted ?? 0} deleted, ${count(run.apiCalls, 'API call')}.`,
+    );
+  if (run.status === 'failed')
+    return h(
+      'p',
+      { class: 'last-reconcile failed error', 'data-status': 'failed' },
+      ...head,
+      h('strong', {}, '✖ failed'),
+      ' ',
+      time(run.at),
+      ': ',
+      h('span', { class: 'mono' }, run.error ?? 'no error recorded'),
+    );
+  return h(
+    'p',
+    { class: 'last-reconcile running', 'data-status': 'running' },
+    ...head,
+    h('strong', {}, '⏳ running'),
+    ' since ',
+    time(run.at),
+    '.',
+  );
+}
+
+function count(value, noun) {
+  const n = value ?? 0;
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

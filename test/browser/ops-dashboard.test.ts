@@ -17,9 +17,11 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyStateEvent } from '../../lib/webhook-state.js';
 import { main } from '../../scripts/ops.js';
 import { launchChromium, waitForText, withPage } from '../support/browser.js';
 import { outputs, parkedMessage, url } from '../support/stack-outputs.js';
+import { stateEvent } from '../support/workers.js';
 
 const cloudFormation = mockClient(CloudFormationClient);
 const sqs = mockClient(SQSClient);
@@ -153,6 +155,49 @@ describe('the ops dashboard in Chromium, on mocked AWS clients', () => {
       expect(await card.locator('dd[data-count="dlq"]').textContent()).toBe('⚠ 2 waiting');
       expect(await card.locator('table').count()).toBe(0);
       expect(sqs.commandCalls(ReceiveMessageCommand)).toHaveLength(receives);
+    });
+  });
+
+  it('a gap’s card: its webhook’s last reconcile failed, with its error line, and when the poll set it Active again', async () => {
+    const event = (name: 'webhook.started' | 'webhook.stopped', timestamp: string) =>
+      stateEvent(name, { context: 'CustOps', primaryKey: 7, timestamp });
+    const webhook = applyStateEvent(
+      applyStateEvent(undefined, event('webhook.started', '2026-11-27T10:00:00.0000000Z')),
+      event('webhook.stopped', '2026-11-27T11:00:00.0000000Z'),
+    );
+    const error = 'CrmAuthError: POST /login answered 401: the CRM refused the credentials';
+    dynamo
+      .on(ScanCommand, { ExpressionAttributeValues: { ':p': 'webhook#' } })
+      .resolves({ Items: [{ ...webhook, sk: 'webhook#7', version: 2 }] });
+    dynamo.on(ScanCommand, { ExpressionAttributeValues: { ':p': 'recovery#' } }).resolves({
+      Items: [
+        {
+          context: 'CustOps',
+          sk: 'recovery#7',
+          webhookId: 7,
+          reconcile: {
+            status: 'failed',
+            reason: 'gap-closed',
+            requestedAt: '2026-11-27T11:00:00.000Z',
+            at: '2026-11-27T11:20:00.000Z',
+            error,
+          },
+          reactivatedAt: '2026-11-27T11:30:00.000Z',
+        },
+      ],
+    });
+    await withPage(browser, 'ops-gap-recovery', async (page) => {
+      await page.goto(served.dashboard);
+      const card = page.locator('article[data-webhook="CustOps/7"]');
+      const last = card.locator('.last-reconcile');
+      await waitForText(last, 'Last reconcile (queued when the gap closed, requested ');
+      expect(await last.getAttribute('data-status')).toBe('failed');
+      expect(await last.textContent()).toMatch(new RegExp(`✖ failed .+: ${error}$`));
+      expect(await card.locator('.reactivated time').getAttribute('datetime')).toBe(
+        '2026-11-27T11:30:00.000Z',
+      );
+      // The stage offers no Reconcile button (`npm run ops -- reconcile` queues one there).
+      expect(await card.getByRole('button', { name: 'Reconcile' }).count()).toBe(0);
     });
   });
 });

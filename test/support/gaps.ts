@@ -2,12 +2,19 @@ import { buildSampleBody, buildSampleDelivery } from '../../tools/samples.js';
 import type { RuntimeProcess } from './local-runtime.js';
 
 /**
- * The webhook 9 of `context` started, then stopped, delivered signed with `secret` to a running
- * `npm start`: an open gap. Resolves with its openedAt once `GET /gaps` shows it.
+ * The webhook 9 (or `webhookId`) of `context` started, then stopped, delivered signed with `secret` to
+ * a running `npm start`: an open gap. Resolves with its openedAt once `GET /gaps` shows it.
  */
-export async function openGap(runtime: RuntimeProcess, context: string, secret: string): Promise<string> {
+export async function openGap(
+  runtime: RuntimeProcess,
+  context: string,
+  secret: string,
+  webhookId = 9,
+): Promise<string> {
   for (const event of ['webhook.started', 'webhook.stopped'] as const) {
-    const delivery = buildSampleDelivery(buildSampleBody(event, { primaryKey: 9, context }), { secret });
+    const delivery = buildSampleDelivery(buildSampleBody(event, { primaryKey: webhookId, context }), {
+      secret,
+    });
     const answer = await fetch(runtime.webhookUrl, {
       method: 'POST',
       headers: delivery.headers,

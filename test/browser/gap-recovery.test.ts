@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningCrm, startCrm } from '../../tools/crm/start.js';
+import { launchChromium, waitForText, withPage } from '../support/browser.js';
+import { openGap } from '../support/gaps.js';
+import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+
+/**
+ * What became of a gap, on its card: `npm start` against the CRM simulator. The webhook's gap opens
+ * (its state events), its gap-opened reconcile runs against the CRM; the CRM disables the webhook, the
+ * poll sets it Active again and reconciles its window. The card shows the last reconcile (its trigger,
+ * completed with its counts) and when the webhook was set Active again, read from the webhooks table.
+ */
+const SECRET = 'browser-recovery-secret';
+const CONTEXT = 'CustCard';
+const POLL_SECONDS = 10;
+let root: string;
+let crm: RunningCrm;
+let runtime: RuntimeProcess;
+let browser: Browser;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'dashboard-recovery-'));
+  crm = await startCrm({ dataDir: join(root, 'crm'), delivery: { retryDelaysMs: [1, 1] } });
+  [runtime, browser] = await Promise.all([
+    spawnLocalRuntime({
+      dataDir: join(root, 'data'),
+      env: {
+        WEBHOOK_SECRET: SECRET,
+        CRM_API_URL: `${crm.url}/{ContextIdentifier}/api/v1`,
+        CRM_CREDENTIALS: JSON.stringify({ '*': { type: 'basic', user: 'crm', password: 'crm' } }),
+        RECONCILE_POLL_SECONDS: String(POLL_SECONDS),
+      },
+      readyTimeoutMs: 60_000,
+    }),
+    launchChromium(),
+  ]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await runtime?.stop();
+  await crm?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+interface GapAnswer {
+  lastReconcile?: { status: string; reason: string };
+  reactivatedAt?: string;
+}
+
+/** `GET /gaps` of the context until `done` says so (the poll runs every POLL_SECONDS). */
+async function gapsUntil(done: (gap: GapAnswer) => boolean, timeoutMs: number): Promise<GapAnswer> {
+  let last: GapAnswer | undefined;
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+    const answer = await fetch(`${runtime.adminUrl}/gaps?context=${CONTEXT}`);
+    [last] = (await answer.json()) as GapAnswer[];
+    if (last !== undefined && done(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`GET /gaps did not get there within ${timeoutMs} ms: ${JSON.stringify(last)}`);
+}
+
+describe('a gap’s recovery on its card', () => {
+  it('the gap-opened reconcile completed with its counts; then the poll’s, and when it set the webhook Active again', async () => {
+    for (let i = 0; i < 2; i++) crm.core.change(CONTEXT, { op: 'create', table: 'contact', fields: {} });
+    const webhook = await crm.core.register(CONTEXT, {
+      name: 'crm-webhook-receiver',
+      events: ['contact.created'],
+      targetUrl: runtime.webhookUrl,
+      secret: SECRET,
+    });
+    await openGap(runtime, CONTEXT, SECRET, webhook.id);
+    await gapsUntil((gap) => gap.lastReconcile?.status === 'completed', 30_000);
+
+    await withPage(browser, 'gap-recovery', async (page) => {
+      await page.goto(`${runtime.adminUrl}/`);
+      const card = page.locator(`article[data-webhook="${CONTEXT}/${webhook.id}"]`);
+      const last = card.locator('.last-reconcile');
+      await waitForText(last, 'Last reconcile (queued when the gap opened, requested ');
+      expect(await last.getAttribute('data-status')).toBe('completed');
+      // The CRM's two contacts, listed; new to the receiver, so each one changed a row.
+      expect(await last.textContent()).toMatch(
+        /✔ completed .+: 2 rows listed, 2 changed, 0 deleted, \d+ API calls\.$/,
+      );
+      expect(await card.locator('.reactivated').count()).toBe(0);
+
+      // The CRM disables the webhook: the poll sets it Active again and reconciles its window.
+      await crm.core.setState(CONTEXT, webhook.id, 'TooManyErrors');
+      const recovered = await gapsUntil(
+        (gap) =>
+          gap.reactivatedAt !== undefined &&
+          gap.lastReconcile?.reason === 'poll' &&
+          gap.lastReconcile.status === 'completed',
+        4 * POLL_SECONDS * 1000,
+      );
+      await page.reload();
+      await waitForText(card.locator('.reactivated'), '↻ Webhook set Active again by the poll ');
+      expect(await card.locator('.reactivated time').getAttribute('datetime')).toBe(recovered.reactivatedAt);
+      await waitForText(last, 'Last reconcile (queued by the poll of the CRM, requested ');
+      expect(await last.getAttribute('data-status')).toBe('completed');
+      expect(crm.core.webhook(CONTEXT, webhook.id).state).toBe('Active');
+    });
+  }, 120_000);
+});
