@@ -46,9 +46,11 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
 
   const one = async (record: SQSRecord, lambdaContext: Context): Promise<boolean> => {
     let request: ReconcileRequest | undefined;
+    let startedAt: string | undefined;
     try {
       request = parseRequest(record.body);
-      const notBefore = parseCursor(request.cursor)?.notBefore;
+      const cursor = parseCursor(request.cursor);
+      const notBefore = cursor?.notBefore;
       const waitMs = notBefore === undefined ? 0 : Date.parse(notBefore) - now().getTime();
       if (waitMs > 0) {
         const seconds = Math.min(MAX_VISIBILITY_SECONDS, Math.ceil(waitMs / 1000));
@@ -56,8 +58,10 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
         logger.info('reconcile waits for the CRM', { context: request.context, seconds });
         return false;
       }
-      if (request.cursor === undefined)
-        await recordRun(deps.recovery, request, { status: 'running', at: now().toISOString() }, logger);
+      // The run's start orders its records: a run started later is newer (lib/reconcile/recovery.ts).
+      startedAt = cursor?.startedAt ?? now().toISOString();
+      if (cursor === undefined)
+        await recordRun(deps.recovery, request, { status: 'running', startedAt, at: startedAt }, logger);
       const result = await runReconcile(request, await deps.runDeps(lambdaContext));
       if (result.status === 'carry-on') {
         await deps.carryOn(result.request);
@@ -78,7 +82,7 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
       await recordRun(
         deps.recovery,
         request,
-        { status: 'completed', at: now().toISOString(), ...counts },
+        { status: 'completed', startedAt, at: now().toISOString(), ...counts },
         logger,
       );
       return true;
@@ -98,13 +102,11 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
             error: line,
           }),
         );
-        if (request !== undefined)
-          await recordRun(
-            deps.recovery,
-            request,
-            { status: 'failed', at: now().toISOString(), error: line },
-            logger,
-          );
+        if (request !== undefined) {
+          const at = now().toISOString();
+          const state = { status: 'failed' as const, startedAt: startedAt ?? at, at, error: line };
+          await recordRun(deps.recovery, request, state, logger);
+        }
       }
       return false;
     }

@@ -13,6 +13,7 @@ const ReconcileOutcomeSchema = z.object({
   status: z.enum(RECONCILE_STATUSES),
   reason: z.string(),
   requestedAt: z.string(),
+  startedAt: z.string(),
   at: z.string(),
   from: z.optional(z.string()),
   to: z.optional(z.string()),

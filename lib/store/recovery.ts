@@ -16,6 +16,8 @@ export interface ReconcileOutcome {
   status: (typeof RECONCILE_STATUSES)[number];
   reason: string;
   requestedAt: string;
+  /** When its first invocation started: what orders runs (a run started later is newer). */
+  startedAt: string;
   at: string;
   from?: string | undefined;
   to?: string | undefined;
@@ -36,7 +38,7 @@ export interface WebhookRecovery {
 }
 
 export interface RecoveryStore {
-  /** Records `outcome` unless a newer run's (requested later) or a later step of this one is there; false then. */
+  /** Records `outcome` unless a newer run's (started later) or a later step of this one is there; false then. */
   recordReconcile(context: string, webhookId: number, outcome: ReconcileOutcome): Promise<boolean>;
   /** Records a reactivation at `at` (ISO) unless a later one is there; false then. */
   recordReactivation(context: string, webhookId: number, at: string): Promise<boolean>;
@@ -62,8 +64,9 @@ export function recoverySk(webhookId: number): string {
  * The recovery items in the stage's webhooks table (`<context>`, `recovery#<id>`): one item per webhook
  * beside its `webhook#<id>` item, never inside it (the state worker puts that one whole). Each write is
  * one UpdateItem of its own attributes, conditional on an order number so that an older run's outcome
- * (or a stale reactivation) never overwrites a newer one: a run is ordered by when it was requested,
- * its outcome after its start. The dashboard reads them with `listRecoveries` (lib/store/recovery-list.ts).
+ * (or a stale reactivation) never overwrites a newer one: a run is ordered by when it started (a
+ * context's runs start in its queue order; a person's request time is rounded to the minute, so not
+ * that), its outcome after its start. The dashboard reads them with `listRecoveries` (lib/store/recovery-list.ts).
  */
 export function createRecoveryStore(doc: DynamoDBDocumentClient, table: string): RecoveryStore {
   const update = (context: string, webhookId: number, set: string, order: string, values: object) =>
@@ -86,7 +89,7 @@ export function createRecoveryStore(doc: DynamoDBDocumentClient, table: string):
       const error = outcome.error === undefined ? undefined : oneLine(outcome.error);
       return update(context, webhookId, 'reconcile = :r', 'reconcileOrder', {
         ':r': defined({ ...outcome, error }),
-        ':o': Date.parse(outcome.requestedAt) * 2 + step,
+        ':o': Date.parse(outcome.startedAt) * 2 + step,
       });
     },
 

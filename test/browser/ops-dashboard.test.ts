@@ -179,6 +179,7 @@ describe('the ops dashboard in Chromium, on mocked AWS clients', () => {
             status: 'failed',
             reason: 'gap-closed',
             requestedAt: '2026-11-27T11:00:00.000Z',
+            startedAt: '2026-11-27T11:00:01.000Z',
             at: '2026-11-27T11:20:00.000Z',
             error,
           },

@@ -483,6 +483,7 @@ describe('npm run ops -- dashboard', () => {
         status: 'failed',
         reason: 'gap-opened',
         requestedAt: '2026-11-27T11:00:00.000Z',
+        startedAt: '2026-11-27T11:00:01.000Z',
         at: '2026-11-27T11:05:00.000Z',
         error: 'CrmAuthError: POST /login answered 401',
       };

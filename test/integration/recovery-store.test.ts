@@ -19,15 +19,20 @@ beforeAll(async () => {
 });
 afterAll(() => dynamo.close());
 
-const run = (requestedAt: string, state: Partial<ReconcileOutcome> = {}): ReconcileOutcome => ({
+/** A run started at `startedAt` (requested a minute before), running unless `state` says otherwise. */
+const run = (
+  startedAt: string,
+  state: Partial<Omit<ReconcileOutcome, 'startedAt'>> = {},
+): ReconcileOutcome => ({
   status: 'running',
   reason: 'gap-opened',
-  requestedAt,
-  at: requestedAt,
+  requestedAt: new Date(Date.parse(startedAt) - 60_000).toISOString(),
+  startedAt,
+  at: startedAt,
   ...state,
 });
-const completed = (requestedAt: string, rowsListed = 3): ReconcileOutcome =>
-  run(requestedAt, {
+const completed = (startedAt: string, rowsListed = 3): ReconcileOutcome =>
+  run(startedAt, {
     status: 'completed',
     at: at(100),
     rowsListed,
@@ -59,7 +64,7 @@ describe('a webhook’s recovery item', () => {
 
   it('is never overwritten by an older run’s outcome, nor by a late start of a run that ended, nor by an older reactivation', async () => {
     await recovery.recordReconcile('CustR2', 9, run(at(60)));
-    // The run requested at 0 ends after the one requested at 60 started: its outcome is not recorded.
+    // The run started at 0 ends after the one started at 60 did: its outcome is not recorded.
     expect(await recovery.recordReconcile('CustR2', 9, completed(at(0)))).toBe(false);
     expect(await recovery.recordReconcile('CustR2', 9, completed(at(60), 7))).toBe(true);
     expect(await recovery.recordReconcile('CustR2', 9, run(at(60)))).toBe(false);

@@ -57,6 +57,7 @@ describe('a reconcile naming a webhook, on the webhook’s recovery item', () =>
         status: 'completed',
         reason: 'gap-opened',
         requestedAt: gapOpened.requestedAt,
+        startedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         from: gapOpened.from,
         to: completed.to,
         at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
@@ -69,6 +70,33 @@ describe('a reconcile naming a webhook, on the webhook’s recovery item', () =>
     });
     expect(Date.parse(recovery!.reconcile!.at)).toBeGreaterThanOrEqual(Date.parse(gapOpened.requestedAt));
     expect(await recoveryOf('CustRec1b')).toEqual([]);
+  }, 60_000);
+
+  it('ordered by when each run started: a person’s request (its time rounded to the minute) after a gap’s is the one shown', async () => {
+    const context = 'CustRec4';
+    crm.core.change(context, { op: 'create', table: 'contact', fields: {} });
+    const rig = await reconcileRig(crm, receiver);
+    const now = Date.now();
+    const gapClosed = request(context, {
+      reason: 'gap-closed',
+      from: minuteAgo(),
+      webhookId: 9,
+      requestedAt: new Date(now).toISOString(),
+    });
+    const manual = request(context, {
+      from: minuteAgo(),
+      webhookId: 9,
+      requestedAt: new Date(Math.floor(now / 60_000) * 60_000).toISOString(),
+    });
+    await rig.enqueue(gapClosed);
+    await rig.enqueue(manual);
+    await rig.runReconciles();
+
+    expect((await recoveryOf(context))[0]?.reconcile).toMatchObject({
+      status: 'completed',
+      reason: 'manual',
+      requestedAt: manual.requestedAt,
+    });
   }, 60_000);
 
   it('failed: on its last attempt, with the error in one line and no credentials', async () => {

@@ -28,6 +28,7 @@ describe('the recovery writes (lib/store/recovery.ts)', () => {
       status: 'completed',
       reason: 'poll',
       requestedAt: '2026-11-27T10:00:00.000Z',
+      startedAt: '2026-11-27T10:00:10.000Z',
       at: '2026-11-27T10:01:00.000Z',
       rowsListed: 2,
     });
