@@ -15,7 +15,7 @@
  * GET  /subscriptions            per subscription: pattern, target, counts, deliveries, failures, DLQ
  * POST /queues/{key}/redrive     moves a DLQ back (carries the page token)
  * POST /parked/replay?event=&max= decides parked deliveries again, sends what routes (carries the token)
- * POST /reconcile?context=&from=&to= queues a reconcile of a gap's window (carries the token)
+ * POST /reconcile?context=&from=&to=&webhookId= queues a reconcile of a gap's window (carries the token)
  */
 const token = document.querySelector('meta[name="dashboard-token"]')?.getAttribute('content') ?? '';
 const enc = encodeURIComponent;
@@ -56,8 +56,12 @@ export const api = {
     const query = new URLSearchParams(Object.entries({ event, max }).filter(([, value]) => value));
     return call('POST', `/parked/replay${query.size > 0 ? `?${query}` : ''}`);
   },
-  reconcile: ({ context, from, to }) => {
-    const query = new URLSearchParams(Object.entries({ context, from, to }).filter(([, value]) => value));
+  reconcile: ({ context, from, to, webhookId }) => {
+    const query = new URLSearchParams(
+      Object.entries({ context, from, to, webhookId }).filter(
+        ([, value]) => value !== undefined && value !== '',
+      ),
+    );
     return call('POST', `/reconcile?${query}`);
   },
 };

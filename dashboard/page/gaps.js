@@ -63,7 +63,12 @@ async function reconcile(gap) {
   if (!ok) return;
   say(`Queuing a reconcile of ${gap.context}…`);
   try {
-    await api.reconcile({ context: gap.context, from: gap.openedAt, to: gap.closedAt });
+    await api.reconcile({
+      context: gap.context,
+      from: gap.openedAt,
+      to: gap.closedAt,
+      webhookId: gap.webhookId,
+    });
     say(`Reconcile of ${gap.context} from ${window} queued.`);
   } catch (error) {
     say(`✖ Reconcile of ${gap.context} failed: ${error.message}`);

@@ -4,7 +4,7 @@ import { isDynamicEntity } from '../events/index.js';
 import type { ReconcileRequest } from './request.js';
 
 /** The parameters of a reconcile asked for by a person (`POST /reconcile?…`, `npm run ops -- reconcile --…`). */
-export const MANUAL_PARAMETERS = ['context', 'from', 'to', 'entities', 'full'] as const;
+export const MANUAL_PARAMETERS = ['context', 'from', 'to', 'entities', 'full', 'webhookId'] as const;
 export type ManualParameter = (typeof MANUAL_PARAMETERS)[number];
 
 /** A parameter a manual reconcile cannot take: one line naming it and what is accepted. */
@@ -25,7 +25,8 @@ const ISO_ACCEPTED = 'an ISO 8601 time with its offset (2026-11-27T10:00:00Z) ac
 /**
  * A person's reconcile request from text parameters (a query string, command-line flags), checked
  * before anything is queued: `context` always; `from` unless `full=true` (`to` defaults to when the run
- * starts); `entities` comma-separated, each one the CRM can list (CRM_TABLES, lists, custom tables).
+ * starts); `entities` comma-separated, each one the CRM can list (CRM_TABLES, lists, custom tables);
+ * `webhookId` for a gap's reconcile (the run is then recorded on that webhook's gap card).
  * Throws a {@link ManualRequestError} naming the first wrong or unknown parameter. `requestedAt` is
  * `now` to the minute, so the same request asked twice in a minute (a double click, two operators) is
  * one message of the reconcile queue (its deduplication id hashes the request).
@@ -39,7 +40,7 @@ export function manualRequest(
   for (const name of Object.keys(params))
     if (!(MANUAL_PARAMETERS as readonly string[]).includes(name))
       throw new ManualRequestError(short(name), `unknown; ${MANUAL_PARAMETERS.join(', ')} accepted`);
-  const { context, from, to, entities, full } = params;
+  const { context, from, to, entities, full, webhookId } = params;
   if (context === undefined || !CONTEXT.test(context))
     throw new ManualRequestError(
       'context',
@@ -55,6 +56,9 @@ export function manualRequest(
     throw new ManualRequestError('from', `${short(window.from)} is in the future`);
   if (window.from !== undefined && window.to !== undefined && Date.parse(window.to) < Date.parse(window.from))
     throw new ManualRequestError('to', `${short(window.to)} is before from`);
+  const webhook = webhookId === undefined ? undefined : Number(webhookId);
+  if (webhookId !== undefined && !(/^\d{1,16}$/.test(webhookId) && Number.isSafeInteger(webhook)))
+    throw new ManualRequestError('webhookId', `${short(webhookId)}: a WebhookId (a whole number) accepted`);
   return {
     context,
     reason: 'manual',
@@ -62,6 +66,7 @@ export function manualRequest(
     ...(window.to !== undefined && { to: window.to }),
     ...(isFull && { full: true }),
     ...(entities !== undefined && { entities: entityList(entities) }),
+    ...(webhook !== undefined && { webhookId: webhook }),
     requestedAt: new Date(Math.floor(now.getTime() / 60_000) * 60_000).toISOString(),
   };
 }

@@ -11,8 +11,9 @@ import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime
 /**
  * What became of a gap, on its card: `npm start` against the CRM simulator. The webhook's gap opens
  * (its state events), its gap-opened reconcile runs against the CRM; the CRM disables the webhook, the
- * poll sets it Active again and reconciles its window. The card shows the last reconcile (its trigger,
- * completed with its counts) and when the webhook was set Active again, read from the webhooks table.
+ * poll sets it Active again and reconciles its window; a person asks for one more with the card's
+ * button. The card shows the last reconcile (its trigger, completed with its counts) and when the
+ * webhook was set Active again, read from the webhooks table.
  */
 const SECRET = 'browser-recovery-secret';
 const CONTEXT = 'CustCard';
@@ -65,7 +66,7 @@ async function gapsUntil(done: (gap: GapAnswer) => boolean, timeoutMs: number): 
 }
 
 describe('a gap’s recovery on its card', () => {
-  it('the gap-opened reconcile completed with its counts; then the poll’s, and when it set the webhook Active again', async () => {
+  it('the gap-opened reconcile completed with its counts; then the poll’s, and when it set the webhook Active again; then the card’s own', async () => {
     for (let i = 0; i < 2; i++) crm.core.change(CONTEXT, { op: 'create', table: 'contact', fields: {} });
     const webhook = await crm.core.register(CONTEXT, {
       name: 'crm-webhook-receiver',
@@ -103,6 +104,18 @@ describe('a gap’s recovery on its card', () => {
       await waitForText(last, 'Last reconcile (queued by the poll of the CRM, requested ');
       expect(await last.getAttribute('data-status')).toBe('completed');
       expect(crm.core.webhook(CONTEXT, webhook.id).state).toBe('Active');
+
+      // The card's own Reconcile button: a person's run, named after the webhook, shown when done.
+      await card.getByRole('button', { name: 'Reconcile' }).click();
+      await page.locator('dialog[open]').getByRole('button', { name: 'Reconcile' }).click();
+      await waitForText(page.locator('#status'), `Reconcile of ${CONTEXT} from `);
+      await gapsUntil(
+        (gap) => gap.lastReconcile?.reason === 'manual' && gap.lastReconcile.status === 'completed',
+        30_000,
+      );
+      await page.reload();
+      await waitForText(last, 'Last reconcile (asked for by a person, requested ');
+      expect(await last.getAttribute('data-status')).toBe('completed');
     });
   }, 120_000);
 });

@@ -73,7 +73,8 @@ describe('a gap on the dashboard', () => {
       .map((message) => JSON.parse(message.body) as { reason: string })
       .filter((request) => request.reason === 'manual');
     expect(manual).toEqual([
-      expect.objectContaining({ context: 'CustGap', reason: 'manual', from: openedAt }),
+      // Naming the gap's webhook: the run is recorded on its card.
+      expect.objectContaining({ context: 'CustGap', reason: 'manual', from: openedAt, webhookId: 9 }),
     ]);
   });
 

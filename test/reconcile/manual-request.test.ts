@@ -40,6 +40,7 @@ describe('manualRequest: a reconcile asked for by a person', () => {
       to: '2026-11-27T11:00:00Z',
       entities: ['contact', 'person', 'list.category', 'y_equipment'],
     });
+    expect(manualRequest({ context: 'Cust1', full: 'true', webhookId: '9' }, NOW).webhookId).toBe(9);
     const full = manualRequest({ context: 'Cust1', full: 'true' }, NOW);
     expect(full).toEqual({ context: 'Cust1', reason: 'manual', full: true, requestedAt: NOW.toISOString() });
   });
@@ -64,8 +65,13 @@ describe('manualRequest: a reconcile asked for by a person', () => {
     ],
     [
       { context: 'Cust1', full: 'true', form: '2026-11-27T10:00:00Z' },
-      'form: unknown; context, from, to, entities, full accepted',
+      'form: unknown; context, from, to, entities, full, webhookId accepted',
     ],
+    [
+      { context: 'Cust1', from: '2026-11-27T10:00:00Z', webhookId: '9.5' },
+      'webhookId: 9.5: a WebhookId (a whole number) accepted',
+    ],
+    [{ context: 'Cust1', from: '2026-11-27T10:00:00Z', webhookId: '99999999999999999' }, 'webhookId: 99999'],
   ])('%o is refused in one line naming the parameter', (params, message) => {
     const error = (() => {
       try {
