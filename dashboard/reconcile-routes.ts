@@ -2,6 +2,7 @@ import type { Gap } from '../lib/model/types.js';
 import { ManualRequestError, manualRequest } from '../lib/reconcile/manual.js';
 import type { ReconcileRequest } from '../lib/reconcile/request.js';
 import type { WebhookRecovery } from '../lib/store/recovery.js';
+import type { StoreReader } from '../lib/store/types.js';
 import { gapsOf } from '../lib/webhook-state.js';
 import { type AdminRoute, HttpError } from './route-server.js';
 import type { DashboardSource, Reconciliation } from './source.js';
@@ -28,24 +29,8 @@ export function reconcileRoutes(source: DashboardSource): AdminRoute[] {
     {
       method: 'GET',
       pattern: /^\/gaps$/,
-      handle: async (_, query): Promise<GapView[]> => {
-        const context = query.get('context') ?? undefined;
-        const [webhooks, recoveries] = await Promise.all([
-          source.store.listWebhooks(context),
-          source.store.listRecoveries(context),
-        ]);
-        const byWebhook = new Map(recoveries.map((r) => [`${r.context}/${r.webhookId}`, r]));
-        const reconciliation = source.reconciliation;
-        return webhooks.flatMap(gapsOf).map((gap): GapView => {
-          const recovered = byWebhook.get(`${gap.context}/${gap.webhookId}`);
-          return {
-            ...gap,
-            ...(reconciliation && { recoverable: reconciliation.enabled, recovery: reconciliation.note }),
-            ...(recovered?.reconcile && { lastReconcile: recovered.reconcile }),
-            ...(recovered?.reactivatedAt && { reactivatedAt: recovered.reactivatedAt }),
-          };
-        });
-      },
+      handle: (_, query): Promise<GapView[]> =>
+        gapViews(source.store, query.get('context') ?? undefined, source.reconciliation),
     },
     {
       method: 'POST',
@@ -64,6 +49,32 @@ export function reconcileRoutes(source: DashboardSource): AdminRoute[] {
       },
     },
   ];
+}
+
+/**
+ * The gaps of a context's webhooks (or of all) as `GET /gaps` and `npm run ops -- gaps` answer them: each
+ * with whether `reconciliation` (where the source has one) can recover it, and its webhook's recovery
+ * (last reconcile, reactivation) from the webhooks table's `recovery#<id>` items.
+ */
+export async function gapViews(
+  store: Pick<StoreReader, 'listWebhooks' | 'listRecoveries'>,
+  context: string | undefined,
+  reconciliation?: Reconciliation,
+): Promise<GapView[]> {
+  const [webhooks, recoveries] = await Promise.all([
+    store.listWebhooks(context),
+    store.listRecoveries(context),
+  ]);
+  const byWebhook = new Map(recoveries.map((r) => [`${r.context}/${r.webhookId}`, r]));
+  return webhooks.flatMap(gapsOf).map((gap): GapView => {
+    const recovered = byWebhook.get(`${gap.context}/${gap.webhookId}`);
+    return {
+      ...gap,
+      ...(reconciliation && { recoverable: reconciliation.enabled, recovery: reconciliation.note }),
+      ...(recovered?.reconcile && { lastReconcile: recovered.reconcile }),
+      ...(recovered?.reactivatedAt && { reactivatedAt: recovered.reactivatedAt }),
+    };
+  });
 }
 
 /** The one line a source without CRM_API_URL says of every gap (the ready line and the page say it too). */

@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
+import { type GapView, gapViews } from '../../dashboard/reconcile-routes.js';
 import {
   ALL_QUEUE_KEYS,
   type AnyQueueKey,
@@ -26,12 +27,12 @@ import {
   replayParked,
 } from '../../lib/ingest/index.js';
 import { createSignatureVerifier } from '../../lib/ingest/signature.js';
-import type { EventRecord, Gap, Row, RowEntity, Webhook } from '../../lib/model/types.js';
+import type { EventRecord, Row, RowEntity, Webhook } from '../../lib/model/types.js';
 import { createSqsSender } from '../../lib/queue/sqs.js';
 import { createSqsParkedSource } from '../../lib/queue/sqs-parked.js';
 import { createDynamoReplayLock, createDynamoStore, createWebhookStore } from '../../lib/store/index.js';
+import { listRecoveries } from '../../lib/store/recovery-list.js';
 import type { Store } from '../../lib/store/types.js';
-import { gapsOf } from '../../lib/webhook-state.js';
 
 /** The clients every command needs; built once by the CLI, replaced by mocks in tests. */
 export interface OpsClients {
@@ -263,11 +264,12 @@ export async function webhooks(clients: OpsClients, outputs: StackOutputs): Prom
   }).listWebhooks();
 }
 
-/** The windows in which a webhook was not Active (the admin API's `GET /gaps?context=`). */
-export async function gaps(clients: OpsClients, outputs: StackOutputs, context?: string): Promise<Gap[]> {
-  const store = createWebhookStore({
-    client: clients.dynamo,
-    table: output(outputs, tableOutput('webhooks')),
-  });
-  return (await store.listWebhooks(context)).flatMap(gapsOf);
+/** The windows in which a webhook was not Active, with its recovery (the admin API's `GET /gaps?context=`). */
+export async function gaps(clients: OpsClients, outputs: StackOutputs, context?: string): Promise<GapView[]> {
+  const table = output(outputs, tableOutput('webhooks'));
+  const store = createWebhookStore({ client: clients.dynamo, table });
+  return gapViews(
+    { listWebhooks: store.listWebhooks, listRecoveries: (ctx) => listRecoveries(clients.dynamo, table, ctx) },
+    context,
+  );
 }

@@ -172,14 +172,20 @@ describe('npm run ops', () => {
     });
   });
 
-  it('gaps: the webhooks of one context from the webhooks table', async () => {
+  it('gaps: the webhooks of one context from the webhooks table, and their recovery items', async () => {
     dynamo.on(QueryCommand).resolves({ Items: [] });
 
     expect(await main(['gaps', '--stage', 'test', '--context', 'Cust1'], clients)).toEqual([]);
-    expect(dynamo.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
-      TableName: 'crm-webhook-receiver-test-webhooks',
-      ExpressionAttributeValues: { ':c': 'Cust1', ':p': 'webhook#' },
-    });
+    expect(dynamo.commandCalls(QueryCommand).map((call) => call.args[0].input)).toEqual([
+      expect.objectContaining({
+        TableName: 'crm-webhook-receiver-test-webhooks',
+        ExpressionAttributeValues: { ':c': 'Cust1', ':p': 'webhook#' },
+      }),
+      expect.objectContaining({
+        TableName: 'crm-webhook-receiver-test-webhooks',
+        ExpressionAttributeValues: { ':c': 'Cust1', ':p': 'recovery#' },
+      }),
+    ]);
   });
 
   it('without --stage, says how to use it and calls nothing', async () => {
