@@ -13,8 +13,9 @@ export type RunState = Omit<ReconcileOutcome, 'reason' | 'requestedAt' | 'from'>
 
 /**
  * Records `state` of the run of `request` on its webhook's recovery item, when the request names a
- * `webhookId` (a gap's or the poll's; a manual or full pass names none). Bookkeeping only: a store
- * that refuses or fails is logged, never thrown (the run's work is done or retried regardless).
+ * `webhookId` (a gap's, the poll's, a person's from a gap's card; a full pass names none). Bookkeeping
+ * only: a store that refuses or fails is logged, never thrown (the run's work is done or retried
+ * regardless).
  */
 export async function recordRun(
   recorder: ReconcileRecorder | undefined,
