@@ -227,17 +227,40 @@ export function createCrmClient(options: CrmClientOptions) {
       return { status: 'found' as const, row: body, crmTime };
     },
 
+    /**
+     * Whether the row `id` of `table` is gone from the CRM, each candidate delete confirmed by one call:
+     * its REST entity's 404 where it has one (crm-rest-api.md), else the archive's answer to
+     * `$filter=<table>.<key> eq <id>` being empty. `crmTime` is that answer's.
+     */
+    async isDeleted(
+      context: string,
+      table: CrmTable,
+      id: number,
+    ): Promise<{ deleted: boolean; crmTime: number }> {
+      if (table.rest !== undefined) {
+        const answer = await this.getRow(context, table, id);
+        return { deleted: answer.status === 'deleted', crmTime: answer.crmTime };
+      }
+      const field = `${table.table}.${table.key}`;
+      const page = await archivePage(context, { $select: field, $filter: `${field} eq ${wholeNumber(id)}` });
+      return { deleted: page.rows.length === 0, crmTime: page.crmTime };
+    },
+
     ...createWebhookApi({ base, getJson }),
   };
 }
 
 export type CrmClient = ReturnType<typeof createCrmClient>;
 
-/** `$filter` of the rows after a primary key (a whole number, so nothing else reaches the filter). */
+/** `$filter` of the rows after a primary key. */
 function keyAfter(table: CrmTable, afterKey: number): string {
-  if (!Number.isSafeInteger(afterKey))
-    throw new RangeError(`afterKey must be a whole number, not ${afterKey}`);
-  return `${table.table}.${table.key} gt ${afterKey}`;
+  return `${table.table}.${table.key} gt ${wholeNumber(afterKey, 'afterKey')}`;
+}
+
+/** A primary key for a `$filter`: a whole number, so nothing else reaches the filter. */
+function wholeNumber(key: number, name = 'a primary key'): number {
+  if (!Number.isSafeInteger(key)) throw new RangeError(`${name} must be a whole number, not ${key}`);
+  return key;
 }
 
 /** The archive row with its fields by database name (the `table.` prefix dropped), values untouched. */

@@ -74,6 +74,8 @@ export interface RigOptions {
   clientBudgetMs?: number;
   /** Wraps the real fetch (to answer a fault the simulator cannot show); every request is still recorded. */
   wrapFetch?: (real: typeof fetch) => typeof fetch;
+  /** ENTITIES: whether the receiver stores an entity's rows (default every entity). */
+  stores?: (entity: string) => boolean;
 }
 
 /**
@@ -136,7 +138,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
         crm: crmClient,
         stored: createStoredRowKeys({ client: receiver.dynamo.doc, table: receiver.tables.rows }),
         send: createSnapshotSender({ client, queueUrls }),
-        stores: () => true,
+        stores: options.stores ?? (() => true),
         apiCalls: () => calls.length,
         timeLeftMs: () => (pagesLeft-- > 0 ? 60_000 : 0),
         now,

@@ -98,6 +98,13 @@ const TABLE_SHAPES: Array<Pick<Table, 'name' | 'key' | 'entity' | 'rest'>> = [
   { name: 'project', key: 'project_id', entity: 'project', rest: 'Project' },
   { name: 'appointment', key: 'appointment_id', entity: 'activity', rest: 'Appointment' },
   { name: 'document', key: 'document_id', entity: 'document', rest: 'Document' },
+  // The catalogue's entities with FieldValues, named as their published samples write them.
+  { name: 'associate', key: 'associate_id', entity: 'associate' },
+  { name: 'projectmember', key: 'projectmember_id', entity: 'projectmember', rest: 'ProjectMember' },
+  { name: 'relation', key: 'relation_id', entity: 'relation' },
+  { name: 'salestakeholder', key: 'salestakeholder_id', entity: 'salestakeholder' },
+  { name: 'chatsession', key: 'chatsession_id', entity: 'chatsession' },
+  { name: 'ticket', key: 'ticket_id', entity: 'ticket', rest: 'Ticket' },
   { name: 'category', key: 'Id', entity: 'list.category' },
   { name: 'y_equipment', key: 'id', entity: 'y_equipment' },
 ];
