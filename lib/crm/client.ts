@@ -131,6 +131,25 @@ export function createCrmClient(options: CrmClientOptions) {
     };
   };
 
+  /**
+   * One row by id through the REST entity (PascalCase properties): `deleted` on 404, `unchanged` on
+   * 304 when `ifModifiedSince` is given.
+   */
+  const getRow = async (context: string, table: CrmTable, id: string | number, ifModifiedSince?: Date) => {
+    if (!table.rest)
+      throw new CrmApiError(`${table.table} has no REST entity: read it from the archive`, context);
+    const url = new URL(`${base(context)}/${table.rest}/${encodeURIComponent(String(id))}`);
+    const headers: Record<string, string> = ifModifiedSince
+      ? { 'if-modified-since': ifModifiedSince.toUTCString() }
+      : {};
+    const response = await call(context, url, { headers });
+    const crmTime = crmTimeOf(response);
+    if (response.status === 404) return { status: 'deleted' as const, crmTime };
+    if (response.status === 304) return { status: 'unchanged' as const, crmTime };
+    const body = okJson(response, context, `GET ${url.pathname}`) as Record<string, unknown>;
+    return { status: 'found' as const, row: body, crmTime };
+  };
+
   return {
     /** `GET /api/state/{ctx}`: whether the tenant's API runs (states such as OfflineMaintenance do not). */
     async tenantState(context: string): Promise<TenantState> {
@@ -208,24 +227,7 @@ export function createCrmClient(options: CrmClientOptions) {
       };
     },
 
-    /**
-     * One row by id through the REST entity (PascalCase properties): `deleted` on 404, `unchanged` on
-     * 304 when `ifModifiedSince` is given.
-     */
-    async getRow(context: string, table: CrmTable, id: string | number, ifModifiedSince?: Date) {
-      if (!table.rest)
-        throw new CrmApiError(`${table.table} has no REST entity: read it from the archive`, context);
-      const url = new URL(`${base(context)}/${table.rest}/${encodeURIComponent(String(id))}`);
-      const headers: Record<string, string> = ifModifiedSince
-        ? { 'if-modified-since': ifModifiedSince.toUTCString() }
-        : {};
-      const response = await call(context, url, { headers });
-      const crmTime = crmTimeOf(response);
-      if (response.status === 404) return { status: 'deleted' as const, crmTime };
-      if (response.status === 304) return { status: 'unchanged' as const, crmTime };
-      const body = okJson(response, context, `GET ${url.pathname}`) as Record<string, unknown>;
-      return { status: 'found' as const, row: body, crmTime };
-    },
+    getRow,
 
     /**
      * Whether the row `id` of `table` is gone from the CRM, each candidate delete confirmed by one call:
@@ -238,7 +240,7 @@ export function createCrmClient(options: CrmClientOptions) {
       id: number,
     ): Promise<{ deleted: boolean; crmTime: number }> {
       if (table.rest !== undefined) {
-        const answer = await this.getRow(context, table, id);
+        const answer = await getRow(context, table, id);
         return { deleted: answer.status === 'deleted', crmTime: answer.crmTime };
       }
       const field = `${table.table}.${table.key}`;
