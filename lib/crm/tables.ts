@@ -22,17 +22,17 @@ export const CRM_TABLES: Readonly<Record<string, CrmTable>> = {
   project: { table: 'project', key: 'project_id', rest: 'Project' },
   activity: { table: 'appointment', key: 'appointment_id', rest: 'Appointment' },
   document: { table: 'document', key: 'document_id', rest: 'Document' },
-  associate: { table: 'associate', key: 'associate_id' },
-  projectmember: { table: 'projectmember', key: 'projectmember_id', rest: 'ProjectMember' },
-  relation: { table: 'relation', key: 'relation_id' },
-  salestakeholder: { table: 'salestakeholder', key: 'salestakeholder_id' },
-  chatsession: { table: 'chatsession', key: 'chatsession_id' },
-  ticket: { table: 'ticket', key: 'ticket_id', rest: 'Ticket' },
+  ...Object.fromEntries(
+    ['associate', 'projectmember', 'relation', 'salestakeholder', 'chatsession', 'ticket'].map((entity) => {
+      const rest = { projectmember: 'ProjectMember', ticket: 'Ticket' }[entity];
+      return [entity, { table: entity, key: `${entity}_id`, ...(rest && { rest }) }];
+    }),
+  ),
 };
 
 /** Entities of the catalogue the receiver stores but cannot compare with the CRM, and why. */
 const NOT_IN_CRM: Readonly<Record<string, string>> = {
-  quote: 'its events carry no FieldValues: there is nothing to compare',
+  quote: 'its events carry no FieldValues: nothing to compare',
 };
 
 /** A list's entity by name (`list.category`); one named by its id (`list.12`) has no known table. */
@@ -57,6 +57,7 @@ export function crmTableOf(entity: string): CrmTable | undefined {
 /** Why {@link crmTableOf} has no table for `entity`: one short reason. */
 export function whyNotInCrm(entity: string): string {
   if (Object.hasOwn(NOT_IN_CRM, entity)) return NOT_IN_CRM[entity]!;
-  if (isDynamicEntity(entity)) return 'a list named by its id: its table name is unknown';
-  return 'not an entity of the CRM’s catalogue';
+  return isDynamicEntity(entity)
+    ? 'a list named by its id: its table is unknown'
+    : 'not an entity of the CRM';
 }

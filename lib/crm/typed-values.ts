@@ -6,16 +6,9 @@ export type TypedTag = (typeof TYPED_TAGS)[number];
 export type PlainValue = string | number | boolean;
 
 const TYPED = /^\[(I|F|B|DT|S):(.*)\]$/s;
-const ISO = /^(\d{4})-(\d\d)-(\d\d)T(\d\d:\d\d:\d\d)/;
+/** An ISO time as far as the CRM writes it (to the second), and anything after it. */
+const ISO_TIME = /^(\d{4})-(\d\d)-(\d\d)T(\d\d:\d\d:\d\d).*$/s;
 const CRM_DATE_TIME = /^(\d\d)\/(\d\d)\/(\d{4}) (\d\d:\d\d:\d\d)$/;
-
-/** A value that cannot be written with the tag asked for (a text where a number is expected). */
-export class TypedValueError extends Error {
-  constructor(value: unknown, tag: TypedTag) {
-    super(`${JSON.stringify(value)} cannot be written as [${tag}:...]`);
-    this.name = 'TypedValueError';
-  }
-}
 
 /** The tag of a typed string (`[F:1.5]` → `F`), undefined for anything else. */
 export function typedTagOf(value: unknown): TypedTag | undefined {
@@ -38,43 +31,30 @@ export function decodeTyped(value: PlainValue): PlainValue {
 
 /**
  * A custom table's field as the CRM writes it in FieldValues (crm-webhook samples): `[I:6]`, `[F:1.5]`,
- * `[B:True]`, `[DT:MM/dd/yyyy HH:mm:ss]` or `[S:text]`. With `tag` (the form a stored row of the table
- * shows for that field), the value is written in that form, so a row the CRM did not change compares
- * equal as text; without it, the form follows the value's type. Throws {@link TypedValueError} for a
- * value the tag cannot hold.
+ * `[B:True]`, `[DT:MM/dd/yyyy HH:mm:ss]` or `[S:text]`, in the form `tag` says (the one a stored row of
+ * the table shows for that field, so a row the CRM did not change compares equal as text). Undefined
+ * for a value the tag cannot hold (a text where a number is expected).
  *
- * @example encodeTyped(130, 'F') // '[F:130]' (encodeTyped(130) is '[I:130]')
+ * @example encodeTyped(130, 'F') // '[F:130]' (with plainTag(130), '[I:130]')
  */
-export function encodeTyped(value: PlainValue, tag: TypedTag = tagOfPlain(value)): string {
-  switch (tag) {
-    case 'I':
-    case 'F': {
-      const number = typeof value === 'boolean' || value === '' ? Number.NaN : Number(value);
-      if (!Number.isFinite(number) || (tag === 'I' && !Number.isInteger(number)))
-        throw new TypedValueError(value, tag);
-      return `[${tag}:${number}]`;
-    }
-    case 'B': {
-      const truth = value === true || value === 1 || value === 'True' || value === 'true' || value === '1';
-      const falsity =
-        value === false || value === 0 || value === 'False' || value === 'false' || value === '0';
-      if (!truth && !falsity) throw new TypedValueError(value, tag);
-      return `[B:${truth ? 'True' : 'False'}]`;
-    }
-    case 'DT': {
-      const text = String(value);
-      if (CRM_DATE_TIME.test(text)) return `[DT:${text}]`;
-      const date = typeof value === 'string' ? ISO.exec(value) : null;
-      if (date === null) throw new TypedValueError(value, tag);
-      return `[DT:${date[2]}/${date[3]}/${date[1]} ${date[4]}]`;
-    }
-    case 'S':
-      return `[S:${String(value)}]`;
-  }
+export function encodeTyped(value: PlainValue, tag: TypedTag): string | undefined {
+  const text = String(value);
+  let written: string | undefined = text;
+  if (tag === 'I' || tag === 'F') {
+    // Number(text): a boolean's text is no number, nor is a blank one.
+    const number = text.trim() === '' ? Number.NaN : Number(text);
+    written =
+      Number.isFinite(number) && (tag === 'F' || Number.isInteger(number)) ? String(number) : undefined;
+  } else if (tag === 'B')
+    written = /^(true|1)$/i.test(text) ? 'True' : /^(false|0)$/i.test(text) ? 'False' : undefined;
+  else if (tag === 'DT' && !CRM_DATE_TIME.test(text))
+    written = text.replace(ISO_TIME, '$2/$3/$1 $4').match(CRM_DATE_TIME)?.[0];
+  return written === undefined ? undefined : `[${tag}:${written}]`;
 }
 
-function tagOfPlain(value: PlainValue): TypedTag {
+/** The form of a plain value by its own type: integer I, other number F, boolean B, ISO time DT, text S. */
+export function plainTag(value: PlainValue): TypedTag {
   if (typeof value === 'boolean') return 'B';
   if (typeof value === 'number') return Number.isInteger(value) ? 'I' : 'F';
-  return ISO.test(value) ? 'DT' : 'S';
+  return ISO_TIME.test(value) ? 'DT' : 'S';
 }

@@ -1,10 +1,4 @@
-import {
-  encodeTyped,
-  type PlainValue,
-  type TypedTag,
-  TypedValueError,
-  typedTagOf,
-} from '../crm/typed-values.js';
+import { encodeTyped, type PlainValue, type TypedTag, typedTagOf } from '../crm/typed-values.js';
 import { type FetchedRow, SnapshotError } from './event.js';
 
 /**
@@ -103,12 +97,10 @@ export function snapshotFieldValues(
     const value = values[field] ?? null;
     const tag = shape.tags[field];
     if (tag === undefined || value === null) return [field, value];
-    try {
-      return [field, encodeTyped(value as PlainValue, tag)];
-    } catch (error) {
-      if (error instanceof TypedValueError) throw new SnapshotError(row, `${field}: ${error.message}`);
-      throw error;
-    }
+    const typed = encodeTyped(value as PlainValue, tag);
+    if (typed === undefined)
+      throw new SnapshotError(row, `${field}: ${JSON.stringify(value)} cannot be written as [${tag}:...]`);
+    return [field, typed];
   });
   return JSON.stringify(Object.fromEntries(written));
 }

@@ -13,7 +13,7 @@ import { reconciledEvent, SnapshotError } from './event.js';
 import { snapshotFieldValues } from './fields.js';
 import type { LifecycleDetails } from './lifecycle.js';
 import type { ReconcileRequest } from './request.js';
-import { runScope, type Shapes, shapeOf } from './scope.js';
+import { NOT_RECONCILED, runScope, type Shapes, shapeOf } from './scope.js';
 import type { SnapshotSender } from './send.js';
 
 export interface ReconcileDeps {
@@ -97,7 +97,14 @@ export async function runReconcile(
           await changedPage(request, deps, cursor, entity, table, since, shapes);
         else await deletesPage(request, deps, cursor, entity, table);
       } catch (error) {
-        throw tableNamed(error, entity, table);
+        // The CRM's refusal names the table and key asked for: the catalogue's, lists' and custom
+        // tables' follow the published samples, unverified against a real tenant.
+        if (
+          error instanceof CrmApiError &&
+          !(error instanceof CrmRetryLater || error instanceof CrmAuthError)
+        )
+          error.message = `${entity} from the CRM's table ${table.table} (key ${table.key}): ${error.message}`;
+        throw error;
       }
     }
   } catch (error) {
@@ -155,7 +162,7 @@ async function changedPage(
 ): Promise<void> {
   const shape = await shapeOf(deps, shapes, request.context, entity);
   // Its stored rows were there when the run started; none now means the store was emptied meanwhile.
-  if (shape === undefined) throw new Error(`no stored row of ${entity} to learn its fields from`);
+  if (shape === undefined) throw new Error(`${entity}: ${NOT_RECONCILED.noSample}`);
   const page = await deps.crm.listChanged(
     request.context,
     table,
@@ -256,20 +263,6 @@ async function deletedSnapshot(
   if (!answer.deleted) return undefined; // created meanwhile: its change is the next window's
   return snapshot(deps, cursor, () =>
     reconciledEvent({ context, entity, primaryKey, fetchedAt: new Date(answer.crmTime), deleted: true }),
-  );
-}
-
-/**
- * A CRM error of an entity's listing as one line naming the table and key asked for (those of the
- * catalogue, lists and custom tables follow the published samples, unverified against a real tenant).
- */
-function tableNamed(error: unknown, entity: string, table: CrmTable): unknown {
-  if (!(error instanceof CrmApiError) || error instanceof CrmRetryLater || error instanceof CrmAuthError)
-    return error;
-  return new CrmApiError(
-    `${entity} from the CRM's table ${table.table} (key ${table.key}): ${error.message}`,
-    error.context,
-    { cause: error, status: error.status },
   );
 }
 

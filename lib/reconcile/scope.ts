@@ -1,5 +1,5 @@
 import { CrmApiError, type CrmClient, crmTableOf, whyNotInCrm } from '../crm/index.js';
-import { FIXED_ENTITIES, familyOf } from '../events/index.js';
+import { FIXED_ENTITIES, familyOf, isDynamicEntity } from '../events/index.js';
 import type { StoredRowKeys } from '../store/row-set.js';
 import { fixedShape, learnedShape, type SnapshotShape } from './fields.js';
 import type { ReconcileRequest } from './request.js';
@@ -18,10 +18,10 @@ export interface ScopeDeps {
 
 /** The reasons of {@link Scope.notReconciled}, each said once. */
 export const NOT_RECONCILED = {
-  notStored: 'ENTITIES leaves it out: the receiver stores none of its rows',
-  noSample: 'no stored row to learn its fields from (a list’s or custom table’s fields are the tenant’s own)',
+  notStored: 'not in ENTITIES',
+  noSample: 'no stored row to learn its fields from',
   noWebhookApi:
-    'the CRM refused to list its webhooks (403: the app did not ask for the webhook API), so its lists and custom tables are not known: name them in entities',
+    'the CRM refused the webhook listing (403): lists and custom tables unknown; name them in entities',
 } as const;
 
 /**
@@ -55,19 +55,16 @@ export async function shapeOf(
  */
 export async function runScope(request: ReconcileRequest, deps: ScopeDeps, shapes: Shapes): Promise<Scope> {
   const notReconciled: Record<string, string> = {};
-  let wanted: string[];
-  if (request.entities !== undefined) {
-    wanted = [...new Set(request.entities)];
-    for (const entity of wanted.filter((entity) => !deps.stores(entity)))
-      notReconciled[entity] = NOT_RECONCILED.notStored;
-    wanted = wanted.filter((entity) => deps.stores(entity));
-  } else {
-    const dynamic = await webhookEntities(request.context, deps, notReconciled);
-    wanted = [...FIXED_ENTITIES, ...dynamic].filter((entity) => deps.stores(entity));
-  }
+  const named = request.entities;
+  const wanted = named
+    ? [...new Set(named)]
+    : [...FIXED_ENTITIES, ...(await webhookEntities(request.context, deps, notReconciled))];
   const entities: string[] = [];
   for (const entity of wanted) {
-    if (crmTableOf(entity) === undefined) notReconciled[entity] = whyNotInCrm(entity);
+    // One the receiver does not store is left out, said only when the request named it.
+    if (!deps.stores(entity)) {
+      if (named) notReconciled[entity] = NOT_RECONCILED.notStored;
+    } else if (crmTableOf(entity) === undefined) notReconciled[entity] = whyNotInCrm(entity);
     else if ((await shapeOf(deps, shapes, request.context, entity)) === undefined)
       notReconciled[entity] = NOT_RECONCILED.noSample;
     else entities.push(entity);
@@ -85,8 +82,7 @@ async function webhookEntities(
     const webhooks = await deps.crm.listWebhooks(context);
     const named = webhooks.flatMap((webhook) => webhook.Events.map((event) => familyOf(event)?.entity));
     return [...new Set(named)]
-      .filter((entity): entity is string => entity !== undefined && !FIXED_ENTITIES.includes(entity))
-      .filter((entity) => entity !== 'webhook')
+      .filter((entity): entity is string => entity !== undefined && isDynamicEntity(entity))
       .sort();
   } catch (error) {
     if (!(error instanceof CrmApiError) || error.status !== 403) throw error;

@@ -110,15 +110,9 @@ export function createStoredRowKeys(config: {
           }),
         );
         const stored = Item?.fieldValuesJson as Uint8Array | undefined;
-        if (stored === undefined) continue;
-        const value: unknown = JSON.parse(decompressBody(stored));
-        if (
-          typeof value === 'object' &&
-          value !== null &&
-          !Array.isArray(value) &&
-          Object.keys(value).length > 0
-        )
-          return value as Record<string, unknown>;
+        // Stored FieldValues are always an object's text (toRowItem).
+        const fieldValues = stored && (JSON.parse(decompressBody(stored)) as Record<string, unknown>);
+        if (fieldValues && Object.keys(fieldValues).length > 0) return fieldValues;
       }
       return undefined;
     },

@@ -155,9 +155,8 @@ describe('a reconcile of the rest of the catalogue: a fixed catalogue entity, a 
       expect.arrayContaining(['projectmember', 'list.category', 'y_equipment']),
     );
     expect(completed!.notReconciled).toEqual({
-      quote: 'its events carry no FieldValues: there is nothing to compare',
-      y_tool:
-        'no stored row to learn its fields from (a list’s or custom table’s fields are the tenant’s own)',
+      quote: 'its events carry no FieldValues: nothing to compare',
+      y_tool: 'no stored row to learn its fields from',
     });
     // One call per candidate delete: the REST entity's 404 (ProjectMember), the archive's empty answer (the others).
     const confirmations = rig.calls.filter((call) => call.path.endsWith('/ProjectMember/2'));
@@ -259,20 +258,20 @@ describe('a reconcile of the rest of the catalogue: a fixed catalogue entity, a 
 
     const [all, named] = rig.lifecycle.details();
     const refused =
-      'the CRM refused to list its webhooks (403: the app did not ask for the webhook API), so its lists and custom tables are not known: name them in entities';
+      'the CRM refused the webhook listing (403): lists and custom tables unknown; name them in entities';
     expect(all).toMatchObject({
       rowsListed: 1,
       notReconciled: {
         'list.*': refused,
         'y_*': refused,
-        quote: 'its events carry no FieldValues: there is nothing to compare',
+        quote: 'its events carry no FieldValues: nothing to compare',
       },
     });
     expect(all!.entities).toEqual(expect.arrayContaining(['contact', 'ticket', 'projectmember']));
     expect(all!.entities).not.toContain('person');
     expect(named).toMatchObject({
       entities: ['ticket'],
-      notReconciled: { person: 'ENTITIES leaves it out: the receiver stores none of its rows' },
+      notReconciled: { person: 'not in ENTITIES' },
     });
     expect(await receiver.store.getRow(context, 'ticket' as RowEntity, 1)).toMatchObject({
       status: 'active',

@@ -14,7 +14,7 @@ describe('where each entity the receiver stores lives in the CRM', () => {
   it('every fixed entity has a table, or a reason why not: quote, whose events carry no FieldValues', () => {
     const without = FIXED_ENTITIES.filter((entity) => crmTableOf(entity) === undefined);
     expect(without).toEqual(['quote']);
-    expect(whyNotInCrm('quote')).toBe('its events carry no FieldValues: there is nothing to compare');
+    expect(whyNotInCrm('quote')).toBe('its events carry no FieldValues: nothing to compare');
     for (const entity of without)
       expect(buildSampleBody(`${entity}.approved`, { primaryKey: 1 }).FieldValues, entity).toBeUndefined();
   });
@@ -41,7 +41,7 @@ describe('where each entity the receiver stores lives in the CRM', () => {
     expect(crmTableOf('list.category')).toEqual({ table: 'category', key: 'Id' });
     expect(crmTableOf('y_equipment')).toEqual({ table: 'y_equipment', key: 'id' });
     expect(crmTableOf('list.12')).toBeUndefined();
-    expect(whyNotInCrm('list.12')).toBe('a list named by its id: its table name is unknown');
+    expect(whyNotInCrm('list.12')).toBe('a list named by its id: its table is unknown');
     expect(crmTableOf('contakt')).toBeUndefined();
     expect(crmTableOf('hasOwnProperty')).toBeUndefined();
     const list = buildSampleBody('list.category.created', { primaryKey: 3 }).FieldValues as object;

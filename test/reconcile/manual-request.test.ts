@@ -60,15 +60,15 @@ describe('manualRequest: a reconcile asked for by a person', () => {
     [{ context: 'Cust1', full: 'true', entities: 'contact,,person' }, 'entities: a comma-separated list'],
     [
       { context: 'Cust1', full: 'true', entities: 'contakt' },
-      'entities: contakt cannot be reconciled (not an entity of the CRM’s catalogue): contact, person',
+      'entities: contakt cannot be reconciled (not an entity of the CRM): contact, person',
     ],
     [
       { context: 'Cust1', full: 'true', entities: 'contact,quote' },
-      'entities: quote cannot be reconciled (its events carry no FieldValues: there is nothing to compare)',
+      'entities: quote cannot be reconciled (its events carry no FieldValues: nothing to compare)',
     ],
     [
       { context: 'Cust1', full: 'true', entities: 'list.12' },
-      'entities: list.12 cannot be reconciled (a list named by its id: its table name is unknown)',
+      'entities: list.12 cannot be reconciled (a list named by its id: its table is unknown)',
     ],
     [
       { context: 'Cust1', full: 'true', form: '2026-11-27T10:00:00Z' },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { encodeTyped, typedTagOf } from '../../lib/crm/typed-values.js';
+import { encodeTyped, plainTag, typedTagOf } from '../../lib/crm/typed-values.js';
 import { effectOfVerb } from '../../lib/events/index.js';
 import { buildSampleBody } from '../samples.js';
 import { CrmError } from './errors.js';
@@ -185,11 +185,8 @@ function raise(table: Table, verbName: string, id: number, row: Row, changes?: s
 
 /** A custom table's field in the form its sample shows (the column's type); a value it cannot hold by its own type. */
 function typedAsSample(value: FieldValue, sample: unknown): string {
-  try {
-    return encodeTyped(value, typedTagOf(sample));
-  } catch {
-    return encodeTyped(value);
-  }
+  const own = plainTag(value);
+  return encodeTyped(value, typedTagOf(sample) ?? own) ?? encodeTyped(value, own)!;
 }
 
 function unique(items: string[]): string[] {
