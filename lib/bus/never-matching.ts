@@ -34,6 +34,7 @@ const LIFECYCLE_FIELDS = [
   'to',
   'reason',
   'entities',
+  'notReconciled',
   'rowsListed',
   'rowsChanged',
   'rowsDeleted',

@@ -131,6 +131,25 @@ export function createCrmClient(options: CrmClientOptions) {
     };
   };
 
+  /**
+   * One row by id through the REST entity (PascalCase properties): `deleted` on 404, `unchanged` on
+   * 304 when `ifModifiedSince` is given.
+   */
+  const getRow = async (context: string, table: CrmTable, id: string | number, ifModifiedSince?: Date) => {
+    if (!table.rest)
+      throw new CrmApiError(`${table.table} has no REST entity: read it from the archive`, context);
+    const url = new URL(`${base(context)}/${table.rest}/${encodeURIComponent(String(id))}`);
+    const headers: Record<string, string> = ifModifiedSince
+      ? { 'if-modified-since': ifModifiedSince.toUTCString() }
+      : {};
+    const response = await call(context, url, { headers });
+    const crmTime = crmTimeOf(response);
+    if (response.status === 404) return { status: 'deleted' as const, crmTime };
+    if (response.status === 304) return { status: 'unchanged' as const, crmTime };
+    const body = okJson(response, context, `GET ${url.pathname}`) as Record<string, unknown>;
+    return { status: 'found' as const, row: body, crmTime };
+  };
+
   return {
     /** `GET /api/state/{ctx}`: whether the tenant's API runs (states such as OfflineMaintenance do not). */
     async tenantState(context: string): Promise<TenantState> {
@@ -208,23 +227,25 @@ export function createCrmClient(options: CrmClientOptions) {
       };
     },
 
+    getRow,
+
     /**
-     * One row by id through the REST entity (PascalCase properties): `deleted` on 404, `unchanged` on
-     * 304 when `ifModifiedSince` is given.
+     * Whether the row `id` of `table` is gone from the CRM, each candidate delete confirmed by one call:
+     * its REST entity's 404 where it has one (crm-rest-api.md), else the archive's answer to
+     * `$filter=<table>.<key> eq <id>` being empty. `crmTime` is that answer's.
      */
-    async getRow(context: string, table: CrmTable, id: string | number, ifModifiedSince?: Date) {
-      if (!table.rest)
-        throw new CrmApiError(`${table.table} has no REST entity: read it from the archive`, context);
-      const url = new URL(`${base(context)}/${table.rest}/${encodeURIComponent(String(id))}`);
-      const headers: Record<string, string> = ifModifiedSince
-        ? { 'if-modified-since': ifModifiedSince.toUTCString() }
-        : {};
-      const response = await call(context, url, { headers });
-      const crmTime = crmTimeOf(response);
-      if (response.status === 404) return { status: 'deleted' as const, crmTime };
-      if (response.status === 304) return { status: 'unchanged' as const, crmTime };
-      const body = okJson(response, context, `GET ${url.pathname}`) as Record<string, unknown>;
-      return { status: 'found' as const, row: body, crmTime };
+    async isDeleted(
+      context: string,
+      table: CrmTable,
+      id: number,
+    ): Promise<{ deleted: boolean; crmTime: number }> {
+      if (table.rest !== undefined) {
+        const answer = await getRow(context, table, id);
+        return { deleted: answer.status === 'deleted', crmTime: answer.crmTime };
+      }
+      const field = `${table.table}.${table.key}`;
+      const page = await archivePage(context, { $select: field, $filter: `${field} eq ${wholeNumber(id)}` });
+      return { deleted: page.rows.length === 0, crmTime: page.crmTime };
     },
 
     ...createWebhookApi({ base, getJson }),
@@ -233,11 +254,15 @@ export function createCrmClient(options: CrmClientOptions) {
 
 export type CrmClient = ReturnType<typeof createCrmClient>;
 
-/** `$filter` of the rows after a primary key (a whole number, so nothing else reaches the filter). */
+/** `$filter` of the rows after a primary key. */
 function keyAfter(table: CrmTable, afterKey: number): string {
-  if (!Number.isSafeInteger(afterKey))
-    throw new RangeError(`afterKey must be a whole number, not ${afterKey}`);
-  return `${table.table}.${table.key} gt ${afterKey}`;
+  return `${table.table}.${table.key} gt ${wholeNumber(afterKey, 'afterKey')}`;
+}
+
+/** A primary key for a `$filter`: a whole number, so nothing else reaches the filter. */
+function wholeNumber(key: number, name = 'a primary key'): number {
+  if (!Number.isSafeInteger(key)) throw new RangeError(`${name} must be a whole number, not ${key}`);
+  return key;
 }
 
 /** The archive row with its fields by database name (the `table.` prefix dropped), values untouched. */

@@ -22,7 +22,7 @@ export type Counters = z.infer<typeof CountersSchema>;
 
 /**
  * Where a run stands between two invocations (the request's `cursor`): the entities fixed when it
- * started, the one in hand and its phase (`changed`: the archive's changed rows; `deletes`: the CRM's
+ * started (and those left out), the one in hand and its phase (`changed`: the archive's changed rows; `deletes`: the CRM's
  * ids against the stored rows), the last primary key listed or compared, and when the tenant may be
  * asked again.
  */
@@ -31,6 +31,10 @@ export const CursorSchema = z.object({
   /** The window's end: the request's `to`, else when the run started. */
   to: IsoTime,
   entities: z.array(z.string()),
+  /** A run not yet past its first step: `entities` is still to be fixed (lib/reconcile/scope.ts). */
+  unscoped: z.optional(z.literal(true)),
+  /** Entities the run leaves out, with why (in `receiver.reconcile.completed`). */
+  notReconciled: z.optional(z.record(z.string(), z.string())),
   entity: Count,
   phase: z.enum(['changed', 'deletes']),
   /** Changed rows: the page after this primary key comes next (pages follow the key, not an offset). */

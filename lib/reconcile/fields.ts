@@ -1,5 +1,8 @@
+import { encodeTyped, type PlainValue, type TypedTag, typedTagOf } from '../crm/typed-values.js';
+import { type FetchedRow, SnapshotError } from './event.js';
+
 /**
- * The FieldValues of each entity's webhook events, by database name, as the CRM writes them (its
+ * The FieldValues of each fixed entity's webhook events, by database name, as the CRM writes them (its
  * published samples, tools/samples.ts; test/reconcile/fields.test.ts holds the two equal): a snapshot
  * selects exactly these from the archive, so it compares with the row field by field and a row the
  * CRM did not change stays equal (nothing recorded, nothing published).
@@ -44,10 +47,60 @@ export const SNAPSHOT_FIELDS: Readonly<Record<string, readonly string[]>> = {
     'userdef_id',
   ],
   document: ['document_id', 'contact_id', 'person_id', 'project_id', 'sale_id', 'doctmpl_id'],
+  associate: ['associate_id', 'person_id', 'name', 'type', 'deleted'],
+  projectmember: ['projectmember_id', 'project_id', 'contact_id', 'person_id'],
+  relation: ['relation_id', 'source_contact_id', 'target_contact_id', 'reldef_id'],
+  salestakeholder: ['salestakeholder_id', 'sale_id', 'contact_id', 'person_id'],
+  chatsession: ['chatsession_id', 'chatTopic_id', 'customer_name', 'status'],
+  ticket: ['ticket_id', 'contact_id', 'person_id', 'status', 'priority_id'],
 };
 
-/** A snapshot's FieldValues text from an archive row: the entity's {@link SNAPSHOT_FIELDS}, in order. */
-export function snapshotFieldValues(entity: string, values: Readonly<Record<string, unknown>>): string {
-  const fields = SNAPSHOT_FIELDS[entity] ?? [];
-  return JSON.stringify(Object.fromEntries(fields.map((field) => [field, values[field] ?? null])));
+/** The FieldValues a snapshot of an entity writes: these fields in this order, each in its form. */
+export interface SnapshotShape {
+  fields: readonly string[];
+  /** A custom table's fields, typed as a stored row of it writes them (`[I:6]`): the tag of each. */
+  tags: Readonly<Record<string, TypedTag>>;
+}
+
+/** The shape of a fixed entity's snapshots ({@link SNAPSHOT_FIELDS}), undefined for any other entity. */
+export function fixedShape(entity: string): SnapshotShape | undefined {
+  return Object.hasOwn(SNAPSHOT_FIELDS, entity) ? { fields: SNAPSHOT_FIELDS[entity]!, tags: {} } : undefined;
+}
+
+/**
+ * The shape of a list's or custom table's snapshots, learnt from the FieldValues of a row of it the
+ * receiver stores (their fields are the tenant's own): its fields, in order, and each typed value's
+ * tag, so a snapshot writes a value in the form the stored rows hold it.
+ *
+ * @example learnedShape({ id: '[I:3]', x_price: '[F:129.9]' }) // { fields: ['id', 'x_price'], tags: { id: 'I', x_price: 'F' } }
+ */
+export function learnedShape(stored: Readonly<Record<string, unknown>>): SnapshotShape {
+  const tags: Record<string, TypedTag> = {};
+  for (const [field, value] of Object.entries(stored)) {
+    const tag = typedTagOf(value);
+    if (tag !== undefined) tags[field] = tag;
+  }
+  return { fields: Object.keys(stored), tags };
+}
+
+/**
+ * A snapshot's FieldValues text from an archive row: the shape's fields in order (a missing one
+ * null), a typed field written with its tag. Throws {@link SnapshotError} (the row is skipped, one
+ * line) for a value its tag cannot hold.
+ */
+export function snapshotFieldValues(
+  shape: SnapshotShape,
+  values: Readonly<Record<string, unknown>>,
+  row: Pick<FetchedRow, 'context' | 'entity' | 'primaryKey'>,
+): string {
+  const written = shape.fields.map((field) => {
+    const value = values[field] ?? null;
+    const tag = shape.tags[field];
+    if (tag === undefined || value === null) return [field, value];
+    const typed = encodeTyped(value as PlainValue, tag);
+    if (typed === undefined)
+      throw new SnapshotError(row, `${field}: ${JSON.stringify(value)} cannot be written as [${tag}:...]`);
+    return [field, typed];
+  });
+  return JSON.stringify(Object.fromEntries(written));
 }

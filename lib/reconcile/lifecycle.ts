@@ -21,6 +21,8 @@ export interface LifecycleDetails {
     from?: string | undefined;
     to: string;
     entities: string[];
+    /** Entities the run left out, with why (`{"quote": "its events carry no FieldValues: ..."}`). */
+    notReconciled: Record<string, string>;
     rowsListed: number;
     rowsChanged: number;
     rowsDeleted: number;

@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
-import { CRM_TABLES } from '../crm/tables.js';
-import { isDynamicEntity } from '../events/index.js';
+import { CRM_TABLES, crmTableOf, whyNotInCrm } from '../crm/tables.js';
 import type { ReconcileRequest } from './request.js';
 
 /** The parameters of a reconcile asked for by a person (`POST /reconcile?…`, `npm run ops -- reconcile --…`). */
@@ -25,7 +24,8 @@ const ISO_ACCEPTED = 'an ISO 8601 time with its offset (2026-11-27T10:00:00Z) ac
 /**
  * A person's reconcile request from text parameters (a query string, command-line flags), checked
  * before anything is queued: `context` always; `from` unless `full=true` (`to` defaults to when the run
- * starts); `entities` comma-separated, each one the CRM can list (CRM_TABLES, lists, custom tables);
+ * starts); `entities` comma-separated, each one the CRM can list (`crmTableOf`: CRM_TABLES, lists by
+ * name, custom tables; `quote`, whose events carry no FieldValues, is refused with that reason);
  * `webhookId` for a gap's reconcile (the run is then recorded on that webhook's gap card).
  * Throws a {@link ManualRequestError} naming the first wrong or unknown parameter. `requestedAt` is
  * `now` to the minute, so the same request asked twice in a minute (a double click, two operators) is
@@ -83,10 +83,10 @@ function entityList(value: string): string[] {
   if (list.length === 0 || list.length > 100 || list.some((entity) => entity === ''))
     throw new ManualRequestError('entities', 'a comma-separated list of 1 to 100 entities accepted');
   for (const entity of list)
-    if (!Object.hasOwn(CRM_TABLES, entity) && !isDynamicEntity(entity))
+    if (crmTableOf(entity) === undefined)
       throw new ManualRequestError(
         'entities',
-        `${short(entity)} cannot be fetched from the CRM: ${Object.keys(CRM_TABLES).join(', ')}, list.<name> or y_<table> accepted`,
+        `${short(entity)} cannot be reconciled (${whyNotInCrm(entity)}): ${Object.keys(CRM_TABLES).join(', ')}, list.<name> or y_<table> accepted`,
       );
   return list;
 }

@@ -1,15 +1,23 @@
-import { CRM_TABLES, type CrmClient, CrmRetryLater, type CrmTable } from '../crm/index.js';
+import {
+  CrmApiError,
+  CrmAuthError,
+  type CrmClient,
+  CrmRetryLater,
+  type CrmTable,
+  crmTableOf,
+} from '../crm/index.js';
 import type { OutboundMessage } from '../queue/port.js';
 import type { StoredRowKeys } from '../store/row-set.js';
 import { type Counters, type Cursor, NO_COUNTS, parseCursor } from './cursor.js';
 import { reconciledEvent, SnapshotError } from './event.js';
-import { SNAPSHOT_FIELDS, snapshotFieldValues } from './fields.js';
+import { snapshotFieldValues } from './fields.js';
 import type { LifecycleDetails } from './lifecycle.js';
 import type { ReconcileRequest } from './request.js';
+import { NOT_RECONCILED, runScope, type Shapes, shapeOf } from './scope.js';
 import type { SnapshotSender } from './send.js';
 
 export interface ReconcileDeps {
-  crm: Pick<CrmClient, 'tenantState' | 'listChanged' | 'listIds' | 'getRow'>;
+  crm: Pick<CrmClient, 'tenantState' | 'listChanged' | 'listIds' | 'isDeleted' | 'listWebhooks'>;
   stored: StoredRowKeys;
   send: SnapshotSender;
   /** Whether the receiver stores the rows of `entity` (ENTITIES). */
@@ -47,10 +55,11 @@ const BEGINNING = new Date(0);
 
 /**
  * One invocation's share of a reconcile (issue 25): the tenant's state (not running: carry on later,
- * no failure), then per entity the archive's rows changed since `from` (every row when `full`), each
- * a `<entity>.reconciled` snapshot at F = the page's CRM time, sent to the row's queue; then the CRM's
- * ids against the stored rows, each stored row the CRM no longer lists confirmed by a 404 and sent as
- * a `Deleted: true` snapshot. Page by page: the cursor moves only once a page's snapshots are queued,
+ * no failure), the entities it covers (lib/reconcile/scope.ts, once per run), then per entity the
+ * archive's rows changed since `from` (every row when `full`), each a `<entity>.reconciled` snapshot
+ * at F = the page's CRM time, sent to the row's queue; then the CRM's ids against the stored rows,
+ * each stored row the CRM no longer lists confirmed by one call (`isDeleted`) and sent as a
+ * `Deleted: true` snapshot. Page by page: the cursor moves only once a page's snapshots are queued,
  * so a crash repeats at most a page (the same row again is one more equal snapshot: nothing applied
  * twice). Returns {@link CarryOn} when the time left is short or the CRM says retry later; throws on
  * anything else (the queue retries the message, then moves it to its DLQ).
@@ -70,15 +79,33 @@ export async function runReconcile(
     return { status: 'carry-on', request: { ...request, cursor: next }, delayMs, why };
   };
   const since = request.full === true ? BEGINNING : new Date(request.from!);
+  const shapes: Shapes = new Map();
   try {
     const state = await deps.crm.tenantState(request.context);
     if (!state.running) return carryOn(state.retryAfterMs, `not-running (${state.state})`);
+    if (cursor.unscoped === true) {
+      const scope = await runScope(request, deps, shapes);
+      Object.assign(cursor, scope);
+      delete cursor.unscoped;
+    }
     while (cursor.entity < cursor.entities.length) {
       if (deps.timeLeftMs() < PAGE_RESERVE_MS) return carryOn(0, 'time');
       const entity = cursor.entities[cursor.entity]!;
-      const table = CRM_TABLES[entity]!;
-      if (cursor.phase === 'changed') await changedPage(request, deps, cursor, entity, table, since);
-      else await deletesPage(request, deps, cursor, entity, table);
+      const table = crmTableOf(entity)!;
+      try {
+        if (cursor.phase === 'changed')
+          await changedPage(request, deps, cursor, entity, table, since, shapes);
+        else await deletesPage(request, deps, cursor, entity, table);
+      } catch (error) {
+        // The CRM's refusal names the table and key asked for: the catalogue's, lists' and custom
+        // tables' follow the published samples, unverified against a real tenant.
+        if (
+          error instanceof CrmApiError &&
+          !(error instanceof CrmRetryLater || error instanceof CrmAuthError)
+        )
+          error.message = `${entity} from the CRM's table ${table.table} (key ${table.key}): ${error.message}`;
+        throw error;
+      }
     }
   } catch (error) {
     if (error instanceof CrmRetryLater) return carryOn(error.retryAfterMs, error.reason);
@@ -95,6 +122,7 @@ export async function runReconcile(
       from: request.full === true ? undefined : request.from,
       to: cursor.to,
       entities: cursor.entities,
+      notReconciled: cursor.notReconciled ?? {},
       rowsListed: counters.rowsListed,
       rowsChanged: counters.rowsChanged,
       rowsDeleted: counters.rowsDeleted,
@@ -104,21 +132,18 @@ export async function runReconcile(
   };
 }
 
-/** The cursor the request carries, or a new one: the entities to reconcile fixed now. */
+/** The cursor the request carries, or a new one (its entities fixed once the tenant answers). */
 function startOrResume(request: ReconcileRequest, deps: ReconcileDeps): Cursor {
   const resumed = parseCursor(request.cursor);
   if (resumed !== undefined) return structuredClone(resumed);
   if (request.full !== true && request.from === undefined)
     throw new Error(`reconcile of ${request.context}: from is required unless full is true`);
   const now = deps.now().toISOString();
-  const wanted = request.entities ?? Object.keys(CRM_TABLES);
   return {
     startedAt: now,
     to: request.to ?? now,
-    entities: [...new Set(wanted)].filter(
-      (entity) =>
-        Object.hasOwn(CRM_TABLES, entity) && Object.hasOwn(SNAPSHOT_FIELDS, entity) && deps.stores(entity),
-    ),
+    entities: [],
+    unscoped: true,
     entity: 0,
     phase: 'changed',
     counters: { ...NO_COUNTS },
@@ -133,18 +158,27 @@ async function changedPage(
   entity: string,
   table: CrmTable,
   since: Date,
+  shapes: Shapes,
 ): Promise<void> {
-  const fields = SNAPSHOT_FIELDS[entity]!;
-  const page = await deps.crm.listChanged(request.context, table, fields, since, undefined, cursor.afterKey);
+  const shape = await shapeOf(deps, shapes, request.context, entity);
+  // Its stored rows were there when the run started; none now means the store was emptied meanwhile.
+  if (shape === undefined) throw new Error(`${entity}: ${NOT_RECONCILED.noSample}`);
+  const page = await deps.crm.listChanged(
+    request.context,
+    table,
+    shape.fields,
+    since,
+    undefined,
+    cursor.afterKey,
+  );
   const messages: OutboundMessage[] = [];
   for (const row of page.items) {
+    const key = { context: request.context, entity, primaryKey: Number(row.id) };
     const message = snapshot(deps, cursor, () =>
       reconciledEvent({
-        context: request.context,
-        entity,
-        primaryKey: Number(row.id),
+        ...key,
         fetchedAt: new Date(page.crmTime),
-        fieldValues: snapshotFieldValues(entity, row.values),
+        fieldValues: snapshotFieldValues(shape, row.values, key),
       }),
     );
     if (message !== undefined) messages.push(message);
@@ -163,7 +197,7 @@ async function changedPage(
 /**
  * One page of the CRM's ids (ascending) against the stored rows of the same key range (the index's
  * Query: see docs/workers.md "Finding deletes"): a stored row not deleted yet and not listed is
- * confirmed by its REST entity (404: a row created after its page was listed answers 200 and stays),
+ * confirmed by one call (`isDeleted`: a row created after its page was listed is found and stays),
  * then sent as deleted.
  */
 async function deletesPage(
@@ -192,15 +226,7 @@ async function deletesPage(
   try {
     for (const primaryKey of stored) {
       if (!listed.has(primaryKey)) {
-        const message = await deletedSnapshot(
-          deps,
-          cursor,
-          request.context,
-          entity,
-          table,
-          primaryKey,
-          page.crmTime,
-        );
+        const message = await deletedSnapshot(deps, cursor, request.context, entity, table, primaryKey);
         if (message !== undefined) messages.push(message);
       }
       compared = primaryKey;
@@ -222,7 +248,7 @@ async function deletesPage(
   nextEntity(cursor);
 }
 
-/** The `Deleted: true` snapshot of a stored row the CRM did not list, if it is stored undeleted and the CRM answers 404. */
+/** The `Deleted: true` snapshot of a stored row the CRM did not list, if it is stored undeleted and the CRM confirms it gone. */
 async function deletedSnapshot(
   deps: ReconcileDeps,
   cursor: Cursor,
@@ -230,18 +256,13 @@ async function deletedSnapshot(
   entity: string,
   table: CrmTable,
   primaryKey: number,
-  listedAt: number,
 ): Promise<OutboundMessage | undefined> {
   const status = await deps.stored.status(context, entity, primaryKey);
   if (status === undefined || status === 'deleted') return undefined;
-  let fetchedAt = listedAt;
-  if (table.rest !== undefined) {
-    const answer = await deps.crm.getRow(context, table, primaryKey);
-    if (answer.status !== 'deleted') return undefined; // listed meanwhile: its change is the next window's
-    fetchedAt = answer.crmTime;
-  }
+  const answer = await deps.crm.isDeleted(context, table, primaryKey);
+  if (!answer.deleted) return undefined; // created meanwhile: its change is the next window's
   return snapshot(deps, cursor, () =>
-    reconciledEvent({ context, entity, primaryKey, fetchedAt: new Date(fetchedAt), deleted: true }),
+    reconciledEvent({ context, entity, primaryKey, fetchedAt: new Date(answer.crmTime), deleted: true }),
   );
 }
 

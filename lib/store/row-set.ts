@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { decompressBody } from './body-codec.js';
 import { collect, defaultClient } from './dynamo-calls.js';
 import { ROW_SET_INDEX, rowKey, rowSetKey } from './keys.js';
 
@@ -18,7 +19,16 @@ export interface StoredRowKeys {
   hasAny(context: string, entity: string): Promise<boolean>;
   /** The row's status, `undefined` when no row is stored (a strongly consistent read). */
   status(context: string, entity: string, primaryKey: number): Promise<string | undefined>;
+  /**
+   * The FieldValues of one stored row of (context, entity) that has them (the first of the lowest
+   * {@link SAMPLE_ROWS} keys), `undefined` when none has: a list's or custom table's fields are the
+   * tenant's own, and a reconcile learns them from a row the webhooks delivered.
+   */
+  sampleFieldValues(context: string, entity: string): Promise<Record<string, unknown> | undefined>;
 }
+
+/** Stored rows {@link StoredRowKeys.sampleFieldValues} reads at most (one GetItem each) for one with FieldValues. */
+export const SAMPLE_ROWS = 5;
 
 /**
  * {@link StoredRowKeys} on the rows table: a Query of its KEYS_ONLY `byRowSet` index (`rowSet` =
@@ -30,6 +40,18 @@ export function createStoredRowKeys(config: {
   table: string;
 }): StoredRowKeys {
   const doc = config.client ?? defaultClient();
+  const firstKeys = (context: string, entity: string, limit: number) =>
+    noIndexSaid(config.table, () =>
+      doc.send(
+        new QueryCommand({
+          TableName: config.table,
+          IndexName: ROW_SET_INDEX,
+          KeyConditionExpression: 'rowSet = :s',
+          ExpressionAttributeValues: { ':s': rowSetKey(context, entity) },
+          Limit: limit,
+        }),
+      ),
+    ).then(({ Items }) => (Items ?? []).map((item) => String(item.rowKey)));
   return {
     async keys(context, entity, after, upTo) {
       const values: Record<string, unknown> = { ':s': rowSetKey(context, entity) };
@@ -62,18 +84,7 @@ export function createStoredRowKeys(config: {
     },
 
     async hasAny(context, entity) {
-      const { Items } = await noIndexSaid(config.table, () =>
-        doc.send(
-          new QueryCommand({
-            TableName: config.table,
-            IndexName: ROW_SET_INDEX,
-            KeyConditionExpression: 'rowSet = :s',
-            ExpressionAttributeValues: { ':s': rowSetKey(context, entity) },
-            Limit: 1,
-          }),
-        ),
-      );
-      return (Items?.length ?? 0) > 0;
+      return (await firstKeys(context, entity, 1)).length > 0;
     },
 
     async status(context, entity, primaryKey) {
@@ -87,6 +98,23 @@ export function createStoredRowKeys(config: {
         }),
       );
       return Item === undefined ? undefined : String(Item.status);
+    },
+
+    async sampleFieldValues(context, entity) {
+      for (const key of await firstKeys(context, entity, SAMPLE_ROWS)) {
+        const { Item } = await doc.send(
+          new GetCommand({
+            TableName: config.table,
+            Key: { rowKey: key },
+            ProjectionExpression: 'fieldValuesJson',
+          }),
+        );
+        const stored = Item?.fieldValuesJson as Uint8Array | undefined;
+        // Stored FieldValues are always an object's text (toRowItem).
+        const fieldValues = stored && (JSON.parse(decompressBody(stored)) as Record<string, unknown>);
+        if (fieldValues && Object.keys(fieldValues).length > 0) return fieldValues;
+      }
+      return undefined;
     },
   };
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CRM_TABLES, CrmApiError } from '../../lib/crm/index.js';
+import { CRM_TABLES, CrmApiError, crmTableOf } from '../../lib/crm/index.js';
 import type { RunningCrm } from '../../tools/crm/start.js';
 import { clientOf, recordingFetch, simulator } from './support.js';
 
@@ -137,5 +137,33 @@ describe('the rows changed since a time', () => {
     });
     change({ op: 'delete', table: 'contact', id: 42 });
     expect((await client.getRow('Cust1', contact, 42)).status).toBe('deleted');
+  });
+
+  it('confirms a delete with one call: the REST entity’s 404, or for a table without one the archive’s empty answer for that id', async () => {
+    for (const table of ['contact', 'y_equipment'])
+      for (const id of [1, 2]) change({ op: 'create', table, id });
+    change({ op: 'delete', table: 'contact', id: 2 });
+    change({ op: 'delete', table: 'y_equipment', id: 2 });
+    const { fetch, calls } = recordingFetch();
+    const client = clientOf(crm, { fetch });
+    const equipment = crmTableOf('y_equipment')!;
+    const answers = [
+      await client.isDeleted('Cust1', contact, 1),
+      await client.isDeleted('Cust1', contact, 2),
+      await client.isDeleted('Cust1', equipment, 1),
+      await client.isDeleted('Cust1', equipment, 2),
+    ];
+    expect(answers.map((answer) => answer.deleted)).toEqual([false, true, false, true]);
+    // F of a Deleted snapshot: the CRM's clock from each answer.
+    for (const answer of answers) expect(Number.isFinite(answer.crmTime)).toBe(true);
+    expect(calls.map((call) => `${call.path.split('/').slice(-2).join('/')} ${call.status}`)).toEqual([
+      'Contact/1 200',
+      'Contact/2 404',
+      'archive/dynamic 200',
+      'archive/dynamic 200',
+    ]);
+    await expect(client.isDeleted('Cust1', equipment, 1.5)).rejects.toThrow(
+      'a primary key must be a whole number, not 1.5',
+    );
   });
 });

@@ -32,9 +32,9 @@ const change = (body: Record<string, unknown>) => crm.core.change('Cust1', body 
 
 describe('the CRM simulator REST API', () => {
   it('answers 501 naming the path for what it does not serve, and 401 without credentials', async () => {
-    const ticket = await get('/Cust1/api/v1/Ticket/1');
-    expect(ticket.status).toBe(501);
-    expect(json(ticket).Error).toBe('GET /Cust1/api/v1/Ticket/1 is not implemented by the CRM simulator');
+    const quote = await get('/Cust1/api/v1/Quote/1');
+    expect(quote.status).toBe(501);
+    expect(json(quote).Error).toBe('GET /Cust1/api/v1/Quote/1 is not implemented by the CRM simulator');
     const anonymous = await get('/Cust1/api/v1/Contact/1', {});
     expect(anonymous.status).toBe(401);
     expect((await get('/Cust1/api/v1/Contact/1', { authorization: 'Basic bm86bm8=' })).status).toBe(401);

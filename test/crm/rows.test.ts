@@ -160,6 +160,10 @@ describe('the CRM simulator: rows and the events their changes raise', () => {
       x_active: '[B:True]',
       x_bought: '[DT:09/16/2025 10:11:12]',
     });
+    // In the column's form (its sample's tag, lib/crm/typed-values.ts), whatever the value: a whole price stays F.
+    core.change('Cust1', { op: 'create', table: 'y_equipment', id: 7, fields: { x_price: 130 } });
+    await core.dispatcher.idle();
+    expect(target.of('y_equipment.created')[1]?.body.FieldValues).toMatchObject({ x_price: '[F:130]' });
     expect(() => core.change('Cust1', { op: 'softdelete', table: 'y_equipment', id: 6 })).toThrow(
       'y_equipment has no softdeleted: its events are created, changed, deleted',
     );

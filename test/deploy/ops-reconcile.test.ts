@@ -113,7 +113,7 @@ describe('npm run ops -- reconcile', () => {
     [['--context', 'Cust9', '--from', 'yesterday'], '--from: yesterday: an ISO 8601 time'],
     [
       ['--context', 'Cust9', '--full', '--entities', 'contakt'],
-      '--entities: contakt cannot be fetched from the CRM',
+      '--entities: contakt cannot be reconciled (not an entity of the CRM)',
     ],
     [['--context', 'Cust9', '--ful'], 'Unknown option'],
   ])('%j: one line naming the option, nothing sent', async (args, message) => {

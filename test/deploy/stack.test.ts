@@ -33,7 +33,15 @@ import {
 } from './package.js';
 
 const PREFIX = `${SERVICE}-${STAGE}`;
+/**
+ * What a delivery waits for (the ingest, the workers) keeps its cold start within 350 KB; the
+ * reconciliation's functions run off that path, where a cold start adds milliseconds to a recovery that
+ * waits on the CRM's API for seconds, so they may carry more (docs/deploy.md, "Bundles").
+ */
 const BUNDLE_BUDGET_BYTES = 350 * 1024;
+const BACKGROUND_BUDGET_BYTES = 400 * 1024;
+const budgetOf = (key: FunctionKey) =>
+  key === 'reconcile' || key === 'reconcilePoll' ? BACKGROUND_BUDGET_BYTES : BUNDLE_BUDGET_BYTES;
 const getAtt = (logicalId: string, attribute = 'Arn') => ({ 'Fn::GetAtt': [logicalId, attribute] });
 const ref = (logicalId: string) => ({ Ref: logicalId });
 const pascal = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
@@ -937,10 +945,10 @@ describe('the local runtime’s definitions', () => {
 });
 
 describe('bundles', () => {
-  it.each(FUNCTIONS)(`%s: one minified ESM file within ${BUNDLE_BUDGET_BYTES / 1024} KB`, async (key) => {
+  it.each(FUNCTIONS)('%s: one minified ESM file within its budget (350 KB; 400 KB off the delivery path)', async (key) => {
     const size = await bundleSize(key);
     expect(size).toBeGreaterThan(10_000);
-    expect(size).toBeLessThanOrEqual(BUNDLE_BUDGET_BYTES);
+    expect(size).toBeLessThanOrEqual(budgetOf(key));
   });
 
   it.each(FUNCTIONS)('%s: the zip holds the bundle alone, no source map', async (key) => {
@@ -948,7 +956,7 @@ describe('bundles', () => {
     const zip = await readFile(zipPath(key));
     expect(zip.includes(`${ENTRIES[key]}.mjs`)).toBe(true);
     expect(zip.includes('.map')).toBe(false);
-    expect(zip.length).toBeLessThan(BUNDLE_BUDGET_BYTES);
+    expect(zip.length).toBeLessThan(budgetOf(key));
   });
 
   it('the AWS SDK is bundled, with the environment as the only credential source', async () => {

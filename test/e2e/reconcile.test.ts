@@ -88,7 +88,11 @@ describe('npm start with CRM_API_URL (in its .env)', () => {
   it.each([
     ['/reconcile?from=2026-11-27T10:00:00Z', 'context: required'],
     ['/reconcile?context=CustR&from=yesterday', 'from: yesterday: an ISO 8601 time'],
-    ['/reconcile?context=CustR&full=true&entities=contakt', 'entities: contakt cannot be fetched'],
+    ['/reconcile?context=CustR&full=true&entities=contakt', 'entities: contakt cannot be reconciled'],
+    [
+      '/reconcile?context=CustR&full=true&entities=contact,quote',
+      'entities: quote cannot be reconciled (its events carry no FieldValues',
+    ],
     ['/reconcile?context=CustR&full=true&form=x', 'form: unknown'],
   ])('%s: 400 in one line naming the parameter, nothing queued', async (path, message) => {
     const before = (await queued(on)).length;

@@ -214,6 +214,7 @@ describe('local bus: the receiver’s lifecycle events (lib/reconcile/lifecycle.
       from: '2026-11-27T10:00:00Z',
       to: '2026-11-27T11:00:00Z',
       entities: ['contact'],
+      notReconciled: {},
       rowsListed: 3,
       rowsChanged: 1,
       rowsDeleted: 0,

@@ -1,10 +1,58 @@
 import { describe, expect, it } from 'vitest';
-import { CRM_TABLES } from '../../lib/crm/index.js';
-import { SNAPSHOT_FIELDS, snapshotFieldValues } from '../../lib/reconcile/fields.js';
+import { CRM_TABLES, crmTableOf, whyNotInCrm } from '../../lib/crm/index.js';
+import { FIXED_ENTITIES } from '../../lib/events/index.js';
+import { SnapshotError } from '../../lib/reconcile/event.js';
+import {
+  fixedShape,
+  learnedShape,
+  SNAPSHOT_FIELDS,
+  snapshotFieldValues,
+} from '../../lib/reconcile/fields.js';
 import { buildSampleBody } from '../../tools/samples.js';
 
+describe('where each entity the receiver stores lives in the CRM', () => {
+  it('every fixed entity has a table, or a reason why not: quote, whose events carry no FieldValues', () => {
+    const without = FIXED_ENTITIES.filter((entity) => crmTableOf(entity) === undefined);
+    expect(without).toEqual(['quote']);
+    expect(whyNotInCrm('quote')).toBe('its events carry no FieldValues: nothing to compare');
+    for (const entity of without)
+      expect(buildSampleBody(`${entity}.approved`, { primaryKey: 1 }).FieldValues, entity).toBeUndefined();
+  });
+
+  it('the catalogue’s entities in the table of their name, keyed as their samples’ FieldValues; REST only where crm-rest-api.md lists it', () => {
+    expect(crmTableOf('ticket')).toEqual({ table: 'ticket', key: 'ticket_id', rest: 'Ticket' });
+    expect(crmTableOf('projectmember')).toEqual({
+      table: 'projectmember',
+      key: 'projectmember_id',
+      rest: 'ProjectMember',
+    });
+    expect(crmTableOf('relation')).toEqual({ table: 'relation', key: 'relation_id' });
+    expect(crmTableOf('activity')).toMatchObject({ table: 'appointment', key: 'appointment_id' });
+    // The spec's contact and activity FieldValues do not repeat their key; the others do.
+    for (const [entity, table] of Object.entries(CRM_TABLES).filter(
+      ([e]) => !['contact', 'activity'].includes(e),
+    )) {
+      const sample = buildSampleBody(`${entity}.created`, { primaryKey: 7 });
+      expect((sample.FieldValues as Record<string, unknown>)[table.key], entity).toBe(7);
+    }
+  });
+
+  it('a list by name in the table of its name keyed Id, a custom table keyed id; a list by id, an unknown name: none, with why', () => {
+    expect(crmTableOf('list.category')).toEqual({ table: 'category', key: 'Id' });
+    expect(crmTableOf('y_equipment')).toEqual({ table: 'y_equipment', key: 'id' });
+    expect(crmTableOf('list.12')).toBeUndefined();
+    expect(whyNotInCrm('list.12')).toBe('a list named by its id: its table is unknown');
+    expect(crmTableOf('contakt')).toBeUndefined();
+    expect(crmTableOf('hasOwnProperty')).toBeUndefined();
+    const list = buildSampleBody('list.category.created', { primaryKey: 3 }).FieldValues as object;
+    expect(list).toMatchObject({ Id: 3 });
+  });
+});
+
+const ROW = { context: 'Cust1', entity: 'y_equipment', primaryKey: 5 };
+
 describe('the fields a snapshot selects', () => {
-  it('are the FieldValues of each entity’s webhook events as the CRM’s samples show them, for every entity the CRM can list', () => {
+  it('of a fixed entity: its created sample’s FieldValues, for every entity the CRM can list', () => {
     expect(Object.keys(SNAPSHOT_FIELDS).sort()).toEqual(Object.keys(CRM_TABLES).sort());
     for (const entity of Object.keys(CRM_TABLES)) {
       const sample = buildSampleBody(`${entity}.created`, { primaryKey: 1 });
@@ -14,13 +62,57 @@ describe('the fields a snapshot selects', () => {
 
   it('makes the FieldValues text from an archive row: those fields in order, the others dropped, a missing one null', () => {
     expect(
-      snapshotFieldValues('project', {
-        project_id: 4,
-        status: 2,
-        done: 0,
-        name: 'not a FieldValue',
-        associate_id: 9,
-      }),
+      snapshotFieldValues(
+        fixedShape('project')!,
+        { project_id: 4, status: 2, done: 0, name: 'not a FieldValue', associate_id: 9 },
+        ROW,
+      ),
     ).toBe('{"project_id":4,"associate_id":9,"status":2,"done":0,"endDate":null}');
+    expect(fixedShape('y_equipment')).toBeUndefined();
+  });
+
+  it('of a custom table: a stored row’s fields, each value written with the tag the stored one carries, so an unchanged row is the same text', () => {
+    const stored = buildSampleBody('y_equipment.created', { primaryKey: 5 }).FieldValues as Record<
+      string,
+      unknown
+    >;
+    const shape = learnedShape(stored);
+    expect(shape).toEqual({
+      fields: ['id', 'x_name', 'x_bought', 'x_price', 'x_active', 'x_contact'],
+      tags: { id: 'I', x_name: 'S', x_bought: 'DT', x_price: 'F', x_active: 'B', x_contact: 'I' },
+    });
+    // The archive's plain values of the same row, as the simulator (and the dynamic provider) answers.
+    const archive = {
+      id: 5,
+      x_name: 'Drill 18V',
+      x_bought: '2025-09-16T10:11:12',
+      x_price: 129.9,
+      x_active: true,
+      x_contact: 1234,
+      updated: '2026-01-01T00:00:00',
+    };
+    expect(snapshotFieldValues(shape, archive, ROW)).toBe(JSON.stringify(stored));
+    // A whole price stays a float ([F:130], not [I:130]); a field the archive did not answer is null.
+    expect(
+      JSON.parse(snapshotFieldValues(shape, { ...archive, x_price: 130, x_name: undefined }, ROW)),
+    ).toMatchObject({
+      x_price: '[F:130]',
+      x_name: null,
+    });
+  });
+
+  it('refuses a value its stored form cannot hold: the row cannot become a snapshot, one line naming it and the field', () => {
+    const shape = learnedShape({ id: '[I:5]', x_count: '[I:2]' });
+    expect(() => snapshotFieldValues(shape, { id: 5, x_count: 'many' }, ROW)).toThrow(SnapshotError);
+    expect(() => snapshotFieldValues(shape, { id: 5, x_count: 'many' }, ROW)).toThrow(
+      'snapshot of Cust1/y_equipment/5 not queued: x_count: "many" cannot be written as [I:...]',
+    );
+  });
+
+  it('of a list: a stored row’s fields, the values as they are (lists carry plain values)', () => {
+    const stored = { Id: 3, Name: 'Customer', Tooltip: '', Deleted: 0, Rank: 3 };
+    const shape = learnedShape(stored);
+    expect(shape).toEqual({ fields: ['Id', 'Name', 'Tooltip', 'Deleted', 'Rank'], tags: {} });
+    expect(snapshotFieldValues(shape, { ...stored, registered: 'x' }, ROW)).toBe(JSON.stringify(stored));
   });
 });

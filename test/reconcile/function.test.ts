@@ -94,14 +94,15 @@ describe('functions/reconcile.ts, composed from the environment', () => {
       .flatMap((line) => line.split('\n'))
       .filter((line) => line.includes('"reconcile completed"'))
       .map((line) => JSON.parse(line) as { context: string; apiCalls: number; rowsListed: number });
-    // Each: the tenant's state, then one page of contacts and one of persons (nothing stored: no ids listed).
+    // Each: the tenant's state, its webhooks (the lists and custom tables they name), then one page of
+    // contacts and one of persons (nothing stored: no ids listed).
     expect(
       completed
         .map(({ context, apiCalls, rowsListed }) => ({ context, apiCalls, rowsListed }))
         .sort((a, b) => a.context.localeCompare(b.context)),
     ).toEqual([
-      { context: 'CustFn', apiCalls: 3, rowsListed: 3 },
-      { context: 'CustFn2', apiCalls: 3, rowsListed: 2 },
+      { context: 'CustFn', apiCalls: 4, rowsListed: 3 },
+      { context: 'CustFn2', apiCalls: 4, rowsListed: 2 },
     ]);
     const contactQueue = receiver.queues.queues.find((q) => q.key === 'contact')!.url;
     const queued = await client.send(

@@ -31,14 +31,14 @@ describe('manualRequest: a reconcile asked for by a person', () => {
           context: 'Cust1',
           from: '2026-11-27T10:00:00+01:00',
           to: '2026-11-27T11:00:00Z',
-          entities: 'contact, person,contact,list.category,y_equipment',
+          entities: 'contact, person,contact,list.category,y_equipment,ticket',
           full: 'false',
         },
         NOW,
       ),
     ).toMatchObject({
       to: '2026-11-27T11:00:00Z',
-      entities: ['contact', 'person', 'list.category', 'y_equipment'],
+      entities: ['contact', 'person', 'list.category', 'y_equipment', 'ticket'],
     });
     expect(manualRequest({ context: 'Cust1', full: 'true', webhookId: '9' }, NOW).webhookId).toBe(9);
     const full = manualRequest({ context: 'Cust1', full: 'true' }, NOW);
@@ -61,7 +61,15 @@ describe('manualRequest: a reconcile asked for by a person', () => {
     [{ context: 'Cust1', full: 'true', entities: 'contact,,person' }, 'entities: a comma-separated list'],
     [
       { context: 'Cust1', full: 'true', entities: 'contakt' },
-      'entities: contakt cannot be fetched from the CRM: contact, person',
+      'entities: contakt cannot be reconciled (not an entity of the CRM): contact, person',
+    ],
+    [
+      { context: 'Cust1', full: 'true', entities: 'contact,quote' },
+      'entities: quote cannot be reconciled (its events carry no FieldValues: nothing to compare)',
+    ],
+    [
+      { context: 'Cust1', full: 'true', entities: 'list.12' },
+      'entities: list.12 cannot be reconciled (a list named by its id: its table is unknown)',
     ],
     [
       { context: 'Cust1', full: 'true', form: '2026-11-27T10:00:00Z' },

@@ -43,6 +43,24 @@ describe('the stored rows of a (context, entity), through the rows table’s byR
     expect(await stored.status('CustS', 'contact', 6)).toBeUndefined();
   });
 
+  it('learns a list’s or custom table’s fields from the FieldValues of one stored row that has them', async () => {
+    const put = async (entity: string, primaryKey: number, fieldValues?: Record<string, unknown>) => {
+      const row = { ...storedRow('CustF', primaryKey), entity, ...(fieldValues && { fieldValues }) };
+      await dynamo.doc.send(new PutCommand({ TableName: rows, Item: toRowItem(row as Row, 1) }));
+    };
+    // The lowest key has no FieldValues (a row known only from a deleted event's Values): the next one is read.
+    await put('y_tool', 1);
+    await put('y_tool', 2, { id: '[I:2]', x_size: '[F:1.5]' });
+    await put('y_tool', 3, { id: '[I:3]', x_other: '[S:x]' });
+    await put('list.colour', 4);
+    const stored = createStoredRowKeys({ client: dynamo.doc, table: rows });
+
+    expect(await stored.sampleFieldValues('CustF', 'y_tool')).toEqual({ id: '[I:2]', x_size: '[F:1.5]' });
+    expect(await stored.sampleFieldValues('CustF', 'list.colour')).toBeUndefined();
+    expect(await stored.sampleFieldValues('CustF', 'y_none')).toBeUndefined();
+    expect(await stored.sampleFieldValues('CustOther', 'y_tool')).toBeUndefined();
+  });
+
   it('says in one line that a rows table from before the index cannot find deletes, and what to do', async () => {
     const old = `${rows}-old`;
     await dynamo.client.send(

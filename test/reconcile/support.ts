@@ -76,6 +76,8 @@ export interface RigOptions {
   wrapFetch?: (real: typeof fetch) => typeof fetch;
   /** Where runs naming a webhook are recorded; default: the receiver's webhooks table, as functions/reconcile.ts. */
   recovery?: Parameters<typeof createReconcileHandler>[0]['recovery'];
+  /** ENTITIES: whether the receiver stores an entity's rows (default every entity). */
+  stores?: (entity: string) => boolean;
 }
 
 /**
@@ -138,7 +140,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
         crm: crmClient,
         stored: createStoredRowKeys({ client: receiver.dynamo.doc, table: receiver.tables.rows }),
         send: createSnapshotSender({ client, queueUrls }),
-        stores: () => true,
+        stores: options.stores ?? (() => true),
         apiCalls: () => calls.length,
         timeLeftMs: () => (pagesLeft-- > 0 ? 60_000 : 0),
         now,

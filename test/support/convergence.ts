@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import type { QueueView } from '../../dashboard/views.js';
+import { decodeTyped, type PlainValue } from '../../lib/crm/typed-values.js';
 import type { Row as CrmRow } from '../../tools/crm/tables.js';
 
 /** A POST a subscription target received: its path and the EventBridge event it carried. */
@@ -60,7 +61,8 @@ export async function readRow(
 /**
  * How the receiver's row differs from the CRM's (empty: equal). A row the CRM still has must be
  * `active` (`softdeleted` when the CRM's `deleted` is 1), with no stale field, and every field it holds (those of the webhooks' FieldValues,
- * `updated` among them where they carry it) equal to the CRM's value as the CRM writes it; a row the
+ * `updated` among them where they carry it) equal to the CRM's value as the CRM writes it (a custom
+ * table's typed string, `[F:1.5]`, read as its value); a row the
  * CRM no longer has must be `deleted` (or absent, when the receiver never heard of it).
  */
 export function rowDifferences(row: RowState | undefined, crm: CrmRow | undefined): string[] {
@@ -74,7 +76,7 @@ export function rowDifferences(row: RowState | undefined, crm: CrmRow | undefine
   const values = row.fieldValues ?? {};
   if (Object.keys(values).length === 0) differences.push('no fieldValues');
   for (const [field, value] of Object.entries(values))
-    if (!isDeepStrictEqual(value, crm[field]))
+    if (!isDeepStrictEqual(decodeTyped(value as PlainValue), crm[field]))
       differences.push(`${field} ${JSON.stringify(value)} ≠ ${JSON.stringify(crm[field])}`);
   return differences;
 }

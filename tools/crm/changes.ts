@@ -1,16 +1,9 @@
 import { z } from 'zod';
+import { encodeTyped, plainTag, typedTagOf } from '../../lib/crm/typed-values.js';
 import { effectOfVerb } from '../../lib/events/index.js';
 import { buildSampleBody } from '../samples.js';
 import { CrmError } from './errors.js';
-import {
-  crmTime,
-  encodeTyped,
-  type FieldValue,
-  isSilentField,
-  type Row,
-  type Table,
-  tableOf,
-} from './tables.js';
+import { crmTime, type FieldValue, isSilentField, type Row, type Table, tableOf } from './tables.js';
 
 /** What a person (or the stream) does to a row. */
 export type Change =
@@ -179,7 +172,7 @@ function raise(table: Table, verbName: string, id: number, row: Row, changes?: s
     Object.fromEntries(
       Object.keys(keys).map((key) => {
         const value: FieldValue = row[key] ?? 0;
-        return [key, encode ? encodeTyped(value) : value];
+        return [key, encode ? typedAsSample(value, keys[key]) : value];
       }),
     );
   if (sample.FieldValues !== undefined) {
@@ -188,6 +181,12 @@ function raise(table: Table, verbName: string, id: number, row: Row, changes?: s
   }
   if (sample.Values !== undefined) parts.Values = valuesOf(sample.Values as Record<string, unknown>, false);
   return { name, primaryKey: id, parts };
+}
+
+/** A custom table's field in the form its sample shows (the column's type); a value it cannot hold by its own type. */
+function typedAsSample(value: FieldValue, sample: unknown): string {
+  const own = plainTag(value);
+  return encodeTyped(value, typedTagOf(sample) ?? own) ?? encodeTyped(value, own)!;
 }
 
 function unique(items: string[]): string[] {

@@ -1,3 +1,4 @@
+import { decodeTyped } from '../../lib/crm/typed-values.js';
 import { buildSampleBody, dotNetTimestamp } from '../samples.js';
 import { verbsOf } from '../stream.js';
 import { CrmError } from './errors.js';
@@ -90,8 +91,6 @@ const LIFECYCLE_FIELDS = [
   'updatedCount',
 ];
 
-const TYPED = /^\[(I|S|F|B|DT):(.*)\]$/s;
-
 const TABLE_SHAPES: Array<Pick<Table, 'name' | 'key' | 'entity' | 'rest'>> = [
   { name: 'contact', key: 'contact_id', entity: 'contact', rest: 'Contact' },
   { name: 'person', key: 'person_id', entity: 'person', rest: 'Person' },
@@ -99,6 +98,13 @@ const TABLE_SHAPES: Array<Pick<Table, 'name' | 'key' | 'entity' | 'rest'>> = [
   { name: 'project', key: 'project_id', entity: 'project', rest: 'Project' },
   { name: 'appointment', key: 'appointment_id', entity: 'activity', rest: 'Appointment' },
   { name: 'document', key: 'document_id', entity: 'document', rest: 'Document' },
+  // The catalogue's entities with FieldValues, named as their published samples write them.
+  { name: 'associate', key: 'associate_id', entity: 'associate' },
+  { name: 'projectmember', key: 'projectmember_id', entity: 'projectmember', rest: 'ProjectMember' },
+  { name: 'relation', key: 'relation_id', entity: 'relation' },
+  { name: 'salestakeholder', key: 'salestakeholder_id', entity: 'salestakeholder' },
+  { name: 'chatsession', key: 'chatsession_id', entity: 'chatsession' },
+  { name: 'ticket', key: 'ticket_id', entity: 'ticket', rest: 'Ticket' },
   { name: 'category', key: 'Id', entity: 'list.category' },
   { name: 'y_equipment', key: 'id', entity: 'y_equipment' },
 ];
@@ -138,35 +144,9 @@ function defaultOf(field: string): FieldValue {
   return STRING_FIELDS.has(field) ? '' : 0;
 }
 
-/** A custom table's typed string (`[I:6]`, `[DT:09/16/2025 10:11:12]`) as a plain value; others as they are. */
+/** A custom table's typed strings (`[I:6]`, `[DT:09/16/2025 10:11:12]`) as plain values; others as they are. */
 function decodeSample(values: Record<string, unknown>): Row {
-  const row: Row = {};
-  for (const [field, value] of Object.entries(values)) {
-    const typed = typeof value === 'string' ? TYPED.exec(value) : null;
-    if (typed === null) {
-      row[field] = value as FieldValue;
-      continue;
-    }
-    const [, type, text] = typed as unknown as [string, string, string];
-    row[field] =
-      type === 'I' || type === 'F'
-        ? Number(text)
-        : type === 'B'
-          ? text === 'True'
-          : type === 'DT'
-            ? text.replace(/^(\d\d)\/(\d\d)\/(\d{4}) (.*)$/, '$3-$1-$2T$4')
-            : text;
-  }
-  return row;
-}
-
-/**
- * A custom table's field as the CRM writes it in FieldValues: `[I:6]`, `[F:1.5]`, `[B:True]`,
- * `[DT:MM/dd/yyyy HH:mm:ss]` (a date-time field) or `[S:text]`.
- */
-export function encodeTyped(value: FieldValue): string {
-  if (typeof value === 'boolean') return `[B:${value ? 'True' : 'False'}]`;
-  if (typeof value === 'number') return Number.isInteger(value) ? `[I:${value}]` : `[F:${value}]`;
-  const date = /^(\d{4})-(\d\d)-(\d\d)T(\d\d:\d\d:\d\d)/.exec(value);
-  return date ? `[DT:${date[2]}/${date[3]}/${date[1]} ${date[4]}]` : `[S:${value}]`;
+  return Object.fromEntries(
+    Object.entries(values).map(([field, value]) => [field, decodeTyped(value as FieldValue)]),
+  );
 }

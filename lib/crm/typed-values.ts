@@ -1,0 +1,60 @@
+/** The type tags of a custom table's FieldValues, as the CRM writes them: `[I:6]`, `[DT:...]`, ... */
+export const TYPED_TAGS = ['I', 'F', 'B', 'DT', 'S'] as const;
+export type TypedTag = (typeof TYPED_TAGS)[number];
+
+/** A plain value of a field: what the archive answers and the CRM's database holds. */
+export type PlainValue = string | number | boolean;
+
+const TYPED = /^\[(I|F|B|DT|S):(.*)\]$/s;
+/** An ISO time as far as the CRM writes it (to the second), and anything after it. */
+const ISO_TIME = /^(\d{4})-(\d\d)-(\d\d)T(\d\d:\d\d:\d\d).*$/s;
+const CRM_DATE_TIME = /^(\d\d)\/(\d\d)\/(\d{4}) (\d\d:\d\d:\d\d)$/;
+
+/** The tag of a typed string (`[F:1.5]` → `F`), undefined for anything else. */
+export function typedTagOf(value: unknown): TypedTag | undefined {
+  return typeof value === 'string' ? (TYPED.exec(value)?.[1] as TypedTag | undefined) : undefined;
+}
+
+/**
+ * A typed string as its plain value: `[I:6]` → 6, `[F:1.5]` → 1.5, `[B:True]` → true,
+ * `[DT:09/16/2025 10:11:12]` → `2025-09-16T10:11:12`, `[S:x]` → `x`; anything else as it is.
+ */
+export function decodeTyped(value: PlainValue): PlainValue {
+  const typed = typeof value === 'string' ? TYPED.exec(value) : null;
+  if (typed === null) return value;
+  const [, tag, text] = typed as unknown as [string, TypedTag, string];
+  if (tag === 'I' || tag === 'F') return Number(text);
+  if (tag === 'B') return text === 'True';
+  if (tag === 'DT') return text.replace(CRM_DATE_TIME, '$3-$1-$2T$4');
+  return text;
+}
+
+/**
+ * A custom table's field as the CRM writes it in FieldValues (crm-webhook samples): `[I:6]`, `[F:1.5]`,
+ * `[B:True]`, `[DT:MM/dd/yyyy HH:mm:ss]` or `[S:text]`, in the form `tag` says (the one a stored row of
+ * the table shows for that field, so a row the CRM did not change compares equal as text). Undefined
+ * for a value the tag cannot hold (a text where a number is expected).
+ *
+ * @example encodeTyped(130, 'F') // '[F:130]' (with plainTag(130), '[I:130]')
+ */
+export function encodeTyped(value: PlainValue, tag: TypedTag): string | undefined {
+  const text = String(value);
+  let written: string | undefined = text;
+  if (tag === 'I' || tag === 'F') {
+    // Number(text): a boolean's text is no number, nor is a blank one.
+    const number = text.trim() === '' ? Number.NaN : Number(text);
+    written =
+      Number.isFinite(number) && (tag === 'F' || Number.isInteger(number)) ? String(number) : undefined;
+  } else if (tag === 'B')
+    written = /^(true|1)$/i.test(text) ? 'True' : /^(false|0)$/i.test(text) ? 'False' : undefined;
+  else if (tag === 'DT' && !CRM_DATE_TIME.test(text))
+    written = text.replace(ISO_TIME, '$2/$3/$1 $4').match(CRM_DATE_TIME)?.[0];
+  return written === undefined ? undefined : `[${tag}:${written}]`;
+}
+
+/** The form of a plain value by its own type: integer I, other number F, boolean B, ISO time DT, text S. */
+export function plainTag(value: PlainValue): TypedTag {
+  if (typeof value === 'boolean') return 'B';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'I' : 'F';
+  return ISO_TIME.test(value) ? 'DT' : 'S';
+}
