@@ -1,17 +1,19 @@
 import {
   ChangeMessageVisibilityCommand,
+  CreateQueueCommand,
   DeleteMessageCommand,
   GetQueueAttributesCommand,
   ListMessageMoveTasksCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
-  type SQSClient,
+  SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadDefinitions } from '../../infra/definitions.js';
 import { ensureQueues, type LocalQueue } from '../../local/resources.js';
 import type { SqsEmulator } from '../../local/sqs-emulator.js';
+import { startSqsServer } from '../../local/sqs-server.js';
 import { startLocalQueues } from '../support/local-queues.js';
 
 let emulator: SqsEmulator;
@@ -221,6 +223,47 @@ describe('deduplication patched into the emulator', () => {
       expect(again?.Body).toBe('dedup-1');
     } finally {
       await local.close();
+    }
+  });
+});
+
+describe('availability patched into the emulator', () => {
+  it('makes a new message, and one whose visibility is set to 0, available at once, as SQS does (not on a timer)', async () => {
+    // The emulator's server on this thread, its timers stopped: only what happens at once counts.
+    const server = await startSqsServer();
+    const local = new SQSClient({
+      endpoint: server.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    try {
+      const { QueueUrl } = await local.send(
+        new CreateQueueCommand({ QueueName: 'at-once.fifo', Attributes: { FifoQueue: 'true' } }),
+      );
+      vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval'] });
+      await local.send(
+        new SendMessageCommand({
+          QueueUrl,
+          MessageBody: 'm',
+          MessageGroupId: 'G',
+          MessageDeduplicationId: 'm',
+        }),
+      );
+      const first = await local.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 0 }));
+      expect(first.Messages?.map((message) => message.Body)).toEqual(['m']);
+      await local.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl,
+          ReceiptHandle: first.Messages![0]!.ReceiptHandle,
+          VisibilityTimeout: 0,
+        }),
+      );
+      const again = await local.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 0 }));
+      expect(again.Messages?.map((message) => message.Body)).toEqual(['m']);
+    } finally {
+      vi.useRealTimers();
+      local.destroy();
+      await server.close();
     }
   });
 });
