@@ -16,7 +16,7 @@ export interface AdminApiDeps {
   peek(queueName: string, limit?: number): StoredMessage[];
   /** True once every component is up; /health answers 503 before. */
   isReady(): boolean;
-  /** Served at GET /info: endpoints, queue and table names. */
+  /** Served at GET /info: endpoints, queue and table names (and, locally, the CPU the process has used). */
   info?: () => Record<string, unknown>;
   /** The dashboard page at `/` and the token a browser's POST must carry. */
   dashboard?: Dashboard;

@@ -1,15 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import { startEmulatorThread } from './emulator-thread.js';
 import { StartupError } from './startup-error.js';
 
 /**
  * dynalite, persisted under a directory (LevelDB) so tables survive a restart, on its own thread
  * (dynamo-worker.cjs, which also says why its tables are served from memory).
  *
- * The functions, the ingest and the SQS emulator share the main thread, which is what bounds the local
- * rate; dynalite's request parsing, validation and LevelDB callbacks run on a worker thread instead,
- * so a second core does them. Nothing changes for the clients: it is an HTTP endpoint either way.
+ * The functions and the ingest share the main thread, which is what bounds the local rate; dynalite's
+ * request parsing, validation and LevelDB callbacks run on a worker thread instead (as the SQS
+ * emulator does on its own), so another core does them. Nothing changes for the clients: it is an HTTP endpoint either way.
  * Its port answers only what the SDK sends, signed with the runtime's key (port-guard.js): no web page.
  */
 export interface DynamoEmulator {
@@ -26,15 +26,10 @@ export interface DynamoEmulatorOptions {
   port?: number;
 }
 
-type WorkerMessage =
-  | { type: 'listening'; port: number }
-  /** `code`: the server's (EADDRINUSE, ...), or STORE when the tables' directory cannot be opened. */
-  | { type: 'error' | 'closed'; code?: string; message?: string };
-
 export async function startDynamoEmulator(options: DynamoEmulatorOptions): Promise<DynamoEmulator> {
   const host = options.host ?? '127.0.0.1';
   mkdirSync(options.path, { recursive: true });
-  const worker = new Worker(new URL('./dynamo-worker.cjs', import.meta.url), {
+  const thread = startEmulatorThread(new URL('./dynamo-worker.cjs', import.meta.url), {
     workerData: {
       dynalite: createRequire(import.meta.url).resolve('dynalite'),
       path: options.path,
@@ -42,21 +37,8 @@ export async function startDynamoEmulator(options: DynamoEmulatorOptions): Promi
       port: options.port ?? 0,
     },
   });
-  const next = (): Promise<WorkerMessage> =>
-    new Promise((resolve, reject) => {
-      const onError = (error: Error) => {
-        worker.off('message', onMessage);
-        reject(error);
-      };
-      const onMessage = (message: WorkerMessage) => {
-        worker.off('error', onError);
-        resolve(message);
-      };
-      worker.once('message', onMessage);
-      worker.once('error', onError);
-    });
-
-  const started = await next().catch(async (error: unknown) => {
+  const { worker } = thread;
+  const started = await thread.next().catch(async (error: unknown) => {
     await worker.terminate();
     throw error;
   });
@@ -78,10 +60,7 @@ export async function startDynamoEmulator(options: DynamoEmulatorOptions): Promi
     port,
     /** Stops the server and closes the LevelDB store, which flushes it; then ends the thread. */
     async close() {
-      const closed = next();
-      worker.postMessage('close');
-      const answer = await closed;
-      await worker.terminate();
+      const answer = await thread.close();
       if (answer.type === 'closed' && answer.message) throw new Error(answer.message);
     },
   };

@@ -1,26 +1,21 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createRequestHandler } from 'local-aws-sqs';
-import { guardEmulator } from '../dashboard/port-guard.js';
-import { type JournalRecord, type JournalState, openJournal, readJournal } from './sqs-journal.js';
+import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
+import { startEmulatorThread } from './emulator-thread.js';
 import type { StoredMessage } from './sqs-message.js';
-import {
-  type Durable,
-  type EmulatorEntry,
-  type EmulatorQueue,
-  patchQueue,
-  toJournalRecord,
-} from './sqs-queue-patch.js';
+import type { SqsCall, SqsReply } from './sqs-thread.js';
 
 /**
- * local-aws-sqs, in-process, made to behave like SQS where the receiver depends on it.
+ * local-aws-sqs, made to behave like SQS where the receiver depends on it (sqs-server.ts), on its own
+ * worker thread, as dynalite runs on its own (dynamo-emulator.ts): its request parsing, queue patch
+ * and journal take another core than the functions and the ingest. Nothing changes for the clients:
+ * it is an HTTP endpoint either way.
  *
  * Each queue it creates gets a small patch (sqs-queue-patch.ts: FIFO message groups, long polling,
  * the message count and deduplication as SQS does them).
  *
  * It also keeps an ordered index of each queue's messages, which gives the local runtime a peek that
  * does not touch receive counts (for the admin API), and, with `journalPath`, journals every change to
- * them (sqs-journal.ts) so that the queues survive a restart and a killed process alike.
+ * them (sqs-journal.ts) so that the queues survive a restart and a killed process alike: the journal
+ * is written by the thread, before it answers.
  *
  * Its port answers only what the SDK sends, signed with the runtime's key (port-guard.js): no web page.
  */
@@ -49,106 +44,60 @@ export interface SqsEmulatorOptions {
   accountId?: string;
   /** Write-ahead journal of the queues' contents (see sqs-journal.ts); none by default. */
   journalPath?: string;
+  /** How long a FIFO queue remembers a deduplication id; SQS's 5 minutes by default. */
+  deduplicationMs?: number;
 }
 
-/** Starts the emulator on `host:port` (a free port by default). */
+/** How long peek and recover wait for the thread before they fail (it answers between requests). */
+const CALL_TIMEOUT_MS = 30_000;
+
+/** Starts the emulator's thread, listening on `host:port` (a free port by default). */
 export async function startSqsEmulator(options: SqsEmulatorOptions = {}): Promise<SqsEmulator> {
   const host = options.host ?? '127.0.0.1';
   const region = options.region ?? 'us-east-1';
   const accountId = options.accountId ?? '123456789012';
-  const { service, requestHandler } = createRequestHandler({
-    port: options.port ?? 0,
-    hostname: host,
-    region,
-    accountId,
-    emulateQueueCreationLifecycle: false,
+  // peek and recover answer synchronously, as their callers expect: the call is posted on its own
+  // channel, and this thread sleeps on `answered` until the emulator's thread has posted the reply.
+  const { port1: calls, port2: callsInThread } = new MessageChannel();
+  const answered = new Int32Array(new SharedArrayBuffer(4));
+  const thread = startEmulatorThread(new URL('./sqs-thread.mjs', import.meta.url), {
+    workerData: { options: { ...options, host, region, accountId }, calls: callsInThread, answered },
+    transferList: [callsInThread],
   });
-  const indexes = new Map<EmulatorQueue, Map<string, EmulatorEntry>>();
-  const queues = service.Queues as unknown as EmulatorQueue[];
-  const push = queues.push.bind(queues);
-  const durable: Durable = { journal: undefined };
-  queues.push = (...created: EmulatorQueue[]) => {
-    for (const queue of created) patchQueue(queue, indexes, durable);
-    return push(...created);
-  };
-  const journaled = options.journalPath === undefined ? undefined : readJournal(options.journalPath);
-  /** The live messages, plus those of queues that are not there (kept for a later start). */
-  const liveState = (): JournalState => {
-    const state: JournalState = new Map(kept);
-    for (const [queue, index] of indexes) {
-      const records = new Map<string, JournalRecord>();
-      for (const [id, entry] of index) records.set(id, toJournalRecord(entry.record));
-      if (records.size > 0) state.set(queue.QueueName, records);
-    }
-    return state;
-  };
-  let kept: JournalState = new Map();
-
-  const server = createServer(
-    guardEmulator((req, res) => {
-      void requestHandler(req, res);
-    }),
-  );
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
+  const started = await thread.next().catch(async (error: unknown) => {
+    await thread.worker.terminate();
+    throw error;
   });
-  const { port } = server.address() as AddressInfo;
-  service.PORT = port;
+  if (started.type !== 'listening') {
+    await thread.worker.terminate();
+    throw Object.assign(new Error(started.message ?? `the SQS emulator did not start (${started.type})`), {
+      code: started.code,
+    });
+  }
 
+  const call = <T>(request: SqsCall): T => {
+    const before = Atomics.load(answered, 0);
+    calls.postMessage(request);
+    if (Atomics.wait(answered, 0, before, CALL_TIMEOUT_MS) === 'timed-out')
+      throw new Error(`the SQS emulator's thread did not answer ${request.op} within ${CALL_TIMEOUT_MS} ms`);
+    const reply = receiveMessageOnPort(calls)?.message as SqsReply | undefined;
+    if (!reply) throw new Error(`the SQS emulator's thread answered ${request.op} with nothing`);
+    if ('error' in reply) throw new Error(reply.error);
+    return reply.value as T;
+  };
+
+  const { port } = started;
   return {
     endpoint: `http://${host}:${port}`,
     port,
     region,
     accountId,
-    peek(queueName, limit = Number.POSITIVE_INFINITY) {
-      const queue = queues.find((candidate) => candidate.QueueName === queueName);
-      const index = queue && indexes.get(queue);
-      if (!index) throw new Error(`No queue named ${queueName}`);
-      const messages: StoredMessage[] = [];
-      for (const entry of index.values()) {
-        if (messages.length >= limit) break;
-        messages.push({
-          messageId: entry.record.MessageId,
-          body: entry.record.MessageBody,
-          inFlight: !entry.visible,
-          attributes: { ...entry.record.attributes },
-          messageAttributes: { ...entry.record.MessageAttributes },
-        });
-      }
-      return messages;
-    },
-    recover() {
-      if (!options.journalPath || !journaled) return { restored: 0, kept: 0 };
-      if (durable.journal) throw new Error('recover() was already called');
-      let restored = 0;
-      kept = new Map();
-      for (const [name, records] of journaled) {
-        const queue = queues.find((candidate) => candidate.QueueName === name);
-        if (!queue) {
-          if (records.size > 0) kept.set(name, records);
-          continue;
-        }
-        for (const record of records.values()) {
-          queue.newRecord({ ...record, ReceiptHandle: '', attributes: { ...record.attributes } }, 0);
-          restored++;
-        }
-      }
-      journaled.clear();
-      durable.journal = openJournal(options.journalPath, liveState(), liveState);
-      let keptCount = 0;
-      for (const records of kept.values()) keptCount += records.size;
-      return { restored, kept: keptCount };
-    },
+    peek: (queueName, limit) => call<StoredMessage[]>({ op: 'peek', queueName, limit }),
+    recover: () => call<{ restored: number; kept: number }>({ op: 'recover' }),
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      if (durable.journal) {
-        durable.journal.compact(liveState());
-        durable.journal.close();
-        durable.journal = undefined;
-      }
+      const answer = await thread.close();
+      calls.close();
+      if (answer.type === 'closed' && answer.message) throw new Error(answer.message);
     },
   };
 }

@@ -60,7 +60,9 @@ export interface EmulatorQueue {
   QueueName: string;
   FifoQueue: boolean;
   VisibilityTimeout: number;
+  DelaySeconds: number;
   ReceiveMessageWaitTimeSeconds: number;
+  RedrivePolicy?: { maxReceiveCount: number | string };
   DeduplicationScope?: string;
   setRecord(request: SendRequest, messageId?: string): { record: EmulatorRecord };
   newRecord(record: EmulatorRecord, delaySeconds: number): EmulatorEntry;
@@ -99,6 +101,7 @@ export function patchQueue(
   queue: EmulatorQueue,
   indexes: Map<EmulatorQueue, Map<string, EmulatorEntry>>,
   durable: Durable,
+  deduplicationMs = DEDUPLICATION_MS,
 ): void {
   for (const method of [
     'setRecord',
@@ -121,7 +124,7 @@ export function patchQueue(
     for (const wake of waiters) wake();
   };
 
-  const deduplication = rememberDeduplicationIds(queue);
+  const deduplication = rememberDeduplicationIds(queue, deduplicationMs);
 
   const newRecord = queue.newRecord;
   queue.newRecord = (record, delaySeconds) => {
@@ -141,8 +144,13 @@ export function patchQueue(
     // A message moved to a DLQ keeps its MessageId: it has left its source queue.
     for (const [other, otherIndex] of indexes) if (other !== queue) otherIndex.delete(record.MessageId);
     index.set(record.MessageId, entry);
-    // New messages turn visible on the emulator's own 0 ms delay timer; wake the pollers after it.
-    setTimeout(wakeAll, 1).unref();
+    // The emulator makes even an undelayed message available on a 0 ms timer; SQS at once: a client
+    // on another thread can ask again sooner than that timer runs.
+    const delay = Number(delaySeconds);
+    if ((Number.isNaN(delay) ? queue.DelaySeconds : delay) === 0) {
+      entry.delayed = false;
+      wakeAll();
+    } else setTimeout(wakeAll, 1).unref();
     return entry;
   };
 
@@ -179,6 +187,13 @@ export function patchQueue(
     const count = attributes?.ApproximateReceiveCount;
     const changed = changeVisibility(receiptHandle, seconds);
     if (attributes !== undefined && count !== undefined) attributes.ApproximateReceiveCount = count;
+    // Visible again at once, as in SQS, not on the emulator's 0 ms timer (which still runs, and moves
+    // the message to the DLQ instead when it has spent its receives).
+    const entry = id === undefined ? undefined : index.get(id);
+    if (changed && Number(seconds) === 0 && entry && !spent(queue, entry)) {
+      entry.visible = true;
+      wakeAll();
+    }
     return changed;
   };
 
@@ -222,12 +237,16 @@ interface Remembered {
 }
 
 /**
- * Patch 4: a FIFO queue remembers each deduplication id a client sent for DEDUPLICATION_MS, even
- * after its message was deleted. Only SendMessage and SendMessageBatch entries are deduplicated (they
- * carry QueueUrl or Id); moves to a DLQ and redrives go through the same setRecord and are not.
+ * Patch 4: a FIFO queue remembers each deduplication id a client sent for DEDUPLICATION_MS (the
+ * emulator's `deduplicationMs`), even after its message was deleted. Only SendMessage and
+ * SendMessageBatch entries are deduplicated (they carry QueueUrl or Id); moves to a DLQ and redrives
+ * go through the same setRecord and are not.
  * Returns what the patched newRecord asks while setRecord runs: the first send of a repeated id.
  */
-function rememberDeduplicationIds(queue: EmulatorQueue): { duplicateOf(): Remembered | undefined } {
+function rememberDeduplicationIds(
+  queue: EmulatorQueue,
+  deduplicationMs: number,
+): { duplicateOf(): Remembered | undefined } {
   const remembered = new Map<string, Remembered>();
   let duplicateOf: Remembered | undefined;
   if (!queue.FifoQueue) return { duplicateOf: () => undefined };
@@ -252,7 +271,7 @@ function rememberDeduplicationIds(queue: EmulatorQueue): { duplicateOf(): Rememb
         remembered.set(key, {
           messageId: record.MessageId,
           sequenceNumber: record.attributes.SequenceNumber,
-          until: now + DEDUPLICATION_MS,
+          until: now + deduplicationMs,
         });
       }
       return sent;
@@ -272,6 +291,12 @@ function messageIdOf(receiptHandle: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Whether the emulator's visibility timer will move this message to the queue's DLQ. */
+function spent(queue: EmulatorQueue, entry: EmulatorEntry): boolean {
+  const max = queue.RedrivePolicy?.maxReceiveCount;
+  return max !== undefined && Number(entry.record.attributes.ApproximateReceiveCount) >= Number(max);
 }
 
 /** Available messages in order; on a FIFO queue none of a group that has a message in flight. */

@@ -1,5 +1,5 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -9,6 +9,8 @@ import { spawnLocalRuntime } from '../support/local-runtime.js';
 
 const SECRET = 'load-secret';
 const CONCURRENCY = 50;
+/** Raw conditional puts measured against dynalite before the load. */
+const RAW_PUTS = 2000;
 
 /** The load of issue 6: 20,000 events over 2,000 rows, 10 % duplicates, shuffled, 50 senders. */
 export const LOAD = { events: 20_000, rows: 2_000, duplicates: 10, concurrency: 50 } as const;
@@ -20,6 +22,12 @@ export interface LoadRun {
   readyLineMs: number | undefined;
   rawSqsSendPerSecond: number;
   rawDynamoPutPerSecond: number;
+  /** CPU the runtime (every thread of its process) spent per raw conditional put, in ms. */
+  cpuMsPerPut: number;
+  /** CPU the runtime spent per event of the simulation (send and drain), in ms. */
+  cpuMsPerEvent: number;
+  /** CPU this process (the 50 senders) spent per event, in ms: it shares the machine's cores. */
+  senderCpuMsPerEvent: number;
   totalMs: number;
   /** Why the run fails the load criteria (mismatches, discarded, ...); empty when it passes. */
   failures: string[];
@@ -43,16 +51,25 @@ export async function runLoad(
   const dataDir = mkdtempSync(join(tmpdir(), 'crm-local-load-'));
   const runtime = await spawnLocalRuntime({ dataDir, env: { WEBHOOK_SECRET: SECRET } });
   try {
-    const info = (await (await fetch(`${runtime.adminUrl}/info`)).json()) as {
-      urls: { sqs: string; dynamodb: string };
-    };
+    /** The runtime's /info: its emulators' URLs and the CPU its process has used so far. */
+    const getInfo = async () =>
+      (await (await fetch(`${runtime.adminUrl}/info`)).json()) as {
+        urls: { sqs: string; dynamodb: string };
+        cpuMs: number;
+      };
+    const info = await getInfo();
     const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
     const sqs = new SQSClient({ endpoint: info.urls.sqs, region: 'us-east-1', credentials });
     const dynamodb = new DynamoDBClient({ endpoint: info.urls.dynamodb, region: 'us-east-1', credentials });
     const rawSqsSendPerSecond = await rawSqsSendRate(sqs, 2000);
-    const rawDynamoPutPerSecond = await rawDynamoPutRate(dynamodb, 2000);
+    const beforePuts = (await getInfo()).cpuMs;
+    const rawDynamoPutPerSecond = await rawDynamoPutRate(dynamodb, RAW_PUTS);
+    const cpuMsPerPut = ((await getInfo()).cpuMs - beforePuts) / RAW_PUTS;
     sqs.destroy();
     dynamodb.destroy();
+
+    const beforeEvents = (await getInfo()).cpuMs;
+    const senderBefore = process.cpuUsage();
 
     const report = await runSimulation({
       url: runtime.webhookUrl,
@@ -67,6 +84,9 @@ export async function runLoad(
       drainTimeoutMs: 600_000,
       log: options.log,
     });
+    const cpuMsPerEvent = ((await getInfo()).cpuMs - beforeEvents) / report.events;
+    const sender = process.cpuUsage(senderBefore);
+    const senderCpuMsPerEvent = (sender.user + sender.system) / 1000 / report.events;
     const failures = [
       ...(report.mismatches > 0 ? [`${report.mismatches} mismatches`] : []),
       ...(report.discarded > 0 ? [`${report.discarded} discarded`] : []),
@@ -108,6 +128,9 @@ export async function runLoad(
       readyLineMs: Number(/ready in (\d+) ms/.exec(runtime.output())?.[1] ?? Number.NaN) || undefined,
       rawSqsSendPerSecond,
       rawDynamoPutPerSecond,
+      cpuMsPerPut,
+      cpuMsPerEvent,
+      senderCpuMsPerEvent,
       totalMs: Math.round(performance.now() - started),
       failures,
     };
@@ -115,6 +138,30 @@ export async function runLoad(
     await runtime.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Local events/s over dynalite's raw conditional-put rate in the same run (issue 26's figure). */
+export const ratio = (run: LoadRun): string =>
+  (run.report.eventsPerSecond / Math.max(1, run.rawDynamoPutPerSecond)).toFixed(2);
+
+/**
+ * The best that ratio can be on this machine's cores: every core busy with the runtime at the CPU an
+ * event costs it (`withSenders`: and with the senders' CPU, which share the cores here), divided by
+ * the raw put rate measured in the same run.
+ */
+export function ratioCeiling(run: LoadRun, withSenders = false): string {
+  const cpuMs = run.cpuMsPerEvent + (withSenders ? run.senderCpuMsPerEvent : 0);
+  const eventsPerSecond = (availableParallelism() * 1000) / Math.max(cpuMs, 0.001);
+  return (eventsPerSecond / Math.max(1, run.rawDynamoPutPerSecond)).toFixed(2);
+}
+
+/**
+ * The same ceiling from CPU alone, free of the shared machine's noise in the raw rate: dynalite serves
+ * the raw puts on one thread, so at best one core's worth, 1000 ÷ (CPU-ms per put) puts/s; the ratio
+ * can then be at most cores × (CPU per put) ÷ (CPU per event).
+ */
+export function cpuRatioCeiling(run: LoadRun): string {
+  return ((availableParallelism() * run.cpuMsPerPut) / Math.max(run.cpuMsPerEvent, 0.001)).toFixed(2);
 }
 
 /** `npm run bench -- load`: the figures; a failed run sets a non-zero exit code. */
@@ -134,6 +181,11 @@ export async function benchLoad(): Promise<Record<string, number | string>> {
     'send + drain (s)': `${(report.sendMs / 1000).toFixed(1)} + ${(report.drainMs / 1000).toFixed(1)}`,
     'raw local-aws-sqs SendMessage/s (50 conc.)': run.rawSqsSendPerSecond,
     'raw dynalite PutItem/s (50 conc.)': run.rawDynamoPutPerSecond,
+    'events/s ÷ dynalite puts/s': ratio(run),
+    'runtime CPU-ms per event / per raw put': `${run.cpuMsPerEvent.toFixed(2)} / ${run.cpuMsPerPut.toFixed(2)}`,
+    'senders’ CPU-ms per event (this process)': run.senderCpuMsPerEvent.toFixed(2),
+    [`ratio ceiling on ${availableParallelism()} cores (+ senders)`]: `${ratioCeiling(run)} (${ratioCeiling(run, true)})`,
+    'the same, raw puts at one full core (CPU only)': cpuRatioCeiling(run),
     'npm start → ready (ms)': run.readyMs,
   };
 }

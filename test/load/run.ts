@@ -5,7 +5,7 @@
  * Not part of `npm test` (it takes a few minutes); LOAD_EVENTS / LOAD_ROWS shrink it for a quick try.
  */
 import { formatReport } from '../../tools/simulate.js';
-import { runLoad } from '../bench/load.js';
+import { cpuRatioCeiling, ratio, ratioCeiling, runLoad } from '../bench/load.js';
 
 const size = (name: string): number | undefined => {
   const raw = process.env[name];
@@ -23,7 +23,10 @@ const run = await runLoad({
 console.log(formatReport(run.report));
 console.log(
   `raw rates in the same run: local-aws-sqs ${run.rawSqsSendPerSecond} SendMessage/s, ` +
-    `dynalite ${run.rawDynamoPutPerSecond} PutItem/s; whole run ${(run.totalMs / 1000).toFixed(1)} s`,
+    `dynalite ${run.rawDynamoPutPerSecond} PutItem/s (events/s ÷ puts/s ${ratio(run)}, ceiling on this ` +
+    `machine's cores ${ratioCeiling(run)}, by CPU alone ${cpuRatioCeiling(run)}); ` +
+    `runtime CPU-ms per event ${run.cpuMsPerEvent.toFixed(2)}, ` +
+    `per raw put ${run.cpuMsPerPut.toFixed(2)}; whole run ${(run.totalMs / 1000).toFixed(1)} s`,
 );
 if (run.failures.length > 0) {
   console.error(`load test FAILED: ${run.failures.join(', ')}`);

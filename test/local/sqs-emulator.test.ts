@@ -1,18 +1,19 @@
 import {
   ChangeMessageVisibilityCommand,
+  CreateQueueCommand,
   DeleteMessageCommand,
   GetQueueAttributesCommand,
   ListMessageMoveTasksCommand,
   ReceiveMessageCommand,
   SendMessageCommand,
-  type SQSClient,
+  SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadDefinitions } from '../../infra/definitions.js';
 import { ensureQueues, type LocalQueue } from '../../local/resources.js';
 import type { SqsEmulator } from '../../local/sqs-emulator.js';
-import { DEDUPLICATION_MS } from '../../local/sqs-queue-patch.js';
+import { startSqsServer } from '../../local/sqs-server.js';
 import { startLocalQueues } from '../support/local-queues.js';
 
 let emulator: SqsEmulator;
@@ -180,28 +181,89 @@ describe('FIFO semantics patched into the emulator', () => {
 });
 
 describe('deduplication patched into the emulator', () => {
-  it('remembers a deduplication id for 5 minutes after its message was deleted, as SQS does', async () => {
-    const url = queue('contact').url;
-    const first = await send(url, 'dedup-1', 'D');
-    const [message] = await receive(url, 10);
-    expect(message?.Body).toBe('dedup-1');
-    await client.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: message!.ReceiptHandle }));
-
-    const repeat = await send(url, 'dedup-1', 'D');
-    expect(repeat.MessageId).toBe(first.MessageId);
-    expect(await receive(url, 10)).toEqual([]);
-    expect(emulator.peek(queue('contact').name)).toEqual([]);
-
-    vi.useFakeTimers({ toFake: ['Date'] });
+  it('remembers a deduplication id for its interval (SQS: 5 minutes) after its message was deleted', async () => {
+    // The emulator runs on its own thread, so its clock cannot be faked from here: a short interval
+    // (the default, DEDUPLICATION_MS, is SQS's 5 minutes), long enough for the four calls before it ends.
+    const interval = 2000;
+    const local = await startLocalQueues({ stage: 'local', visibilityTimeout: 1, deduplicationMs: interval });
     try {
-      vi.setSystemTime(Date.now() + DEDUPLICATION_MS + 1000);
-      const later = await send(url, 'dedup-1', 'D');
+      const contact = local.queues.find((candidate) => candidate.key === 'contact')!;
+      const sendOnce = () =>
+        local.client.send(
+          new SendMessageCommand({
+            QueueUrl: contact.url,
+            MessageBody: 'dedup-1',
+            MessageGroupId: 'D',
+            MessageDeduplicationId: 'dedup-1',
+          }),
+        );
+      const receiveAll = async () =>
+        (
+          await local.client.send(
+            new ReceiveMessageCommand({ QueueUrl: contact.url, MaxNumberOfMessages: 10 }),
+          )
+        ).Messages ?? [];
+      const sentAt = Date.now();
+      const first = await sendOnce();
+      const [message] = await receiveAll();
+      expect(message?.Body).toBe('dedup-1');
+      await local.client.send(
+        new DeleteMessageCommand({ QueueUrl: contact.url, ReceiptHandle: message!.ReceiptHandle }),
+      );
+
+      const repeat = await sendOnce();
+      expect(repeat.MessageId).toBe(first.MessageId);
+      expect(await receiveAll()).toEqual([]);
+      expect(local.emulator.peek(contact.name)).toEqual([]);
+
+      await new Promise((resolve) => setTimeout(resolve, interval - (Date.now() - sentAt) + 50));
+      const later = await sendOnce();
       expect(later.MessageId).not.toBe(first.MessageId);
+      const [again] = await receiveAll();
+      expect(again?.Body).toBe('dedup-1');
+    } finally {
+      await local.close();
+    }
+  });
+});
+
+describe('availability patched into the emulator', () => {
+  it('makes a new message, and one whose visibility is set to 0, available at once, as SQS does (not on a timer)', async () => {
+    // The emulator's server on this thread, its timers stopped: only what happens at once counts.
+    const server = await startSqsServer();
+    const local = new SQSClient({
+      endpoint: server.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    try {
+      const { QueueUrl } = await local.send(
+        new CreateQueueCommand({ QueueName: 'at-once.fifo', Attributes: { FifoQueue: 'true' } }),
+      );
+      vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval'] });
+      await local.send(
+        new SendMessageCommand({
+          QueueUrl,
+          MessageBody: 'm',
+          MessageGroupId: 'G',
+          MessageDeduplicationId: 'm',
+        }),
+      );
+      const first = await local.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 0 }));
+      expect(first.Messages?.map((message) => message.Body)).toEqual(['m']);
+      await local.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl,
+          ReceiptHandle: first.Messages![0]!.ReceiptHandle,
+          VisibilityTimeout: 0,
+        }),
+      );
+      const again = await local.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 0 }));
+      expect(again.Messages?.map((message) => message.Body)).toEqual(['m']);
     } finally {
       vi.useRealTimers();
+      local.destroy();
+      await server.close();
     }
-    const [again] = await receive(url, 10);
-    expect(again?.Body).toBe('dedup-1');
-    await client.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: again!.ReceiptHandle }));
   });
 });

@@ -15,9 +15,11 @@ export interface LocalQueues {
  * them) and an SDK client pointed at it.
  */
 export async function startLocalQueues(
-  options: { stage?: string; visibilityTimeout?: number } = {},
+  options: { stage?: string; visibilityTimeout?: number; deduplicationMs?: number } = {},
 ): Promise<LocalQueues> {
-  const emulator = await startSqsEmulator();
+  const emulator = await startSqsEmulator(
+    options.deduplicationMs === undefined ? {} : { deduplicationMs: options.deduplicationMs },
+  );
   const client = new SQSClient({
     endpoint: emulator.endpoint,
     region: 'us-east-1',
