@@ -712,8 +712,14 @@ export function reconcileCostRows(workerBatchSize = 1): { perRow: CostLine[]; pe
       `${a.workerMsPerEvent} ms × ${a.workerMemoryGb * 1024} MB arm64`,
       gbSeconds(a.workerMsPerEvent, a.workerMemoryGb),
     ),
-    // A snapshot equal to the row writes one UpdateItem (its order keys); one that changes it, a row and a record.
-    line('DynamoDB', '1 GetItem + 1 to 2 WRU', p.dynamoPerRru + 2 * p.dynamoPerWru),
+    // The reconcile reads the row once (eventually consistent) to count it as changed or not; the worker
+    // reads it again. A snapshot equal to the row writes one UpdateItem (its order keys); one that
+    // changes it, a row and a record.
+    line(
+      'DynamoDB',
+      "0.5 RRU (the reconcile's read) + 1 GetItem + 1 to 2 WRU",
+      1.5 * p.dynamoPerRru + 2 * p.dynamoPerWru,
+    ),
   ];
   const perPoll = [
     line('Scheduled rule', '1 event (free)', 0),

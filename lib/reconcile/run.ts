@@ -8,6 +8,7 @@ import {
 } from '../crm/index.js';
 import type { OutboundMessage } from '../queue/port.js';
 import type { StoredRowKeys } from '../store/row-set.js';
+import { changesRow } from './changes-row.js';
 import { type Counters, type Cursor, NO_COUNTS, parseCursor } from './cursor.js';
 import { reconciledEvent, SnapshotError } from './event.js';
 import { snapshotFieldValues } from './fields.js';
@@ -171,7 +172,15 @@ async function changedPage(
     undefined,
     cursor.afterKey,
   );
+  // Every snapshot is sent, an equal one too: it moves the row's order keys to F, so a live event older
+  // than F arriving later cannot undo the CRM's answer. Only those that change their row are counted.
+  const stored = await deps.stored.rows(
+    request.context,
+    entity,
+    page.items.map((row) => Number(row.id)),
+  );
   const messages: OutboundMessage[] = [];
+  let changing = 0;
   for (const row of page.items) {
     const key = { context: request.context, entity, primaryKey: Number(row.id) };
     const message = snapshot(deps, cursor, () =>
@@ -181,11 +190,13 @@ async function changedPage(
         fieldValues: snapshotFieldValues(shape, row.values, key),
       }),
     );
-    if (message !== undefined) messages.push(message);
+    if (message === undefined) continue;
+    messages.push(message);
+    if (changesRow(stored.get(key.primaryKey), message.body)) changing++;
   }
   await deps.send(messages);
   cursor.counters.rowsListed += page.items.length;
-  cursor.counters.rowsChanged += messages.length;
+  cursor.counters.rowsChanged += changing;
   if (page.continuation !== undefined && page.items.length > 0)
     cursor.afterKey = Math.max(...page.items.map((row) => Number(row.id)));
   else {

@@ -1,7 +1,9 @@
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Row } from '../model/types.js';
 import { decompressBody } from './body-codec.js';
 import { collect, defaultClient } from './dynamo-calls.js';
 import { ROW_SET_INDEX, rowKey, rowSetKey } from './keys.js';
+import { fromRowItem } from './row-item.js';
 
 /** The stored rows of one (context, entity), as a reconcile compares them with the CRM's ids. */
 export interface StoredRowKeys {
@@ -25,6 +27,11 @@ export interface StoredRowKeys {
    * tenant's own, and a reconcile learns them from a row the webhooks delivered.
    */
   sampleFieldValues(context: string, entity: string): Promise<Record<string, unknown> | undefined>;
+  /**
+   * The stored rows of these primary keys (one eventually consistent GetItem each, in parallel), by
+   * primary key; a key with no row is absent. A reconcile counts the snapshots that change their row.
+   */
+  rows(context: string, entity: string, primaryKeys: readonly number[]): Promise<Map<number, Row>>;
 }
 
 /** Stored rows {@link StoredRowKeys.sampleFieldValues} reads at most (one GetItem each) for one with FieldValues. */
@@ -98,6 +105,19 @@ export function createStoredRowKeys(config: {
         }),
       );
       return Item === undefined ? undefined : String(Item.status);
+    },
+
+    async rows(context, entity, primaryKeys) {
+      const found = new Map<number, Row>();
+      await Promise.all(
+        primaryKeys.map(async (primaryKey) => {
+          const { Item } = await doc.send(
+            new GetCommand({ TableName: config.table, Key: { rowKey: rowKey(context, entity, primaryKey) } }),
+          );
+          if (Item !== undefined) found.set(primaryKey, fromRowItem(Item, config.table));
+        }),
+      );
+      return found;
     },
 
     async sampleFieldValues(context, entity) {

@@ -162,12 +162,13 @@ describe('a reconcile of the rest of the catalogue: a fixed catalogue entity, a 
     const confirmations = rig.calls.filter((call) => call.path.endsWith('/ProjectMember/2'));
     expect(confirmations).toEqual([expect.objectContaining({ status: 404 })]);
 
-    // A full pass: every row the CRM has, an equal snapshot each, which changes nothing and publishes nothing.
+    // A full pass: every row the CRM has, an equal snapshot each, which changes nothing and publishes
+    // nothing, and is counted as listed, not as changed.
     const beforeFull = rig.bus.published.length;
     await rig.enqueue(request(context, { reason: 'full', full: true }));
     await rig.runReconciles();
     await rig.drainWorkers();
-    expect(rig.lifecycle.details().at(-1)).toMatchObject({ rowsListed: 6, rowsDeleted: 0 });
+    expect(rig.lifecycle.details().at(-1)).toMatchObject({ rowsListed: 6, rowsChanged: 0, rowsDeleted: 0 });
     expect(rig.bus.published.slice(beforeFull)).toEqual([]);
     const full = await compare(context);
     expect(full.stored).toEqual(after.stored);
