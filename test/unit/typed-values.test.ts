@@ -47,6 +47,14 @@ describe('a custom table’s typed FieldValues, as the CRM writes them', () => {
     ['maybe', 'B'],
     ['constructor', 'B'],
     ['yesterday', 'DT'],
+    // Number() reads these as numbers, but they are texts, not a number the CRM answered.
+    ['0x10', 'I'],
+    ['0b11', 'F'],
+    [' 5 ', 'I'],
+    ['5\n', 'F'],
+    // Past 2^53 a whole number's digits are not kept: written, it would be another number.
+    ['12345678901234567890', 'I'],
+    [1e21, 'I'],
   ] as const)('cannot write %j as %s (undefined: the caller says so)', (value, tag) => {
     expect(encodeTyped(value, tag)).toBeUndefined();
   });
