@@ -26,7 +26,7 @@ export function decodeTyped(value: PlainValue): PlainValue {
   if (typed === null) return value;
   const [, tag, text] = typed as unknown as [string, TypedTag, string];
   if (tag === 'I' || tag === 'F') return Number(text);
-  if (tag === 'B') return text === 'True';
+  if (tag === 'B') return /^true$/i.test(text);
   if (tag === 'DT') return text.replace(CRM_DATE_TIME, '$3-$1-$2T$4');
   return text;
 }

@@ -31,6 +31,12 @@ describe('a custom table’s typed FieldValues, as the CRM writes them', () => {
     expect(decodeTyped('[I:1234]')).toBe(1234);
     expect(decodeTyped('[F:129.9]')).toBe(129.9);
     expect(decodeTyped('[B:True]')).toBe(true);
+    // As encodeTyped reads a boolean's text: in any case.
+    expect([decodeTyped('[B:true]'), decodeTyped('[B:TRUE]'), decodeTyped('[B:False]')]).toEqual([
+      true,
+      true,
+      false,
+    ]);
     expect(decodeTyped('[DT:09/16/2025 10:11:12]')).toBe('2025-09-16T10:11:12');
     expect(decodeTyped('[S:Drill 18V]')).toBe('Drill 18V');
     expect(decodeTyped('Drill')).toBe('Drill');
