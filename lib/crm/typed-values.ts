@@ -8,6 +8,8 @@ export type PlainValue = string | number | boolean;
 const TYPED = /^\[(I|F|B|DT|S):(.*)\]$/s;
 /** An ISO time as far as the CRM writes it (to the second), and anything after it. */
 const ISO_TIME = /^(\d{4})-(\d\d)-(\d\d)T(\d\d:\d\d:\d\d).*$/s;
+/** A number's text as JavaScript writes it (`-1.5`, `1e+21`), or as a decimal column's text may hold it (`129.90`). */
+const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
 const CRM_DATE_TIME = /^(\d\d)\/(\d\d)\/(\d{4}) (\d\d:\d\d:\d\d)$/;
 
 /** The tag of a typed string (`[F:1.5]` → `F`), undefined for anything else. */
@@ -24,7 +26,7 @@ export function decodeTyped(value: PlainValue): PlainValue {
   if (typed === null) return value;
   const [, tag, text] = typed as unknown as [string, TypedTag, string];
   if (tag === 'I' || tag === 'F') return Number(text);
-  if (tag === 'B') return text === 'True';
+  if (tag === 'B') return /^true$/i.test(text);
   if (tag === 'DT') return text.replace(CRM_DATE_TIME, '$3-$1-$2T$4');
   return text;
 }
@@ -33,7 +35,7 @@ export function decodeTyped(value: PlainValue): PlainValue {
  * A custom table's field as the CRM writes it in FieldValues (crm-webhook samples): `[I:6]`, `[F:1.5]`,
  * `[B:True]`, `[DT:MM/dd/yyyy HH:mm:ss]` or `[S:text]`, in the form `tag` says (the one a stored row of
  * the table shows for that field, so a row the CRM did not change compares equal as text). Undefined
- * for a value the tag cannot hold (a text where a number is expected).
+ * for a value the tag cannot hold (a text where a number is expected, a whole number past 2^53).
  *
  * @example encodeTyped(130, 'F') // '[F:130]' (with plainTag(130), '[I:130]')
  */
@@ -41,10 +43,10 @@ export function encodeTyped(value: PlainValue, tag: TypedTag): string | undefine
   const text = String(value);
   let written: string | undefined = text;
   if (tag === 'I' || tag === 'F') {
-    // Number(text): a boolean's text is no number, nor is a blank one.
-    const number = text.trim() === '' ? Number.NaN : Number(text);
+    // A decimal numeral only: Number() also reads '', ' 5 ', '0x10' and '0b11' as numbers.
+    const number = DECIMAL.test(text) ? Number(text) : Number.NaN;
     written =
-      Number.isFinite(number) && (tag === 'F' || Number.isInteger(number)) ? String(number) : undefined;
+      Number.isFinite(number) && (tag === 'F' || Number.isSafeInteger(number)) ? String(number) : undefined;
   } else if (tag === 'B')
     written = /^(true|1)$/i.test(text) ? 'True' : /^(false|0)$/i.test(text) ? 'False' : undefined;
   else if (tag === 'DT' && !CRM_DATE_TIME.test(text))

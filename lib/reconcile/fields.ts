@@ -99,8 +99,17 @@ export function snapshotFieldValues(
     if (tag === undefined || value === null) return [field, value];
     const typed = encodeTyped(value as PlainValue, tag);
     if (typed === undefined)
-      throw new SnapshotError(row, `${field}: ${JSON.stringify(value)} cannot be written as [${tag}:...]`);
+      throw new SnapshotError(row, `${field}: ${quoted(value)} cannot be written as [${tag}:...]`);
     return [field, typed];
   });
   return JSON.stringify(Object.fromEntries(written));
+}
+
+/** Characters of a refused value a snapshot's line quotes: its start, enough to find it in the CRM. */
+const QUOTED_CHARS = 40;
+
+/** A value as JSON, cut to its start when long (a custom field may hold hundreds of KB: the line stays one short line). */
+function quoted(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text.length <= QUOTED_CHARS ? text : `${text.slice(0, QUOTED_CHARS)}… (${text.length} characters)`;
 }

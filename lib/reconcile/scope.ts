@@ -26,7 +26,7 @@ export const NOT_RECONCILED = {
 
 /**
  * The snapshot shapes of one invocation, by entity: a fixed entity's from its samples, a list's or
- * custom table's learnt from one of its stored rows (read once per invocation).
+ * custom table's learnt from its newest stored rows (read once per invocation).
  */
 export type Shapes = Map<string, SnapshotShape | undefined>;
 

@@ -22,9 +22,11 @@ export interface StoredRowKeys {
   /** The row's status, `undefined` when no row is stored (a strongly consistent read). */
   status(context: string, entity: string, primaryKey: number): Promise<string | undefined>;
   /**
-   * The FieldValues of one stored row of (context, entity) that has them (the first of the lowest
-   * {@link SAMPLE_ROWS} keys), `undefined` when none has: a list's or custom table's fields are the
-   * tenant's own, and a reconcile learns them from a row the webhooks delivered.
+   * The FieldValues of the newest stored rows of (context, entity) (the highest {@link SAMPLE_ROWS}
+   * keys) merged: every field one of them carries, its value from the newest row where it is not
+   * null; `undefined` when none has FieldValues. A list's or custom table's fields are the tenant's
+   * own, and a reconcile learns them (and each typed field's form) from rows the webhooks delivered:
+   * one row alone may predate a column the tenant added, or hold null where the others are typed.
    */
   sampleFieldValues(context: string, entity: string): Promise<Record<string, unknown> | undefined>;
   /**
@@ -34,7 +36,7 @@ export interface StoredRowKeys {
   rows(context: string, entity: string, primaryKeys: readonly number[]): Promise<Map<number, Row>>;
 }
 
-/** Stored rows {@link StoredRowKeys.sampleFieldValues} reads at most (one GetItem each) for one with FieldValues. */
+/** Stored rows {@link StoredRowKeys.sampleFieldValues} reads (one GetItem each, once per entity and invocation). */
 export const SAMPLE_ROWS = 5;
 
 /**
@@ -47,7 +49,8 @@ export function createStoredRowKeys(config: {
   table: string;
 }): StoredRowKeys {
   const doc = config.client ?? defaultClient();
-  const firstKeys = (context: string, entity: string, limit: number) =>
+  /** The row keys of the lowest primary keys of (context, entity), or of the highest (`newest`). */
+  const firstKeys = (context: string, entity: string, limit: number, newest = false) =>
     noIndexSaid(config.table, () =>
       doc.send(
         new QueryCommand({
@@ -55,6 +58,7 @@ export function createStoredRowKeys(config: {
           IndexName: ROW_SET_INDEX,
           KeyConditionExpression: 'rowSet = :s',
           ExpressionAttributeValues: { ':s': rowSetKey(context, entity) },
+          ScanIndexForward: !newest,
           Limit: limit,
         }),
       ),
@@ -121,7 +125,8 @@ export function createStoredRowKeys(config: {
     },
 
     async sampleFieldValues(context, entity) {
-      for (const key of await firstKeys(context, entity, SAMPLE_ROWS)) {
+      const merged = new Map<string, unknown>();
+      for (const key of await firstKeys(context, entity, SAMPLE_ROWS, true)) {
         const { Item } = await doc.send(
           new GetCommand({
             TableName: config.table,
@@ -132,9 +137,10 @@ export function createStoredRowKeys(config: {
         const stored = Item?.fieldValuesJson as Uint8Array | undefined;
         // Stored FieldValues are always an object's text (toRowItem).
         const fieldValues = stored && (JSON.parse(decompressBody(stored)) as Record<string, unknown>);
-        if (fieldValues && Object.keys(fieldValues).length > 0) return fieldValues;
+        for (const [field, value] of Object.entries(fieldValues ?? {}))
+          if ((merged.get(field) ?? null) === null) merged.set(field, value);
       }
-      return undefined;
+      return merged.size > 0 ? Object.fromEntries(merged) : undefined;
     },
   };
 }

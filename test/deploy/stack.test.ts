@@ -945,11 +945,14 @@ describe('the local runtime’s definitions', () => {
 });
 
 describe('bundles', () => {
-  it.each(FUNCTIONS)('%s: one minified ESM file within its budget (350 KB; 400 KB off the delivery path)', async (key) => {
-    const size = await bundleSize(key);
-    expect(size).toBeGreaterThan(10_000);
-    expect(size).toBeLessThanOrEqual(budgetOf(key));
-  });
+  it.each(FUNCTIONS)(
+    '%s: one minified ESM file within its budget (350 KB; 400 KB off the delivery path)',
+    async (key) => {
+      const size = await bundleSize(key);
+      expect(size).toBeGreaterThan(10_000);
+      expect(size).toBeLessThanOrEqual(budgetOf(key));
+    },
+  );
 
   it.each(FUNCTIONS)('%s: the zip holds the bundle alone, no source map', async (key) => {
     // Entry names are stored as plain text in a zip (local headers and central directory).

@@ -1,15 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeTyped, typedTagOf } from '../../lib/crm/index.js';
-import { parseDeliveryEvent } from '../../lib/events/index.js';
-import { routeEvent } from '../../lib/ingest/routing.js';
 import type { RowEntity } from '../../lib/model/types.js';
-import type { OutboundMessage, QueueKey } from '../../lib/queue/port.js';
-import { createSnapshotSender } from '../../lib/reconcile/send.js';
 import type { RunningCrm } from '../../tools/crm/start.js';
 import { type Row as CrmRow, tableOf } from '../../tools/crm/tables.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { startTarget } from '../crm/support.js';
-import { type Receiver, reconcileRig, request, startReceiver, startSimulator } from './support.js';
+import {
+  deliverReceived,
+  type Receiver,
+  reconcileRig,
+  request,
+  startReceiver,
+  startSimulator,
+} from './support.js';
 
 let receiver: Receiver;
 let simulator: Awaited<ReturnType<typeof startSimulator>>;
@@ -33,20 +36,7 @@ const TABLES = ['projectmember', 'category', 'y_equipment'] as const;
 const IDS = [1, 2, 3];
 
 /** The deliveries the target has received since `from`, queued as the ingest queues them (its route). */
-async function deliverLive(from: number): Promise<void> {
-  const queueUrls = Object.fromEntries(receiver.queues.queues.map((q) => [q.key, q.url])) as Record<
-    QueueKey,
-    string
-  >;
-  const messages = target.received.slice(from).map((received): OutboundMessage => {
-    const parsed = parseDeliveryEvent(received.body);
-    if (!parsed.ok) throw new Error(`the simulator delivered an invalid ${received.raw}`);
-    const event = parsed.event;
-    const attributes = { event: event.Event, eventId: event.EventId, receivedAt: new Date().toISOString() };
-    return { ...routeEvent(event), body: received.raw, attributes };
-  });
-  await createSnapshotSender({ client: receiver.queues.client, queueUrls })(messages);
-}
+const deliverLive = (from: number) => deliverReceived(receiver, target.received.slice(from));
 
 /**
  * The CRM's row as its webhooks' FieldValues write it (a custom table's typed as its sample shows),

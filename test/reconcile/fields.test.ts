@@ -107,6 +107,18 @@ describe('the fields a snapshot selects', () => {
     expect(() => snapshotFieldValues(shape, { id: 5, x_count: 'many' }, ROW)).toThrow(
       'snapshot of Cust1/y_equipment/5 not queued: x_count: "many" cannot be written as [I:...]',
     );
+    // A long text (a custom field holds up to the item's 400 KB) is quoted by its start: one short line.
+    const long = `notes ${'x'.repeat(400_000)}`;
+    const line = (() => {
+      try {
+        snapshotFieldValues(shape, { id: 5, x_count: long }, ROW);
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(line).toBe(
+      `snapshot of Cust1/y_equipment/5 not queued: x_count: "notes ${'x'.repeat(33)}… (400008 characters) cannot be written as [I:...]`,
+    );
   });
 
   it('of a list: a stored row’s fields, the values as they are (lists carry plain values)', () => {

@@ -2,6 +2,7 @@ import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Row } from '../../lib/model/types.js';
+import { learnedShape } from '../../lib/reconcile/fields.js';
 import { createStoredRowKeys } from '../../lib/store/index.js';
 import { toRowItem } from '../../lib/store/row-item.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
@@ -43,7 +44,7 @@ describe('the stored rows of a (context, entity), through the rows table’s byR
     expect(await stored.status('CustS', 'contact', 6)).toBeUndefined();
   });
 
-  it('learns a list’s or custom table’s fields from the FieldValues of one stored row that has them', async () => {
+  it('learns a list’s or custom table’s fields from the FieldValues of the stored rows that have them', async () => {
     const put = async (entity: string, primaryKey: number, fieldValues?: Record<string, unknown>) => {
       const row = { ...storedRow('CustF', primaryKey), entity, ...(fieldValues && { fieldValues }) };
       await dynamo.doc.send(new PutCommand({ TableName: rows, Item: toRowItem(row as Row, 1) }));
@@ -55,10 +56,35 @@ describe('the stored rows of a (context, entity), through the rows table’s byR
     await put('list.colour', 4);
     const stored = createStoredRowKeys({ client: dynamo.doc, table: rows });
 
-    expect(await stored.sampleFieldValues('CustF', 'y_tool')).toEqual({ id: '[I:2]', x_size: '[F:1.5]' });
+    expect(await stored.sampleFieldValues('CustF', 'y_tool')).toEqual({
+      id: '[I:3]',
+      x_other: '[S:x]',
+      x_size: '[F:1.5]',
+    });
     expect(await stored.sampleFieldValues('CustF', 'list.colour')).toBeUndefined();
     expect(await stored.sampleFieldValues('CustF', 'y_none')).toBeUndefined();
     expect(await stored.sampleFieldValues('CustOther', 'y_tool')).toBeUndefined();
+  });
+
+  it('learns the fields of the newest stored rows, each typed as a row with a value writes it: a column added later, a null in the newest row', async () => {
+    const put = async (primaryKey: number, fieldValues: Record<string, unknown>) => {
+      const row = { ...storedRow('CustN', primaryKey), entity: 'y_kit', fieldValues };
+      await dynamo.doc.send(new PutCommand({ TableName: rows, Item: toRowItem(row as Row, 1) }));
+    };
+    // Row 1 was delivered before the tenant added x_new; row 12's x_size is empty.
+    await put(1, { id: '[I:1]', x_size: '[F:1.5]' });
+    for (let key = 2; key <= 11; key++) await put(key, { id: `[I:${key}]`, x_size: '[F:2]', x_new: '[I:7]' });
+    await put(12, { id: '[I:12]', x_size: null, x_new: '[I:8]' });
+    const stored = createStoredRowKeys({ client: dynamo.doc, table: rows });
+
+    const sample = await stored.sampleFieldValues('CustN', 'y_kit');
+    // A snapshot in this shape writes x_new (else every row that has it would look changed and lose
+    // it) and x_size as [F:...] (else a number, unequal to the stored rows' text).
+    expect(sample).toEqual({ id: '[I:12]', x_size: '[F:2]', x_new: '[I:8]' });
+    expect(learnedShape(sample!)).toEqual({
+      fields: ['id', 'x_size', 'x_new'],
+      tags: { id: 'I', x_size: 'F', x_new: 'I' },
+    });
   });
 
   it('says in one line that a rows table from before the index cannot find deletes, and what to do', async () => {

@@ -13,8 +13,10 @@ import type { Context } from 'aws-lambda';
 import { redrivePolicy } from '../../infra/definitions.js';
 import type { CrmCredentials } from '../../lib/config/crm.js';
 import { CRM_TABLES, type CrmLimits, createCrmClient } from '../../lib/crm/index.js';
+import { parseDeliveryEvent } from '../../lib/events/index.js';
+import { routeEvent } from '../../lib/ingest/routing.js';
 import type { RowEntity } from '../../lib/model/types.js';
-import type { QueueKey } from '../../lib/queue/port.js';
+import type { OutboundMessage, QueueKey } from '../../lib/queue/port.js';
 import { SNAPSHOT_FIELDS } from '../../lib/reconcile/fields.js';
 import { createReconcileHandler } from '../../lib/reconcile/handler.js';
 import { type ReconcileRequest, reconcileMessage } from '../../lib/reconcile/request.js';
@@ -55,6 +57,25 @@ export async function startReceiver(): Promise<Receiver> {
       await dynamo.close();
     },
   };
+}
+
+/** Deliveries the CRM sent (its raw bodies), queued to the row queues as the ingest queues them (its route). */
+export async function deliverReceived(
+  receiver: Receiver,
+  received: ReadonlyArray<{ raw: string; body: unknown }>,
+): Promise<void> {
+  const queueUrls = Object.fromEntries(receiver.queues.queues.map((q) => [q.key, q.url])) as Record<
+    QueueKey,
+    string
+  >;
+  const messages = received.map((delivery): OutboundMessage => {
+    const parsed = parseDeliveryEvent(delivery.body);
+    if (!parsed.ok) throw new Error(`the simulator delivered an invalid ${delivery.raw}`);
+    const event = parsed.event;
+    const attributes = { event: event.Event, eventId: event.EventId, receivedAt: new Date().toISOString() };
+    return { ...routeEvent(event), body: delivery.raw, attributes };
+  });
+  await createSnapshotSender({ client: receiver.queues.client, queueUrls })(messages);
 }
 
 /** The CRM simulator on a fresh data directory (test/crm-client's, under the name these tests use). */

@@ -31,6 +31,12 @@ describe('a custom table’s typed FieldValues, as the CRM writes them', () => {
     expect(decodeTyped('[I:1234]')).toBe(1234);
     expect(decodeTyped('[F:129.9]')).toBe(129.9);
     expect(decodeTyped('[B:True]')).toBe(true);
+    // As encodeTyped reads a boolean's text: in any case.
+    expect([decodeTyped('[B:true]'), decodeTyped('[B:TRUE]'), decodeTyped('[B:False]')]).toEqual([
+      true,
+      true,
+      false,
+    ]);
     expect(decodeTyped('[DT:09/16/2025 10:11:12]')).toBe('2025-09-16T10:11:12');
     expect(decodeTyped('[S:Drill 18V]')).toBe('Drill 18V');
     expect(decodeTyped('Drill')).toBe('Drill');
@@ -47,6 +53,14 @@ describe('a custom table’s typed FieldValues, as the CRM writes them', () => {
     ['maybe', 'B'],
     ['constructor', 'B'],
     ['yesterday', 'DT'],
+    // Number() reads these as numbers, but they are texts, not a number the CRM answered.
+    ['0x10', 'I'],
+    ['0b11', 'F'],
+    [' 5 ', 'I'],
+    ['5\n', 'F'],
+    // Past 2^53 a whole number's digits are not kept: written, it would be another number.
+    ['12345678901234567890', 'I'],
+    [1e21, 'I'],
   ] as const)('cannot write %j as %s (undefined: the caller says so)', (value, tag) => {
     expect(encodeTyped(value, tag)).toBeUndefined();
   });
