@@ -84,6 +84,19 @@ const TRIGGERS = {
   full: 'a scheduled full pass',
 };
 
+/** The entities a run left out, each with why; nothing when it left none out. */
+function notReconciled(reasons) {
+  const entries = Object.entries(reasons ?? {});
+  if (entries.length === 0) return '';
+  return h(
+    'span',
+    { class: 'not-reconciled' },
+    ' Not reconciled: ',
+    entries.map(([entity, why]) => `${entity} (${why})`).join('; '),
+    '.',
+  );
+}
+
 /** The webhook's last reconcile (`GET /gaps`' lastReconcile): its trigger, then where it got to. */
 function lastReconcile(run) {
   if (!run) return undefined;
@@ -98,6 +111,7 @@ function lastReconcile(run) {
       ' ',
       time(run.at),
       `: ${count(run.rowsListed, 'row')} listed, ${run.rowsChanged ?? 0} changed, ${run.rowsDeleted ?? 0} deleted, ${count(run.apiCalls, 'API call')}.`,
+      notReconciled(run.notReconciled),
     );
   if (run.status === 'failed')
     return h(

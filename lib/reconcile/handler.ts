@@ -77,8 +77,8 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
       // The run's work is queued: a bus that refuses its announcement is logged and counted, never a
       // reason to run it again (nor to end it in the DLQ as failed).
       await publish(deps, lifecycleEntry('receiver.reconcile.completed', result.detail));
-      const { to, rowsListed, rowsChanged, rowsDeleted, apiCalls, durationMs } = result.detail;
-      const counts = { to, rowsListed, rowsChanged, rowsDeleted, apiCalls, durationMs };
+      const { to, rowsListed, rowsChanged, rowsDeleted, apiCalls, durationMs, notReconciled } = result.detail;
+      const counts = { to, rowsListed, rowsChanged, rowsDeleted, apiCalls, durationMs, notReconciled };
       await recordRun(
         deps.recovery,
         request,

@@ -22,6 +22,7 @@ const ReconcileOutcomeSchema = z.object({
   rowsDeleted: z.optional(z.number()),
   apiCalls: z.optional(z.number()),
   durationMs: z.optional(z.number()),
+  notReconciled: z.optional(z.record(z.string(), z.string())),
   error: z.optional(z.string()),
 }) satisfies z.ZodMiniType<ReconcileOutcome>;
 

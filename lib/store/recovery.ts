@@ -26,6 +26,8 @@ export interface ReconcileOutcome {
   rowsDeleted?: number | undefined;
   apiCalls?: number | undefined;
   durationMs?: number | undefined;
+  /** The entities the run left out, with why (`receiver.reconcile.completed`'s notReconciled). */
+  notReconciled?: Record<string, string> | undefined;
   error?: string | undefined;
 }
 

@@ -85,7 +85,11 @@ describe('a gap’s recovery on its card', () => {
       expect(await last.getAttribute('data-status')).toBe('completed');
       // The CRM's two contacts, listed; new to the receiver, so each one changed a row.
       expect(await last.textContent()).toMatch(
-        /✔ completed .+: 2 rows listed, 2 changed, 0 deleted, \d+ API calls\.$/,
+        /✔ completed .+: 2 rows listed, 2 changed, 0 deleted, \d+ API calls\. Not reconciled: /,
+      );
+      // Every entity is stored (no ENTITIES): quote's events carry nothing to compare, and the card says so.
+      expect(await last.locator('.not-reconciled').textContent()).toContain(
+        'quote (its events carry no FieldValues: nothing to compare)',
       );
       expect(await card.locator('.reactivated').count()).toBe(0);
 

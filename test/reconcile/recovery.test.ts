@@ -66,8 +66,10 @@ describe('a reconcile naming a webhook, on the webhook’s recovery item', () =>
         rowsDeleted: 0,
         apiCalls: completed.apiCalls,
         durationMs: completed.durationMs,
+        notReconciled: completed.notReconciled,
       },
     });
+    expect(recovery!.reconcile!.notReconciled).toMatchObject({ quote: expect.any(String) });
     expect(Date.parse(recovery!.reconcile!.at)).toBeGreaterThanOrEqual(Date.parse(gapOpened.requestedAt));
     expect(await recoveryOf('CustRec1b')).toEqual([]);
   }, 60_000);
