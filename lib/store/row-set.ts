@@ -31,7 +31,8 @@ export interface StoredRowKeys {
   sampleFieldValues(context: string, entity: string): Promise<Record<string, unknown> | undefined>;
   /**
    * The stored rows of these primary keys (one eventually consistent GetItem each, in parallel), by
-   * primary key; a key with no row is absent. A reconcile counts the snapshots that change their row.
+   * primary key; a key with no row, or with one that cannot be read, is absent. A reconcile counts the
+   * snapshots that change their row.
    */
   rows(context: string, entity: string, primaryKeys: readonly number[]): Promise<Map<number, Row>>;
 }
@@ -118,7 +119,12 @@ export function createStoredRowKeys(config: {
           const { Item } = await doc.send(
             new GetCommand({ TableName: config.table, Key: { rowKey: rowKey(context, entity, primaryKey) } }),
           );
-          if (Item !== undefined) found.set(primaryKey, fromRowItem(Item, config.table));
+          // A stored row that cannot be read is left out (counted as changed): the count never fails a
+          // run; the worker that applies the snapshot meets the row and says what is wrong with it.
+          if (Item === undefined) return;
+          try {
+            found.set(primaryKey, fromRowItem(Item, config.table));
+          } catch {}
         }),
       );
       return found;

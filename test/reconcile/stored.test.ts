@@ -44,6 +44,24 @@ describe('the stored rows of a (context, entity), through the rows table’s byR
     expect(await stored.status('CustS', 'contact', 6)).toBeUndefined();
   });
 
+  it('reads the stored rows of a page by primary key: a row not stored, or one that cannot be read, is left out (a count never fails a run)', async () => {
+    await put('CustR', 'contact', 1);
+    await put('CustR', 'contact', 2);
+    // A row item the store cannot read (its status is no status).
+    const broken = toRowItem({ ...storedRow('CustR', 3, 'contact'), status: 'active' } as Row, 1);
+    await dynamo.doc.send(new PutCommand({ TableName: rows, Item: { ...broken, status: 42 } }));
+    const stored = createStoredRowKeys({ client: dynamo.doc, table: rows });
+
+    const found = await stored.rows('CustR', 'contact', [1, 2, 3, 4]);
+    expect([...found.keys()].sort()).toEqual([1, 2]);
+    expect(found.get(2)).toMatchObject({
+      context: 'CustR',
+      entity: 'contact',
+      primaryKey: 2,
+      status: 'active',
+    });
+  });
+
   it('learns a list’s or custom table’s fields from the FieldValues of the stored rows that have them', async () => {
     const put = async (entity: string, primaryKey: number, fieldValues?: Record<string, unknown>) => {
       const row = { ...storedRow('CustF', primaryKey), entity, ...(fieldValues && { fieldValues }) };
