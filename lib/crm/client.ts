@@ -3,6 +3,7 @@ import { type Authorizer, createAuthorizer, credentialsLookup } from './auth/ind
 import { type CallRequest, type CrmLimits, createCaller, DEFAULT_CRM_LIMITS } from './call.js';
 import { CrmApiError } from './errors.js';
 import { type CrmResponse, ExchangeError, exchange, jsonOf } from './http.js';
+import { type AskKeyRange, type KeyPage, pageAfterKey } from './key-pages.js';
 import { createTenantLimiter } from './limiter.js';
 import type { CrmTable } from './tables.js';
 import { createWebhookApi } from './webhooks.js';
@@ -38,6 +39,8 @@ export interface Page<T> {
   continuation: string | undefined;
   /** The CRM's clock when it answered (its Date header), ms since the epoch. */
   crmTime: number;
+  /** Paging by key: the key the next page starts after, absent on the last page. */
+  nextKey?: number | undefined;
 }
 
 /** How long a tenant whose API is not running is left alone before it is asked again. */
@@ -132,6 +135,32 @@ export function createCrmClient(options: CrmClientOptions) {
   };
 
   /**
+   * The page of `table`'s rows (`select`ed, in `window` if given) after `afterKey`, its keys checked
+   * rather than trusted (lib/crm/key-pages.ts); or, from a continuation this client gave, its page.
+   */
+  const keyPaged = async (
+    context: string,
+    table: CrmTable,
+    query: { select: string[]; window?: string },
+    afterKey: number | undefined,
+    continuation: string | undefined,
+  ): Promise<KeyPage> => {
+    if (continuation !== undefined)
+      return { ...(await archivePage(context, {}, continuation)), nextKey: undefined };
+    const key = `${table.table}.${table.key}`;
+    const ask: AskKeyRange = (after, upTo, top) => {
+      const filter = [query.window, keyRange(key, after, upTo)].filter((part) => part !== undefined);
+      return archivePage(context, {
+        $select: query.select.join(','),
+        ...(filter.length > 0 && { $filter: filter.map((part) => `(${part})`).join(' and ') }),
+        $orderBy: key,
+        $top: String(top),
+      });
+    };
+    return pageAfterKey(ask, afterKey, limits.pageSize, { context, what: `the archive's ${table.table}` });
+  };
+
+  /**
    * One row by id through the REST entity (PascalCase properties): `deleted` on 404, `unchanged` on
    * 304 when `ifModifiedSince` is given.
    */
@@ -185,18 +214,9 @@ export function createCrmClient(options: CrmClientOptions) {
       );
       const at = crmWindowTime(since);
       const window = `${t}.updated afterTime '${at}' or ${t}.registered afterTime '${at}'`;
-      const page = await archivePage(
-        context,
-        {
-          $select: select.join(','),
-          $filter: afterKey === undefined ? window : `(${window}) and ${keyAfter(table, afterKey)}`,
-          $orderBy: `${t}.${table.key}`,
-          $top: String(limits.pageSize),
-        },
-        continuation,
-      );
+      const page = await keyPaged(context, table, { select, window }, afterKey, continuation);
       const items = page.rows.map((row) => archiveRow(row, t));
-      return { items, continuation: page.continuation, crmTime: page.crmTime };
+      return { items, continuation: page.continuation, nextKey: page.nextKey, crmTime: page.crmTime };
     },
 
     /**
@@ -209,22 +229,15 @@ export function createCrmClient(options: CrmClientOptions) {
       continuation?: string,
       afterKey?: number,
     ): Promise<Page<string>> {
-      const field = `${table.table}.${table.key}`;
-      const page = await archivePage(
+      const page = await keyPaged(
         context,
-        {
-          $select: field,
-          ...(afterKey !== undefined && { $filter: keyAfter(table, afterKey) }),
-          $orderBy: field,
-          $top: String(limits.pageSize),
-        },
+        table,
+        { select: [`${table.table}.${table.key}`] },
+        afterKey,
         continuation,
       );
-      return {
-        items: page.rows.map((row) => String(row.PrimaryKey)),
-        continuation: page.continuation,
-        crmTime: page.crmTime,
-      };
+      const items = page.rows.map((row) => String(row.PrimaryKey));
+      return { items, continuation: page.continuation, nextKey: page.nextKey, crmTime: page.crmTime };
     },
 
     getRow,
@@ -254,9 +267,13 @@ export function createCrmClient(options: CrmClientOptions) {
 
 export type CrmClient = ReturnType<typeof createCrmClient>;
 
-/** `$filter` of the rows after a primary key. */
-function keyAfter(table: CrmTable, afterKey: number): string {
-  return `${table.table}.${table.key} gt ${wholeNumber(afterKey, 'afterKey')}`;
+/** `$filter` of the rows whose primary key is in (`after`, `upTo`], undefined when both ends are open. */
+function keyRange(key: string, after: number | undefined, upTo: number | undefined): string | undefined {
+  const bounds = [
+    ...(after === undefined ? [] : [`${key} gt ${wholeNumber(after, 'afterKey')}`]),
+    ...(upTo === undefined ? [] : [`${key} le ${wholeNumber(upTo)}`]),
+  ];
+  return bounds.length === 0 ? undefined : bounds.join(' and ');
 }
 
 /** A primary key for a `$filter`: a whole number, so nothing else reaches the filter. */

@@ -43,3 +43,14 @@ export class CrmAuthError extends CrmApiError {
     this.name = 'CrmAuthError';
   }
 }
+
+/**
+ * The CRM answered a listing that paging by primary key cannot follow without skipping rows or
+ * never ending (keys out of the order asked, or not after the last key): retrying does not help.
+ */
+export class CrmPagingError extends CrmApiError {
+  constructor(message: string, context: string) {
+    super(message, context);
+    this.name = 'CrmPagingError';
+  }
+}

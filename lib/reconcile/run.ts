@@ -197,8 +197,7 @@ async function changedPage(
   await deps.send(messages);
   cursor.counters.rowsListed += page.items.length;
   cursor.counters.rowsChanged += changing;
-  if (page.continuation !== undefined && page.items.length > 0)
-    cursor.afterKey = Math.max(...page.items.map((row) => Number(row.id)));
+  if (page.nextKey !== undefined) cursor.afterKey = page.nextKey;
   else {
     delete cursor.afterKey;
     cursor.phase = 'deletes';
@@ -224,11 +223,10 @@ async function deletesPage(
     return;
   }
   const page = await deps.crm.listIds(context, table, undefined, cursor.after);
-  const ids = page.items.map(Number);
-  const last = page.continuation === undefined || ids.length === 0;
   // Up to the page's highest id, or every key left after the last page.
-  const upTo = last ? undefined : Math.max(...ids);
-  const listed = new Set(ids);
+  const upTo = page.nextKey;
+  const last = upTo === undefined;
+  const listed = new Set(page.items.map(Number));
   const messages: OutboundMessage[] = [];
   const stored = await deps.stored.keys(context, entity, cursor.after, upTo);
   // The last stored key compared: when the CRM says retry later in the middle of a page, the
