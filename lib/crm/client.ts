@@ -307,14 +307,16 @@ function crmTimeOf(response: CrmResponse): number {
 /** The JSON of a 200, or a one-line CrmApiError with the status and the CRM's short reason. */
 export function okJson(response: CrmResponse, context: string, what: string): unknown {
   if (response.status !== 200) {
-    let reason = '';
+    // The first line of the CRM's reason: its JSON's Error or Message, else its text.
+    let text: unknown = response.text;
     try {
       const error = (JSON.parse(response.text) as { Error?: unknown; Message?: unknown }) ?? {};
-      const text = error.Error ?? error.Message;
-      if (typeof text === 'string') reason = `: ${text.replace(/\s+/g, ' ').slice(0, 200)}`;
+      text = error.Error ?? error.Message;
     } catch {
-      // no readable reason
+      // not JSON: its text
     }
+    const line = typeof text === 'string' ? (text.trim().split('\n', 1)[0] ?? '').replace(/\s+/g, ' ') : '';
+    const reason = line === '' ? '' : `: ${line.slice(0, 200)}`;
     throw new CrmApiError(`${what} answered HTTP ${response.status}${reason}`, context, {
       status: response.status,
     });

@@ -15,6 +15,7 @@ export {
   CrmAuthError,
   CrmPagingError,
   CrmRetryLater,
+  isRefusal,
   type RetryLaterReason,
 } from './errors.js';
 export { CRM_TABLES, type CrmTable, crmTableOf, whyNotInCrm } from './tables.js';

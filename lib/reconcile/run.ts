@@ -5,6 +5,7 @@ import {
   CrmRetryLater,
   type CrmTable,
   crmTableOf,
+  isRefusal,
 } from '../crm/index.js';
 import type { OutboundMessage } from '../queue/port.js';
 import type { StoredRowKeys } from '../store/row-set.js';
@@ -98,14 +99,20 @@ export async function runReconcile(
           await changedPage(request, deps, cursor, entity, table, since, shapes);
         else await deletesPage(request, deps, cursor, entity, table);
       } catch (error) {
+        if (
+          !(error instanceof CrmApiError) ||
+          error instanceof CrmRetryLater ||
+          error instanceof CrmAuthError
+        )
+          throw error;
         // The CRM's refusal names the table and key asked for: the catalogue's, lists' and custom
         // tables' follow the published samples, unverified against a real tenant.
-        if (
-          error instanceof CrmApiError &&
-          !(error instanceof CrmRetryLater || error instanceof CrmAuthError)
-        )
-          error.message = `${entity} from the CRM's table ${table.table} (key ${table.key}): ${error.message}`;
-        throw error;
+        error.message = `${entity} from the CRM's table ${table.table} (key ${table.key}): ${error.message}`;
+        if (!isRefusal(error)) throw error;
+        // Retrying cannot change it (a tenant without that table, an app without rights to it): the
+        // entity is left out, said with the CRM's answer, and the others go on.
+        cursor.notReconciled = { ...cursor.notReconciled, [entity]: oneLine(error.message) };
+        nextEntity(cursor);
       }
     }
   } catch (error) {
@@ -273,6 +280,15 @@ async function deletedSnapshot(
   return snapshot(deps, cursor, () =>
     reconciledEvent({ context, entity, primaryKey, fetchedAt: new Date(answer.crmTime), deleted: true }),
   );
+}
+
+/** At most this much of the CRM's answer is kept in `notReconciled`. */
+const MAX_REASON_CHARS = 300;
+
+/** The first line of `text`, at most {@link MAX_REASON_CHARS}. */
+function oneLine(text: string): string {
+  const line = text.split(/\r?\n/, 1)[0]!.trim();
+  return line.length > MAX_REASON_CHARS ? `${line.slice(0, MAX_REASON_CHARS - 1)}…` : line;
 }
 
 function nextEntity(cursor: Cursor): void {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CRM_TABLES, CrmPagingError, createCrmClient, type Page } from '../../lib/crm/index.js';
+import { CRM_TABLES, CrmPagingError, createCrmClient, isRefusal, type Page } from '../../lib/crm/index.js';
 import { BASIC, startServer } from './support.js';
 
 const contact = CRM_TABLES.contact!;
@@ -83,6 +83,7 @@ describe('paging by key against a CRM that does not answer as asked', () => {
     ).rejects.toThrow(
       /^the archive's contact: the CRM left the key 2 out of a page up to 10 \(it does not answer in the key order asked\): paging on would skip rows$/,
     );
+    expect(isRefusal(await listing.catch((error: unknown) => error))).toBe(true);
   });
 
   it('full pages without odata.nextLink: paging goes on while a page is full, every row listed', async () => {
