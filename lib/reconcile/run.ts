@@ -130,6 +130,7 @@ export async function runReconcile(
       from: request.full === true ? undefined : request.from,
       to: cursor.to,
       entities: cursor.entities,
+      scopeFrom: cursor.scopeFrom,
       notReconciled: cursor.notReconciled ?? {},
       rowsListed: counters.rowsListed,
       rowsChanged: counters.rowsChanged,

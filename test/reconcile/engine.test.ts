@@ -9,6 +9,7 @@ import {
   request,
   startReceiver,
   startSimulator,
+  subscribe,
 } from './support.js';
 
 let receiver: Receiver;
@@ -55,6 +56,7 @@ describe('a reconcile against the CRM simulator, applied by the real workers (dy
   it('a window makes every stored row equal the CRM’s: changed rows, a deleted row ends deleted, a row created and never updated is found by its registered', async () => {
     const context = 'CustWin';
     seed(context, { contact: 5, person: 3, appointment: 2, sale: 1 });
+    await subscribe(crm, context, ['contact', 'person', 'activity', 'sale']);
     const rig = await reconcileRig(crm, receiver);
     await rig.enqueue(request(context, { reason: 'full', full: true }));
     await rig.runReconciles();
@@ -161,6 +163,7 @@ describe('a reconcile under the CRM’s faults', () => {
         faulty.crm.core.change(context, { op: 'create', table: 'contact', fields: {} });
       for (let i = 0; i < 3; i++)
         faulty.crm.core.change(context, { op: 'create', table: 'person', fields: {} });
+      await subscribe(faulty.crm, context, ['contact', 'person']);
       let stateCalls = 0;
       let archiveCalls = 0;
       let throttled = 0;

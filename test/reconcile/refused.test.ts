@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrmApiError, CrmAuthError, CrmRetryLater, isRefusal } from '../../lib/crm/index.js';
 import type { RowEntity } from '../../lib/model/types.js';
 import type { RunningCrm } from '../../tools/crm/start.js';
-import { type Receiver, reconcileRig, request, startReceiver, startSimulator } from './support.js';
+import { type Receiver, reconcileRig, request, startReceiver, startSimulator, subscribe } from './support.js';
 
 let receiver: Receiver;
 let simulator: Awaited<ReturnType<typeof startSimulator>>;
@@ -34,6 +34,8 @@ describe('a table the CRM refuses is that entity’s alone', () => {
     const context = 'CustRefusing';
     for (const { table } of TABLES)
       for (const id of [1, 2]) crm.core.change(context, { op: 'create', table, id });
+    const entities = TABLES.map(({ entity }) => entity);
+    await subscribe(crm, context, entities);
     crm.faults.set({
       refusedTables: Object.fromEntries(
         TABLES.flatMap((t) => ('refused' in t ? [[t.table, t.refused]] : [])),
@@ -41,8 +43,7 @@ describe('a table the CRM refuses is that entity’s alone', () => {
     });
     try {
       const rig = await reconcileRig(crm, receiver, { maxReceives: 1, expectFailures: true });
-      const entities = TABLES.map(({ entity }) => entity);
-      await rig.enqueue(request(context, { reason: 'full', full: true, entities }));
+      await rig.enqueue(request(context, { reason: 'full', full: true }));
       await rig.runReconciles();
       await rig.drainWorkers();
 
@@ -50,10 +51,13 @@ describe('a table the CRM refuses is that entity’s alone', () => {
       expect(rig.lifecycle.published.map((e) => e.DetailType)).toEqual(['receiver.reconcile.completed']);
       const [completed] = rig.lifecycle.details() as Array<{
         entities: string[];
+        scopeFrom: string;
         notReconciled: Record<string, string>;
         rowsListed: number;
       }>;
+      // The run covers what the context's webhook names (nothing else is asked), as ENTITIES stores.
       expect(completed!.entities).toEqual(entities);
+      expect(completed!.scopeFrom).toBe('webhooks');
       expect(completed!.rowsListed).toBe(6);
       for (const t of TABLES) {
         const stored = await receiver.store.getRow(context, t.entity as RowEntity, 1);
