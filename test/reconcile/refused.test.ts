@@ -1,22 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CrmApiError, CrmAuthError, CrmRetryLater, isRefusal } from '../../lib/crm/index.js';
 import type { RowEntity } from '../../lib/model/types.js';
-import type { RunningCrm } from '../../tools/crm/start.js';
-import { type Receiver, reconcileRig, request, startReceiver, startSimulator, subscribe } from './support.js';
+import { receiverAndCrm, reconcileRig, request, subscribe } from './support.js';
 
-let receiver: Receiver;
-let simulator: Awaited<ReturnType<typeof startSimulator>>;
-let crm: RunningCrm;
-
-beforeAll(async () => {
-  receiver = await startReceiver();
-  simulator = await startSimulator();
-  crm = simulator.crm;
-});
-afterAll(async () => {
-  await simulator?.stop();
-  await receiver?.close();
-});
+const started = receiverAndCrm();
 
 /** The entities, in the order a run takes them, with their CRM table and how the CRM answers it. */
 const TABLES = [
@@ -31,6 +18,7 @@ const TABLES = [
 
 describe('a table the CRM refuses is that entity’s alone', () => {
   it('403, 400, 404 and 501 each leave one entity out with the CRM’s status and first line; the entities after them converge and the run completes', async () => {
+    const { receiver, crm } = started;
     const context = 'CustRefusing';
     for (const { table } of TABLES)
       for (const id of [1, 2]) crm.core.change(context, { op: 'create', table, id });
