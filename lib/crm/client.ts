@@ -3,7 +3,7 @@ import { type Authorizer, createAuthorizer, credentialsLookup } from './auth/ind
 import { type CallRequest, type CrmLimits, createCaller, DEFAULT_CRM_LIMITS } from './call.js';
 import { CrmApiError } from './errors.js';
 import { type CrmResponse, ExchangeError, exchange, jsonOf } from './http.js';
-import { type AskKeyRange, type KeyPage, pageAfterKey } from './key-pages.js';
+import { type AskKeyRange, type KeyPage, keyRange, pageAfterKey, wholeNumber } from './key-pages.js';
 import { createTenantLimiter } from './limiter.js';
 import type { CrmTable } from './tables.js';
 import { createWebhookApi } from './webhooks.js';
@@ -266,21 +266,6 @@ export function createCrmClient(options: CrmClientOptions) {
 }
 
 export type CrmClient = ReturnType<typeof createCrmClient>;
-
-/** `$filter` of the rows whose primary key is in (`after`, `upTo`], undefined when both ends are open. */
-function keyRange(key: string, after: number | undefined, upTo: number | undefined): string | undefined {
-  const bounds = [
-    ...(after === undefined ? [] : [`${key} gt ${wholeNumber(after, 'afterKey')}`]),
-    ...(upTo === undefined ? [] : [`${key} le ${wholeNumber(upTo)}`]),
-  ];
-  return bounds.length === 0 ? undefined : bounds.join(' and ');
-}
-
-/** A primary key for a `$filter`: a whole number, so nothing else reaches the filter. */
-function wholeNumber(key: number, name = 'a primary key'): number {
-  if (!Number.isSafeInteger(key)) throw new RangeError(`${name} must be a whole number, not ${key}`);
-  return key;
-}
 
 /** The archive row with its fields by database name (the `table.` prefix dropped), values untouched. */
 function archiveRow(row: Record<string, unknown>, table: string): ArchiveRow {

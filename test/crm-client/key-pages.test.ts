@@ -6,8 +6,12 @@ import { BASIC, startServer } from './support.js';
 const contact = CRM_TABLES.contact!;
 const since = new Date('2026-11-27T11:00:00Z');
 
-/** How the test's CRM answers the archive: text order, each page reversed, never a nextLink, or the same page for ever. */
-type Mode = 'text' | 'reversed' | 'no-next-link' | 'endless';
+/**
+ * How the test's CRM answers the archive: text order, each page reversed, never a nextLink, the same
+ * page for ever, or in key order with the key 2 entering the listing after the first request (a row
+ * changed meanwhile).
+ */
+type Mode = 'text' | 'reversed' | 'no-next-link' | 'endless' | 'late';
 
 /**
  * A CRM of the test's own (a real HTTP server): the tenant is running, and the archive lists the
@@ -29,6 +33,7 @@ async function archiveCrm(rows: number, mode: Mode) {
     const upTo = Number(/ le (\d+)/.exec(filter)?.[1] ?? Number.POSITIVE_INFINITY);
     const top = Number(url.searchParams.get('$top'));
     let keys = Array.from({ length: rows }, (_, index) => index + 1);
+    if (mode === 'late' && asked.length === 1) keys = keys.filter((key) => key !== 2);
     if (mode !== 'endless') keys = keys.filter((key) => key > after && key <= upTo);
     if (mode === 'text') keys.sort((a, b) => String(a).localeCompare(String(b)));
     const page = keys.slice(0, top);
@@ -107,6 +112,17 @@ describe('paging by key against a CRM that does not answer as asked', () => {
     );
     // The first page, and the check of its keys (up to 2) that answered 3.
     expect(crm.asked).toHaveLength(2);
+  });
+
+  it('a row that enters the listing between a page and its check: the page is asked again, and holds it', async () => {
+    const crm = await archiveCrm(5, 'late');
+    close = crm.server.close;
+    const changed = await walk((afterKey) =>
+      crm.client.listChanged('Cust1', contact, [], since, undefined, afterKey),
+    );
+    expect(changed).toEqual(['1', '2', '3', '4', '5']);
+    // [1, 3], its check finds 2; [1, 2] again, its check; [3, 4] with no gap after 2; [5].
+    expect(crm.asked).toHaveLength(6);
   });
 
   it('the rows of each page answered in reverse are listed in key order, none lost', async () => {
