@@ -300,7 +300,8 @@ export function okJson(response: CrmResponse, context: string, what: string): un
     } catch {
       // not JSON: its text
     }
-    const line = typeof text === 'string' ? (text.trim().split('\n', 1)[0] ?? '').replace(/\s+/g, ' ') : '';
+    const line =
+      typeof text === 'string' ? (text.trim().split('\n', 1)[0] ?? '').replace(/\s+/g, ' ').trim() : '';
     const reason = line === '' ? '' : `: ${line.slice(0, 200)}`;
     throw new CrmApiError(`${what} answered HTTP ${response.status}${reason}`, context, {
       status: response.status,
