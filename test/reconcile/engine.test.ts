@@ -152,6 +152,42 @@ describe('a reconcile paged across invocations', () => {
       'receiver.reconcile.completed',
     ]);
   }, 120_000);
+  it('against a CRM that answers full pages without odata.nextLink: every row listed, and the deletes cost one call per deleted row, not per stored row', async () => {
+    const context = 'CustNoNext';
+    seed(context, { contact: 9 });
+    const rig = await reconcileRig(crm, receiver, {
+      limits: { pageSize: 2 },
+      // The simulator's answers, without their next link.
+      wrapFetch: (real) => async (input, init) => {
+        const response = await real(input, init);
+        if (!String(input instanceof Request ? input.url : input).includes('/archive/dynamic'))
+          return response;
+        const { 'odata.nextLink': _, ...page } = (await response.json()) as Record<string, unknown>;
+        return Response.json(page, {
+          status: response.status,
+          headers: { date: response.headers.get('date')! },
+        });
+      },
+    });
+    const entities = ['contact'];
+    await rig.enqueue(request(context, { reason: 'full', full: true, entities }));
+    await rig.runReconciles();
+    await rig.drainWorkers();
+    expect(rig.lifecycle.details().at(-1)).toMatchObject({ rowsListed: 9 });
+
+    for (const id of [4, 8]) crm.core.change(context, { op: 'delete', table: 'contact', id });
+    rig.calls.length = 0;
+    await rig.enqueue(request(context, { reason: 'full', full: true, entities }));
+    await rig.runReconciles();
+    await rig.drainWorkers();
+    expect(rig.lifecycle.details().at(-1)).toMatchObject({ rowsListed: 7, rowsDeleted: 2 });
+    expect(rig.calls.filter((call) => /\/Contact\/\d+$/.test(call.path)).map((call) => call.path)).toEqual([
+      `/${context}/api/v1/Contact/4`,
+      `/${context}/api/v1/Contact/8`,
+    ]);
+    const after = await compareRows(crm, receiver.store, context);
+    expect(after.stored).toEqual(after.crm);
+  }, 120_000);
 });
 
 describe('a reconcile under the CRM’s faults', () => {
