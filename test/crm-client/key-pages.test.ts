@@ -1,6 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CRM_TABLES, CrmPagingError, createCrmClient, isRefusal, type Page } from '../../lib/crm/index.js';
+import {
+  CRM_TABLES,
+  type CrmClient,
+  CrmPagingError,
+  createCrmClient,
+  isRefusal,
+  type Page,
+} from '../../lib/crm/index.js';
 import { BASIC, startServer } from './support.js';
 
 const contact = CRM_TABLES.contact!;
@@ -75,17 +82,19 @@ async function walk(list: (afterKey: number | undefined) => Promise<Page<unknown
   throw new Error(`no end after ${maxPages} pages`);
 }
 
+/** The keys of every page of changed rows, and of ids, as a run lists them. */
+const changedKeys = (client: CrmClient) =>
+  walk((afterKey) => client.listChanged('Cust1', contact, [], since, undefined, afterKey));
+const idKeys = (client: CrmClient) =>
+  walk((afterKey) => client.listIds('Cust1', contact, undefined, afterKey));
+
 describe('paging by key against a CRM that does not answer as asked', () => {
   it('keys in text order, pages of 2: refused in one line before a row is skipped, not 4 rows of 12', async () => {
     const crm = await archiveCrm(12, 'text');
     close = crm.server.close;
-    const listing = walk((afterKey) =>
-      crm.client.listChanged('Cust1', contact, [], since, undefined, afterKey),
-    );
+    const listing = changedKeys(crm.client);
     await expect(listing).rejects.toBeInstanceOf(CrmPagingError);
-    await expect(
-      walk((afterKey) => crm.client.listIds('Cust1', contact, undefined, afterKey)),
-    ).rejects.toThrow(
+    await expect(idKeys(crm.client)).rejects.toThrow(
       /^the archive's contact: the CRM left the key 2 out of a page up to 10 \(it does not answer in the key order asked\): paging on would skip rows$/,
     );
     expect(isRefusal(await listing.catch((error: unknown) => error))).toBe(true);
@@ -94,20 +103,16 @@ describe('paging by key against a CRM that does not answer as asked', () => {
   it('full pages without odata.nextLink: paging goes on while a page is full, every row listed', async () => {
     const crm = await archiveCrm(5, 'no-next-link');
     close = crm.server.close;
-    const changed = await walk((afterKey) =>
-      crm.client.listChanged('Cust1', contact, [], since, undefined, afterKey),
-    );
+    const changed = await changedKeys(crm.client);
     expect(changed).toEqual(['1', '2', '3', '4', '5']);
-    const ids = await walk((afterKey) => crm.client.listIds('Cust1', contact, undefined, afterKey));
+    const ids = await idKeys(crm.client);
     expect(ids).toEqual(['1', '2', '3', '4', '5']);
   });
 
   it('a CRM that ignores the key filter and always answers a next page: stopped at the check of its first page, in one line', async () => {
     const crm = await archiveCrm(5, 'endless');
     close = crm.server.close;
-    await expect(
-      walk((afterKey) => crm.client.listChanged('Cust1', contact, [], since, undefined, afterKey)),
-    ).rejects.toThrow(
+    await expect(changedKeys(crm.client)).rejects.toThrow(
       /^the archive's contact: the CRM answered the key 3 outside the keys asked for \(…, 2\]: it ignores the key filter, and paging would not end$/,
     );
     // The first page, and the check of its keys (up to 2) that answered 3.
@@ -117,9 +122,7 @@ describe('paging by key against a CRM that does not answer as asked', () => {
   it('a row that enters the listing between a page and its check: the page is asked again, and holds it', async () => {
     const crm = await archiveCrm(5, 'late');
     close = crm.server.close;
-    const changed = await walk((afterKey) =>
-      crm.client.listChanged('Cust1', contact, [], since, undefined, afterKey),
-    );
+    const changed = await changedKeys(crm.client);
     expect(changed).toEqual(['1', '2', '3', '4', '5']);
     // [1, 3], its check finds 2; [1, 2] again, its check; [3, 4] with no gap after 2; [5].
     expect(crm.asked).toHaveLength(6);
@@ -128,7 +131,7 @@ describe('paging by key against a CRM that does not answer as asked', () => {
   it('the rows of each page answered in reverse are listed in key order, none lost', async () => {
     const crm = await archiveCrm(12, 'reversed');
     close = crm.server.close;
-    const ids = await walk((afterKey) => crm.client.listIds('Cust1', contact, undefined, afterKey));
+    const ids = await idKeys(crm.client);
     expect(ids).toEqual(Array.from({ length: 12 }, (_, index) => String(index + 1)));
   });
 
@@ -140,7 +143,7 @@ describe('paging by key against a CRM that does not answer as asked', () => {
       credentials: { '*': BASIC },
       limits: { pageSize: 200, perSecond: 1000 },
     });
-    const ids = await walk((afterKey) => client.listIds('Cust1', contact, undefined, afterKey));
+    const ids = await idKeys(client);
     expect(ids).toHaveLength(1000);
     expect(crm.asked).toHaveLength(7);
   });
