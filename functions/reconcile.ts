@@ -6,6 +6,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readCrmConfig } from '../lib/config/crm.js';
 import { readEntities } from '../lib/config/entities.js';
 import { ConfigError, intEnv, optionalEnv, requireEnv } from '../lib/config/env.js';
+import { readRunBounds } from '../lib/config/reconcile-bounds.js';
 import { type CrmClient, createCrmClient, crmCredentials } from '../lib/crm/index.js';
 import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import { QUEUE_ENV_VARS, type QueueKey } from '../lib/queue/port.js';
@@ -116,6 +117,7 @@ const reconcile = createReconcileHandler({
   },
   publisher: publicationFromEnv()?.publisher,
   maxReceives: intEnv('RECONCILE_MAX_RECEIVE_COUNT', 5),
+  bounds: readRunBounds(),
   recovery,
   logger,
   metrics: new Metrics({ namespace: METRICS_NAMESPACE }),

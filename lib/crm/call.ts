@@ -34,6 +34,11 @@ const RETRYABLE = new Set([429, 502, 503, 504]);
 /** A call needs at least this long to be worth starting. */
 const MIN_CALL_MS = 250;
 const BACKOFF_BASE_MS = 250;
+/**
+ * The longest Retry-After honoured: 15 minutes. A tenant that asks for longer (`Retry-After: 315360000`)
+ * is asked again then; a run that cannot finish gives up at its bounds (lib/reconcile/bounds.ts).
+ */
+export const MAX_RETRY_AFTER_MS = 15 * 60_000;
 const BACKOFF_CAP_MS = 8_000;
 
 /** Full jitter: a random wait up to an exponential ceiling, so tenants' retries do not come back together. */
@@ -119,7 +124,8 @@ export function createCaller(options: CallerOptions) {
       }
       if (RETRYABLE.has(response.status)) {
         const wait =
-          (retryAfterMs(response.headers.get('retry-after')) ?? 0) + backoffMs(attempt, options.random);
+          Math.min(MAX_RETRY_AFTER_MS, retryAfterMs(response.headers.get('retry-after')) ?? 0) +
+          backoffMs(attempt, options.random);
         const reason = response.status === 429 ? 'throttled' : 'unavailable';
         if (attempt >= limits.maxAttempts || wait > timeLeftMs() - MIN_CALL_MS)
           throw new CrmRetryLater(

@@ -99,6 +99,8 @@ export interface RigOptions {
   recovery?: Parameters<typeof createReconcileHandler>[0]['recovery'];
   /** ENTITIES: whether the receiver stores an entity's rows (default every entity). */
   stores?: (entity: string) => boolean;
+  /** A run's bounds (default RECONCILE_MAX_RUN_HOURS and RECONCILE_MAX_INVOCATIONS's). */
+  bounds?: Parameters<typeof createReconcileHandler>[0]['bounds'];
 }
 
 /**
@@ -184,6 +186,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     },
     publisher: lifecycle,
     maxReceives,
+    ...(options.bounds && { bounds: options.bounds }),
     recovery: options.recovery ?? createRecoveryStore(receiver.dynamo.doc, receiver.tables.webhooks),
     ...observability,
     now,
