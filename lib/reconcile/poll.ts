@@ -12,7 +12,7 @@ import { type LifecycleDetails, lifecycleEntry } from './lifecycle.js';
 import { enqueue, pendingOf, withPending } from './pending.js';
 import { type ReactivationRecorder, recordReactivation } from './recovery.js';
 import type { ReconcileQueue, ReconcileRequest } from './request.js';
-import { ALERT_AFTER_ATTEMPTS, type Observed, watchStep } from './watch.js';
+import { ALERT_AFTER_ATTEMPTS, type Observed, REACTIVATION_LASTS_POLLS, watchStep } from './watch.js';
 
 export interface PollDeps {
   crm: Pick<CrmClient, 'listWebhooks' | 'webhookUsage' | 'webhookLastError' | 'activateWebhook'>;
@@ -155,8 +155,9 @@ async function watchWebhook(
 
 /**
  * Sets the webhook Active (the CRM's test delivery must be answered 200 first). Succeeded: the
- * reconcile of its gap to now, `receiver.webhook.reactivated`, and its memory as Active. Failed:
- * counted and logged, and alerted once after {@link ALERT_AFTER_ATTEMPTS} attempts in a row.
+ * reconcile of its gap to now, `receiver.webhook.reactivated`, and its memory as Active, its attempts
+ * kept until it lasts. Failed: counted and logged. Either way alerted once after
+ * {@link ALERT_AFTER_ATTEMPTS} attempts in a row that failed or did not last.
  */
 async function reactivate(
   deps: PollDeps,
@@ -186,21 +187,7 @@ async function reactivate(
       attempts,
       error: message,
     });
-    if (attempts < ALERT_AFTER_ATTEMPTS || memory.alerted) return { memory };
-    // The alarm on this metric tells the alert topic (infra/alarms.ts); the line says which webhook and why.
-    logger.error(
-      'webhook could not be set Active again: it stays disabled until this succeeds or a person acts',
-      {
-        context,
-        webhookId,
-        webhookName: webhook.Name,
-        state: webhook.State,
-        attempts,
-        error: message,
-      },
-    );
-    metrics.addMetric(METRIC.WebhookNotReactivated, MetricUnit.Count, 1);
-    return { memory: { ...memory, alerted: true } };
+    return { memory: alertOnce(deps, webhook, context, memory, message) };
   }
   const activatedAt = (deps.now ?? Date.now)();
   report.reactivated++;
@@ -216,13 +203,44 @@ async function reactivate(
       webhookId,
       requestedAt: new Date(activatedAt).toISOString(),
     },
-    memory: {
-      state: 'Active',
-      lastHealthyAt: activatedAt,
-      totalErrors: memory.totalErrors,
-      lastError: memory.lastError,
-    },
+    // On probation: its attempts keep counting until it has stayed Active a while (lib/reconcile/watch.ts).
+    memory: alertOnce(
+      deps,
+      webhook,
+      context,
+      { ...memory, state: 'Active', lastHealthyAt: activatedAt, reactivatedAt: activatedAt },
+      `set Active ${attempts} times in a row, each time disabled again within ${REACTIVATION_LASTS_POLLS} polls: its test delivery passes, its real deliveries fail`,
+    ),
   };
+}
+
+/**
+ * After {@link ALERT_AFTER_ATTEMPTS} re-activations in a row that failed or did not last: the error
+ * line (which webhook and why) and `WebhookNotReactivated`, whose alarm tells the alert topic
+ * (infra/alarms.ts); once, until the webhook has stayed Active.
+ */
+function alertOnce(
+  deps: PollDeps,
+  webhook: CrmWebhook,
+  context: string,
+  memory: WatchMemory,
+  error: string,
+): WatchMemory {
+  const attempts = memory.attempts ?? 1;
+  if (attempts < ALERT_AFTER_ATTEMPTS || memory.alerted) return memory;
+  deps.logger.error(
+    'webhook could not be set Active again: it stays disabled until this succeeds or a person acts',
+    {
+      context,
+      webhookId: webhook.WebhookId,
+      webhookName: webhook.Name,
+      state: webhook.State,
+      attempts,
+      error,
+    },
+  );
+  deps.metrics.addMetric(METRIC.WebhookNotReactivated, MetricUnit.Count, 1);
+  return { ...memory, alerted: true };
 }
 
 /** `receiver.webhook.reactivated` on the bus; a failed publish is logged and counted (the reconcile is enqueued already). */
