@@ -39,8 +39,8 @@ export function supersedes(
       request.from !== undefined &&
       Date.parse(newer.from) <= Date.parse(request.from));
   const to = Date.parse(newer.to ?? newer.startedAt) >= Date.parse(cursor.to);
+  const covered = newer.entities;
   const entities =
-    newer.entities === undefined ||
-    (request.entities !== undefined && request.entities.every((e) => newer.entities!.includes(e)));
+    covered === undefined || request.entities?.every((entity) => covered.includes(entity)) === true;
   return from && to && entities;
 }
