@@ -3,6 +3,7 @@ import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { EventPublisher } from '../bus/publisher.js';
 import type { WatchConfig } from '../config/watch.js';
 import { type CrmClient, CrmRetryLater, type CrmWebhook } from '../crm/index.js';
+import { eachLimited } from '../each-limited.js';
 import { METRIC } from '../metrics.js';
 import type { LastAccepted } from '../model/types.js';
 import type { WatchMemory, WatchStore } from '../store/watch-memory.js';
@@ -24,6 +25,8 @@ export interface PollDeps {
   /** Where a reactivation is recorded for the gap's card; absent: not recorded. */
   recovery?: ReactivationRecorder | undefined;
   config: WatchConfig;
+  /** Whether the CRM credentials cover a context (its own entry or `*`); absent: every context. */
+  covers?: (context: string) => boolean;
   logger: Logger;
   metrics: Metrics;
   now?: () => number;
@@ -40,6 +43,8 @@ export interface PollReport {
   /** Contexts whose poll failed (logged), or was cut short by the time budget or the CRM (polled next time). */
   failed: string[];
   unfinished: string[];
+  /** Contexts left out: no CRM credentials cover them (a local throwaway context, a tenant not set up). */
+  uncovered: number;
 }
 
 /**
@@ -49,8 +54,9 @@ export interface PollReport {
  * error counters against the last poll ({@link watchStep}) may enqueue a reconcile (reason `poll`) and
  * set it Active again. Each decision is written (conditionally) before it is acted on, so two polls
  * at once act once, and a request written but not sent is sent by the next poll. With
- * RECONCILE_FULL_HOURS, each context's full pass is requested when due, the same way ({@link requestFullPass}). Contexts are polled
- * in parallel; a CRM that does not answer costs its context, within the CRM client's time budget.
+ * RECONCILE_FULL_HOURS, each context's full pass is requested when due, the same way ({@link requestFullPass}). Only
+ * contexts the credentials cover are polled, RECONCILE_POLL_MAX_IN_FLIGHT at once (one CRM request
+ * each at a time); a CRM that does not answer costs its context, within the CRM client's time budget.
  */
 export async function pollWebhooks(deps: PollDeps): Promise<PollReport> {
   const now = deps.now ?? Date.now;
@@ -62,33 +68,35 @@ export async function pollWebhooks(deps: PollDeps): Promise<PollReport> {
     fullPasses: 0,
     failed: [],
     unfinished: [],
+    uncovered: 0,
   };
   if (!(await deps.store.claimPoll(now(), deps.config.pollSeconds * 1000))) return report;
   report.polled = true;
-  const names = await deps.store.deliveryNames();
-  await Promise.all(
-    [...names].map(async ([context, known]) => {
-      try {
-        const observedAt = now();
-        const webhooks = (await deps.crm.listWebhooks(context)).filter(
-          (webhook) => known.has(webhook.Name) && aimedAtReceiver(webhook, deps.config.receiverUrl),
-        );
-        for (const webhook of webhooks) {
-          report.webhooks++;
-          await watchWebhook(deps, context, webhook, observedAt, report);
-        }
-        await requestFullPass(deps, context, report);
-      } catch (error) {
-        const cut = error instanceof CrmRetryLater;
-        (cut ? report.unfinished : report.failed).push(context);
-        if (!cut) deps.metrics.addMetric(METRIC.WebhookPollFailures, MetricUnit.Count, 1);
-        deps.logger.warn(cut ? 'poll of a context cut short: polled next time' : 'poll of a context failed', {
-          context,
-          error: (error as Error).message,
-        });
+  const all = await deps.store.deliveryNames();
+  const names = [...all].filter(([context]) => deps.covers?.(context) ?? true);
+  report.uncovered = all.size - names.length;
+  // One context's calls follow each other: the pool bounds the CRM requests in flight across contexts.
+  await eachLimited(names, deps.config.pollMaxInFlight, async ([context, known]) => {
+    try {
+      const observedAt = now();
+      const webhooks = (await deps.crm.listWebhooks(context)).filter(
+        (webhook) => known.has(webhook.Name) && aimedAtReceiver(webhook, deps.config.receiverUrl),
+      );
+      for (const webhook of webhooks) {
+        report.webhooks++;
+        await watchWebhook(deps, context, webhook, observedAt, report);
       }
-    }),
-  );
+      await requestFullPass(deps, context, report);
+    } catch (error) {
+      const cut = error instanceof CrmRetryLater;
+      (cut ? report.unfinished : report.failed).push(context);
+      if (!cut) deps.metrics.addMetric(METRIC.WebhookPollFailures, MetricUnit.Count, 1);
+      deps.logger.warn(cut ? 'poll of a context cut short: polled next time' : 'poll of a context failed', {
+        context,
+        error: (error as Error).message,
+      });
+    }
+  });
   return report;
 }
 
