@@ -12,6 +12,7 @@ import { defaultClient } from '../lib/store/dynamo-calls.js';
 import { createRecoveryStore, createWebhookStore } from '../lib/store/index.js';
 import { TABLE_ENV_VARS } from '../lib/store/tables.js';
 import { createWatchStore } from '../lib/store/watch-memory.js';
+import { abortSignalOf } from './abort-signal.js';
 import { publicationFromEnv } from './publication.js';
 import { reconcileQueueFromEnv } from './reconcile-queue.js';
 
@@ -54,7 +55,13 @@ async function crmClient() {
     const limits = { inFlight: maxInFlight, perSecond: maxCallsPerSecond, timeoutMs };
     client = {
       json,
-      crm: createCrmClient({ apiUrl, credentials, limits, timeLeftMs }),
+      crm: createCrmClient({
+        apiUrl,
+        credentials,
+        limits,
+        timeLeftMs,
+        signal: () => abortSignalOf(invocation),
+      }),
       // Contexts no credentials cover (a local throwaway context) are not polled.
       covers: (context) => credentialsCover(credentials, context),
     };
@@ -89,7 +96,7 @@ export const handler = async (_event: unknown, lambdaContext: Context): Promise<
         logger,
         metrics,
       },
-      { timeLeftMs },
+      { timeLeftMs, signal: abortSignalOf(lambdaContext) },
     );
     for (const report of reports.filter((polled) => polled.polled))
       logger.info('webhooks polled', { ...report });

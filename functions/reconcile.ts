@@ -18,6 +18,7 @@ import { SsmParameterProvider } from '../lib/secrets/ssm.js';
 import { defaultClient } from '../lib/store/dynamo-calls.js';
 import { createRecoveryStore, createStoredRowKeys } from '../lib/store/index.js';
 import { TABLE_ENV_VARS } from '../lib/store/tables.js';
+import { abortSignalOf } from './abort-signal.js';
 import { publicationFromEnv } from './publication.js';
 
 /** Kept back from the invocation's remaining time: the last page's snapshots and the carry-on message. */
@@ -80,6 +81,7 @@ const crmClient = async (): Promise<CrmClient> => {
         timeoutMs: crmConfig.timeoutMs,
       },
       timeLeftMs,
+      signal: () => abortSignalOf(current.getStore()?.lambdaContext),
       // Every HTTP request (logins and retries too): the run's apiCalls.
       fetch: (input, init) => {
         const invocation = current.getStore();

@@ -4,7 +4,7 @@ import { type CallRequest, type CrmLimits, createCaller, DEFAULT_CRM_LIMITS } fr
 import { CrmApiError } from './errors.js';
 import { type CrmResponse, ExchangeError, exchange, jsonOf } from './http.js';
 import { createTenantLimiter } from './limiter.js';
-import { createSecretSet, scrubbing } from './scrub.js';
+import { createSecretSet, remembering, scrubbing } from './scrub.js';
 import type { CrmTable } from './tables.js';
 import { createWebhookApi } from './webhooks.js';
 
@@ -17,6 +17,8 @@ export interface CrmClientOptions {
   limits?: Partial<CrmLimits>;
   /** Milliseconds the caller may still spend; unbounded by default. */
   timeLeftMs?: () => number;
+  /** The current invocation's stop signal (the local runtime's, as it stops): aborts calls in flight and their waits. */
+  signal?: () => AbortSignal | undefined;
   /** Replaces the credential step (OAuth client credentials, later). */
   authorizer?: Authorizer;
   random?: () => number;
@@ -95,25 +97,20 @@ export function createCrmClient(options: CrmClientOptions) {
           timeoutMs: Math.max(1, Math.min(limits.timeoutMs, timeLeftMs())),
           maxBodyBytes: limits.maxBodyBytes,
           fetch: send,
+          signal: options.signal?.(),
         });
         if (response.status !== 200) throw new ExchangeError(`${what}: HTTP ${response.status}`);
         return jsonOf(response, what);
       },
     });
-  const authorizer: Authorizer = {
-    async headers(context) {
-      const headers = await authorizing.headers(context);
-      for (const value of Object.values(headers)) secrets.add(value);
-      return headers;
-    },
-    renew: (context, used) => authorizing.renew(context, used),
-  };
+  const authorizer = remembering(authorizing, secrets);
   const call = createCaller({
     fetch: send,
     limits,
     limiter: createTenantLimiter(limits),
     authorizer,
     timeLeftMs,
+    signal: options.signal,
     random: options.random ?? Math.random,
   });
 

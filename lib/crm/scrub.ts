@@ -1,4 +1,5 @@
 import type { CrmCredentials } from '../config/crm.js';
+import type { Authorizer } from './auth/index.js';
 
 /** What the CRM's text keeps at most: one short line (logs, the gap's card, the failed event, the store). */
 export const MAX_CRM_TEXT_CHARS = 300;
@@ -80,6 +81,18 @@ export function createSecretSet(credentials: Record<string, CrmCredentials>) {
 }
 
 export type SecretSet = ReturnType<typeof createSecretSet>;
+
+/** `authorizer`, each header value it hands out (a ticket, an app token) remembered in `secrets`. */
+export function remembering(authorizer: Authorizer, secrets: SecretSet): Authorizer {
+  return {
+    async headers(context) {
+      const headers = await authorizer.headers(context);
+      for (const value of Object.values(headers)) secrets.add(value);
+      return headers;
+    },
+    renew: (context, used) => authorizer.renew(context, used),
+  };
+}
 
 /**
  * Every method of `api` with what it throws scrubbed ({@link scrubError}): the CRM client's one error
