@@ -39,7 +39,7 @@ export function scrubText(text: string, known: Iterable<string> = []): string {
   return line.length <= MAX_CRM_TEXT_CHARS ? line : `${line.slice(0, MAX_CRM_TEXT_CHARS - 1)}…`;
 }
 
-/** A value as it may appear in text: itself, JSON-escaped, base64, URL-encoded; each line of a PEM too. */
+/** A value as it may appear in text: itself, JSON-escaped, base64(url), URL-encoded; each line of a PEM too. */
 function formsOf(value: string): string[] {
   if (value.length < MIN_SECRET_CHARS) return [];
   const lines = value.includes('\n') ? value.split(/\r?\n/).filter((l) => l.length >= 16) : [];
@@ -47,6 +47,7 @@ function formsOf(value: string): string[] {
     value,
     JSON.stringify(value).slice(1, -1),
     Buffer.from(value).toString('base64'),
+    Buffer.from(value).toString('base64url'),
     encodeURIComponent(value),
     ...lines,
   ];

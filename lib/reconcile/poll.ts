@@ -73,7 +73,7 @@ export async function pollWebhooks(deps: PollDeps): Promise<PollReport> {
   if (!(await deps.store.claimPoll(now(), deps.config.pollSeconds * 1000))) return report;
   report.polled = true;
   const all = await deps.store.deliveryNames();
-  const names = [...all].filter(([context]) => deps.covers?.(context) ?? true);
+  const names = shuffled([...all].filter(([context]) => deps.covers?.(context) ?? true));
   report.uncovered = all.size - names.length;
   // One context's calls follow each other: the pool bounds the CRM requests in flight across contexts.
   await eachLimited(names, deps.config.pollMaxInFlight, async ([context, known]) => {
@@ -98,6 +98,18 @@ export async function pollWebhooks(deps: PollDeps): Promise<PollReport> {
     }
   });
   return report;
+}
+
+/**
+ * In a new order each poll: tenants that never answer hold a runner up to the time budget each, and
+ * in a fixed order they would leave the same contexts after them unpolled at every poll.
+ */
+function shuffled<T>(items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
 }
 
 function aimedAtReceiver(webhook: CrmWebhook, receiverUrl: string | undefined): boolean {
