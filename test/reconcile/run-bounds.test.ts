@@ -1,21 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_RETRY_AFTER_MS } from '../../lib/crm/call.js';
-import type { RunningCrm } from '../../tools/crm/start.js';
-import { type Receiver, reconcileRig, request, startReceiver, startSimulator } from './support.js';
+import { receiverAndSimulator, reconcileRig, request } from './support.js';
 
-let receiver: Receiver;
-let simulator: Awaited<ReturnType<typeof startSimulator>>;
-let crm: RunningCrm;
-
-beforeAll(async () => {
-  receiver = await startReceiver();
-  simulator = await startSimulator();
-  crm = simulator.crm;
-});
-afterAll(async () => {
-  await simulator?.stop();
-  await receiver?.close();
-});
+const world = receiverAndSimulator();
 
 /** A CRM whose API (the tenant state endpoint included) answers 503 for good, with `headers`. */
 const downForGood =
@@ -27,12 +14,13 @@ const downForGood =
     return Response.json({ Error: 'down' }, { status: 503, headers });
   };
 
-const lastRunOf = async (context: string) => (await receiver.store.listRecoveries(context))[0]?.reconcile;
+const lastRunOf = async (context: string) =>
+  (await world.receiver.store.listRecoveries(context))[0]?.reconcile;
 
 describe('a run against a tenant that never comes back', () => {
   it('503 without Retry-After for good: gives up at RECONCILE_MAX_INVOCATIONS, failed on the bus and the gap card, nothing left queued', async () => {
     const context = 'CustGone';
-    const rig = await reconcileRig(crm, receiver, {
+    const rig = await reconcileRig(world.crm, world.receiver, {
       limits: { maxAttempts: 2 },
       wrapFetch: downForGood({}),
       bounds: { maxRunHours: 24, maxInvocations: 4 },
@@ -53,7 +41,7 @@ describe('a run against a tenant that never comes back', () => {
 
   it('Retry-After of ten years: waits at most the cap each time, then fails past RECONCILE_MAX_RUN_HOURS instead of running for ever', async () => {
     const context = 'CustDecade';
-    const rig = await reconcileRig(crm, receiver, {
+    const rig = await reconcileRig(world.crm, world.receiver, {
       limits: { maxAttempts: 1 },
       wrapFetch: downForGood({ 'retry-after': '315360000' }),
       bounds: { maxRunHours: 1, maxInvocations: 1000 },
@@ -74,8 +62,12 @@ describe('a run against a tenant that never comes back', () => {
 describe('two requests for the same window', () => {
   it('the newer supersedes the older: the older stops at its next invocation, one run completes', async () => {
     const context = 'CustTwice';
-    for (let i = 0; i < 6; i++) crm.core.change(context, { op: 'create', table: 'contact', fields: {} });
-    const rig = await reconcileRig(crm, receiver, { limits: { pageSize: 2 }, pagesPerInvocation: 1 });
+    for (let i = 0; i < 6; i++)
+      world.crm.core.change(context, { op: 'create', table: 'contact', fields: {} });
+    const rig = await reconcileRig(world.crm, world.receiver, {
+      limits: { pageSize: 2 },
+      pagesPerInvocation: 1,
+    });
     const from = new Date(Date.now() - 60_000).toISOString();
     const window = { reason: 'gap-opened' as const, webhookId: 9, from, entities: ['contact'] };
     await rig.enqueue(
