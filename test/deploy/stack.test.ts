@@ -217,6 +217,7 @@ describe('functions', () => {
       REACTIVATE_WEBHOOKS: '',
       RECEIVER_URL: '',
       RECONCILE_FULL_HOURS: '0',
+      RECONCILE_POLL_MAX_IN_FLIGHT: '',
     });
   });
 
@@ -233,6 +234,9 @@ describe('functions', () => {
       // crmApiUrl "": off, and no credentials parameter (lib/config/crm.ts refuses one without the URL).
       CRM_API_URL: '',
       CRM_CREDENTIALS_PARAMETER: '',
+      // A run's bounds: "" for the defaults (lib/config/reconcile-bounds.ts).
+      RECONCILE_MAX_RUN_HOURS: '',
+      RECONCILE_MAX_INVOCATIONS: '',
     });
     for (const name of ['WEBHOOK_STATE_QUEUE_URL', 'PARKED_QUEUE_URL', 'CRM_CREDENTIALS'])
       expect(env, name).not.toHaveProperty(name);
