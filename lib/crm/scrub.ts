@@ -8,6 +8,11 @@ const REDACTED = '[redacted]';
 const MAX_SEEN = 256;
 /** A known value shorter than this is not searched for (it would cut ordinary words apart). */
 const MIN_SECRET_CHARS = 4;
+/**
+ * What of the CRM's text is read at all (an `ErrorMessage` may be megabytes): enough that a secret
+ * starting inside the line kept (a private key is about 1.7 KB) is still whole when it is searched for.
+ */
+const MAX_READ_CHARS = 8192;
 
 /** Shapes of a credential, whoever's: PEM blocks, a scheme and its token, JWTs, tickets, long base64 or hex runs. */
 const SHAPES: Array<[RegExp, string | ((match: string) => string)]> = [
@@ -30,13 +35,22 @@ const SHAPES: Array<[RegExp, string | ((match: string) => string)]> = [
  * @example scrubText('refused SOTicket 7T:abc… for token 9f8e…', ['9f8e…']) // 'refused SOTicket [redacted] for token [redacted]'
  */
 export function scrubText(text: string, known: Iterable<string> = []): string {
-  let out = text;
-  const values = [...new Set([...known].flatMap(formsOf))].sort((a, b) => b.length - a.length);
-  for (const value of values) out = out.split(value).join(REDACTED);
+  return scrubForms(text, formsOfAll(known));
+}
+
+/** {@link scrubText} with the known values' forms already listed, longest first ({@link formsOfAll}). */
+function scrubForms(text: string, forms: readonly string[]): string {
+  let out = text.slice(0, MAX_READ_CHARS);
+  for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
   for (const [shape, replacement] of SHAPES)
     out = out.replace(shape, replacement as string & ((match: string) => string));
   const line = out.replace(/\s+/g, ' ').trim();
   return line.length <= MAX_CRM_TEXT_CHARS ? line : `${line.slice(0, MAX_CRM_TEXT_CHARS - 1)}…`;
+}
+
+/** Every form of every value, longest first (so a value inside another is removed after it). */
+function formsOfAll(values: Iterable<string>): string[] {
+  return [...new Set([...values].flatMap(formsOf))].sort((a, b) => b.length - a.length);
 }
 
 /** A value as it may appear in text: itself, JSON-escaped, base64(url), URL-encoded; each line of a PEM too. */
@@ -65,7 +79,7 @@ export function secretsOf(credentials: CrmCredentials): string[] {
  * (header values, tickets, signed tokens), the newest {@link MAX_SEEN} of them.
  */
 export function createSecretSet(credentials: Record<string, CrmCredentials>) {
-  const fixed = Object.values(credentials).flatMap(secretsOf);
+  const fixed = formsOfAll(Object.values(credentials).flatMap(secretsOf));
   const seen = new Set<string>();
   return {
     /** Remembers a value sent to the CRM as a credential (and the token after its scheme word). */
@@ -77,7 +91,7 @@ export function createSecretSet(credentials: Record<string, CrmCredentials>) {
         if (seen.size > MAX_SEEN) seen.delete(seen.values().next().value as string);
       }
     },
-    scrub: (text: string) => scrubText(text, [...fixed, ...seen]),
+    scrub: (text: string) => scrubForms(text, [...formsOfAll(seen), ...fixed]),
   };
 }
 

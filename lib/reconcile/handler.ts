@@ -79,8 +79,18 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
     const past = pastBounds(cursor, now(), bounds);
     if (past !== undefined) return { past };
     if (request.webhookId === undefined || deps.recovery?.lastReconcile === undefined) return {};
-    const last = await deps.recovery.lastReconcile(request.context, request.webhookId);
-    return { superseded: supersedes(last, request, cursor) };
+    try {
+      const last = await deps.recovery.lastReconcile(request.context, request.webhookId);
+      return { superseded: supersedes(last, request, cursor) };
+    } catch (error) {
+      // Bookkeeping: a store that cannot say lets the run go on (at worst beside a newer one).
+      logger.warn('the last reconcile of a webhook could not be read', {
+        context: request.context,
+        webhookId: request.webhookId,
+        error: (error as Error).message,
+      });
+      return {};
+    }
   };
 
   const one = async (record: SQSRecord, lambdaContext: Context): Promise<boolean> => {

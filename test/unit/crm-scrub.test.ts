@@ -34,4 +34,11 @@ describe('the CRM’s text, scrubbed', () => {
     expect(scrubbed).toHaveLength(MAX_CRM_TEXT_CHARS);
     expect(scrubbed).toMatch(/^line one line two word .*…$/);
   });
+
+  it('reads at most a bounded prefix of a huge answer: a megabytes-long ErrorMessage costs milliseconds', () => {
+    const started = performance.now();
+    const scrubbed = scrubText(`${'x '.repeat(2_000_000)}secret-value-1`, ['secret-value-1']);
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(scrubbed).toHaveLength(MAX_CRM_TEXT_CHARS);
+  });
 });
