@@ -1,4 +1,4 @@
-export { type Authorizer, createAuthorizer, credentialsLookup } from './auth/index.js';
+export { type Authorizer, createAuthorizer, credentialsCover, credentialsLookup } from './auth/index.js';
 export { signSystemToken } from './auth/system-user.js';
 export { type CrmLimits, DEFAULT_CRM_LIMITS } from './call.js';
 export {
@@ -18,6 +18,7 @@ export {
   isRefusal,
   type RetryLaterReason,
 } from './errors.js';
+export { MAX_CRM_TEXT_CHARS } from './scrub.js';
 export { CRM_TABLES, type CrmTable, crmTableOf, whyNotInCrm } from './tables.js';
 export { decodeTyped, encodeTyped, plainTag, type TypedTag, typedTagOf } from './typed-values.js';
 export { type CrmWebhook, type CrmWebhookState, WEBHOOK_STATES, type WebhookUsage } from './webhooks.js';

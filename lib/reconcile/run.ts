@@ -6,6 +6,7 @@ import {
   type CrmTable,
   crmTableOf,
   isRefusal,
+  MAX_CRM_TEXT_CHARS,
 } from '../crm/index.js';
 import type { OutboundMessage } from '../queue/port.js';
 import type { StoredRowKeys } from '../store/row-set.js';
@@ -283,13 +284,10 @@ async function deletedSnapshot(
   );
 }
 
-/** At most this much of the CRM's answer is kept in `notReconciled`. */
-const MAX_REASON_CHARS = 300;
-
-/** The first line of `text`, at most {@link MAX_REASON_CHARS}. */
+/** The first line of `text`, at most as long as the CRM's text is kept anywhere. */
 function oneLine(text: string): string {
   const line = text.split(/\r?\n/, 1)[0]!.trim();
-  return line.length > MAX_REASON_CHARS ? `${line.slice(0, MAX_REASON_CHARS - 1)}…` : line;
+  return line.length > MAX_CRM_TEXT_CHARS ? `${line.slice(0, MAX_CRM_TEXT_CHARS - 1)}…` : line;
 }
 
 function nextEntity(cursor: Cursor): void {

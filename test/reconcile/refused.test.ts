@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { CrmApiError, CrmAuthError, CrmRetryLater, isRefusal } from '../../lib/crm/index.js';
 import type { RowEntity } from '../../lib/model/types.js';
-import { receiverAndCrm, reconcileRig, request, subscribe } from './support.js';
+import { receiverAndSimulator, reconcileRig, request, subscribe } from './support.js';
 
-const started = receiverAndCrm();
+const started = receiverAndSimulator();
 
 /** The entities, in the order a run takes them, with their CRM table and how the CRM answers it. */
 const TABLES = [

@@ -83,21 +83,21 @@ export async function deliverReceived(
 /** The CRM simulator on a fresh data directory (test/crm-client's, under the name these tests use). */
 export { simulator as startSimulator } from '../crm-client/support.js';
 
-/** A receiver and a CRM simulator of the test file's own, started before its tests and stopped after them. */
-export function receiverAndCrm(): { receiver: Receiver; crm: RunningCrm } {
-  const started = {} as { receiver: Receiver; crm: RunningCrm };
-  let stop: (() => Promise<void>) | undefined;
+/** A receiver and the CRM simulator for a file's tests: started before them, stopped after. */
+export function receiverAndSimulator(): { receiver: Receiver; crm: RunningCrm } {
+  const world = {} as { receiver: Receiver; crm: RunningCrm };
+  let stopSimulator: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    started.receiver = await startReceiver();
-    const crm = await simulator();
-    started.crm = crm.crm;
-    stop = crm.stop;
+    world.receiver = await startReceiver();
+    const started = await simulator();
+    world.crm = started.crm;
+    stopSimulator = started.stop;
   });
   afterAll(async () => {
-    await stop?.();
-    await started.receiver?.close();
+    await stopSimulator?.();
+    await world.receiver?.close();
   });
-  return started;
+  return world;
 }
 
 export interface RigOptions {
@@ -118,6 +118,8 @@ export interface RigOptions {
   recovery?: Parameters<typeof createReconcileHandler>[0]['recovery'];
   /** ENTITIES: whether the receiver stores an entity's rows (default every entity). */
   stores?: (entity: string) => boolean;
+  /** A run's bounds (default RECONCILE_MAX_RUN_HOURS and RECONCILE_MAX_INVOCATIONS's). */
+  bounds?: Parameters<typeof createReconcileHandler>[0]['bounds'];
 }
 
 /**
@@ -203,6 +205,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     },
     publisher: lifecycle,
     maxReceives,
+    ...(options.bounds && { bounds: options.bounds }),
     recovery: options.recovery ?? createRecoveryStore(receiver.dynamo.doc, receiver.tables.webhooks),
     ...observability,
     now,
