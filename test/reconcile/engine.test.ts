@@ -188,6 +188,37 @@ describe('a reconcile paged across invocations', () => {
     const after = await compareRows(crm, receiver.store, context);
     expect(after.stored).toEqual(after.crm);
   }, 120_000);
+  it('against a CRM that ignores the key filter: the entity is left out in one line after two calls, not paged for ever, and the next entity converges', async () => {
+    const context = 'CustNoFilter';
+    seed(context, { contact: 5, person: 3 });
+    const rig = await reconcileRig(crm, receiver, {
+      limits: { pageSize: 2 },
+      // The simulator asked without the key range: the same first rows, page after page.
+      wrapFetch: (real) => async (input, init) => {
+        const url = new URL(String(input instanceof Request ? input.url : input));
+        const filter = (url.searchParams.get('$filter') ?? '').replace(
+          /(^|\s+and\s+)\(contact\.contact_id (?:gt|le) \d+(?: and contact\.contact_id le \d+)?\)/,
+          '',
+        );
+        if (filter === '') url.searchParams.delete('$filter');
+        else url.searchParams.set('$filter', filter);
+        return real(url, init);
+      },
+    });
+    await rig.enqueue(request(context, { reason: 'full', full: true, entities: ['contact', 'person'] }));
+    await rig.runReconciles();
+    await rig.drainWorkers();
+
+    const [completed] = rig.lifecycle.details();
+    expect(completed).toMatchObject({ entities: ['contact', 'person'], rowsListed: 3 });
+    expect((completed!.notReconciled as Record<string, string>).contact).toMatch(
+      /^contact from the CRM's table contact \(key contact_id\): the archive's contact: the CRM answered the key 3 outside the keys asked for \(…, 2\]: it ignores the key filter, and paging would not end$/,
+    );
+    // contact: its first page and the check that found 3; person: [1, 2], its check, [3].
+    expect(rig.calls.filter((call) => call.path.endsWith('/archive/dynamic'))).toHaveLength(2 + 3);
+    expect(await receiver.store.getRow(context, 'contact', 1)).toBeUndefined();
+    expect(await receiver.store.getRow(context, 'person', 3)).toMatchObject({ status: 'active' });
+  }, 120_000);
 });
 
 describe('a reconcile under the CRM’s faults', () => {
