@@ -34,6 +34,7 @@ const LIFECYCLE_FIELDS = [
   'to',
   'reason',
   'entities',
+  'scopeFrom',
   'notReconciled',
   'rowsListed',
   'rowsChanged',

@@ -3,6 +3,7 @@ import { type Authorizer, createAuthorizer, credentialsLookup } from './auth/ind
 import { type CallRequest, type CrmLimits, createCaller, DEFAULT_CRM_LIMITS } from './call.js';
 import { CrmApiError } from './errors.js';
 import { type CrmResponse, ExchangeError, exchange, jsonOf } from './http.js';
+import { type AskKeyRange, type KeyPage, keyRange, pageAfterKey, wholeNumber } from './key-pages.js';
 import { createTenantLimiter } from './limiter.js';
 import { createSecretSet, remembering, scrubbing } from './scrub.js';
 import type { CrmTable } from './tables.js';
@@ -41,6 +42,8 @@ export interface Page<T> {
   continuation: string | undefined;
   /** The CRM's clock when it answered (its Date header), ms since the epoch. */
   crmTime: number;
+  /** Paging by key: the key the next page starts after, absent on the last page. */
+  nextKey?: number | undefined;
 }
 
 /** How long a tenant whose API is not running is left alone before it is asked again. */
@@ -142,6 +145,32 @@ export function createCrmClient(options: CrmClientOptions) {
   };
 
   /**
+   * The page of `table`'s rows (`select`ed, in `window` if given) after `afterKey`, its keys checked
+   * rather than trusted (lib/crm/key-pages.ts); or, from a continuation this client gave, its page.
+   */
+  const keyPaged = async (
+    context: string,
+    table: CrmTable,
+    query: { select: string[]; window?: string },
+    afterKey: number | undefined,
+    continuation: string | undefined,
+  ): Promise<KeyPage> => {
+    if (continuation !== undefined)
+      return { ...(await archivePage(context, {}, continuation)), nextKey: undefined };
+    const key = `${table.table}.${table.key}`;
+    const ask: AskKeyRange = (after, upTo, top) => {
+      const filter = [query.window, keyRange(key, after, upTo)].filter((part) => part !== undefined);
+      return archivePage(context, {
+        $select: query.select.join(','),
+        ...(filter.length > 0 && { $filter: filter.map((part) => `(${part})`).join(' and ') }),
+        $orderBy: key,
+        $top: String(top),
+      });
+    };
+    return pageAfterKey(ask, afterKey, limits.pageSize, { context, what: `the archive's ${table.table}` });
+  };
+
+  /**
    * One row by id through the REST entity (PascalCase properties): `deleted` on 404, `unchanged` on
    * 304 when `ifModifiedSince` is given.
    */
@@ -196,18 +225,9 @@ export function createCrmClient(options: CrmClientOptions) {
         );
         const at = crmWindowTime(since);
         const window = `${t}.updated afterTime '${at}' or ${t}.registered afterTime '${at}'`;
-        const page = await archivePage(
-          context,
-          {
-            $select: select.join(','),
-            $filter: afterKey === undefined ? window : `(${window}) and ${keyAfter(table, afterKey)}`,
-            $orderBy: `${t}.${table.key}`,
-            $top: String(limits.pageSize),
-          },
-          continuation,
-        );
+        const page = await keyPaged(context, table, { select, window }, afterKey, continuation);
         const items = page.rows.map((row) => archiveRow(row, t));
-        return { items, continuation: page.continuation, crmTime: page.crmTime };
+        return { items, continuation: page.continuation, nextKey: page.nextKey, crmTime: page.crmTime };
       },
 
       /**
@@ -220,22 +240,10 @@ export function createCrmClient(options: CrmClientOptions) {
         continuation?: string,
         afterKey?: number,
       ): Promise<Page<string>> {
-        const field = `${table.table}.${table.key}`;
-        const page = await archivePage(
-          context,
-          {
-            $select: field,
-            ...(afterKey !== undefined && { $filter: keyAfter(table, afterKey) }),
-            $orderBy: field,
-            $top: String(limits.pageSize),
-          },
-          continuation,
-        );
-        return {
-          items: page.rows.map((row) => String(row.PrimaryKey)),
-          continuation: page.continuation,
-          crmTime: page.crmTime,
-        };
+        const select = [`${table.table}.${table.key}`];
+        const page = await keyPaged(context, table, { select }, afterKey, continuation);
+        const items = page.rows.map((row) => String(row.PrimaryKey));
+        return { items, continuation: page.continuation, nextKey: page.nextKey, crmTime: page.crmTime };
       },
 
       getRow,
@@ -270,17 +278,6 @@ export function createCrmClient(options: CrmClientOptions) {
 
 export type CrmClient = ReturnType<typeof createCrmClient>;
 
-/** `$filter` of the rows after a primary key. */
-function keyAfter(table: CrmTable, afterKey: number): string {
-  return `${table.table}.${table.key} gt ${wholeNumber(afterKey, 'afterKey')}`;
-}
-
-/** A primary key for a `$filter`: a whole number, so nothing else reaches the filter. */
-function wholeNumber(key: number, name = 'a primary key'): number {
-  if (!Number.isSafeInteger(key)) throw new RangeError(`${name} must be a whole number, not ${key}`);
-  return key;
-}
-
 /** The archive row with its fields by database name (the `table.` prefix dropped), values untouched. */
 function archiveRow(row: Record<string, unknown>, table: string): ArchiveRow {
   const prefix = `${table}.`;
@@ -306,14 +303,17 @@ function crmTimeOf(response: CrmResponse): number {
 /** The JSON of a 200, or a one-line CrmApiError with the status and the CRM's short reason. */
 export function okJson(response: CrmResponse, context: string, what: string): unknown {
   if (response.status !== 200) {
-    let reason = '';
+    // The first line of the CRM's reason: its JSON's Error or Message, else its text.
+    let text: unknown = response.text;
     try {
       const error = (JSON.parse(response.text) as { Error?: unknown; Message?: unknown }) ?? {};
-      const text = error.Error ?? error.Message;
-      if (typeof text === 'string') reason = `: ${text.replace(/\s+/g, ' ').slice(0, 200)}`;
+      text = error.Error ?? error.Message;
     } catch {
-      // no readable reason
+      // not JSON: its text
     }
+    const line =
+      typeof text === 'string' ? (text.trim().split('\n', 1)[0] ?? '').replace(/\s+/g, ' ').trim() : '';
+    const reason = line === '' ? '' : `: ${line.slice(0, 200)}`;
     throw new CrmApiError(`${what} answered HTTP ${response.status}${reason}`, context, {
       status: response.status,
     });

@@ -10,7 +10,15 @@ export {
   type TenantState,
 } from './client.js';
 export { crmCredentials } from './credentials.js';
-export { CrmApiError, CrmAuthError, CrmRetryLater, type RetryLaterReason } from './errors.js';
+export {
+  CrmApiError,
+  CrmAuthError,
+  CrmPagingError,
+  CrmRetryLater,
+  isRefusal,
+  type RetryLaterReason,
+} from './errors.js';
+export { MAX_CRM_TEXT_CHARS } from './scrub.js';
 export { CRM_TABLES, type CrmTable, crmTableOf, whyNotInCrm } from './tables.js';
 export { decodeTyped, encodeTyped, plainTag, type TypedTag, typedTagOf } from './typed-values.js';
 export { type CrmWebhook, type CrmWebhookState, WEBHOOK_STATES, type WebhookUsage } from './webhooks.js';

@@ -1,5 +1,6 @@
 import type { BusEntry } from '../bus/entry.js';
 import { SOURCE } from '../bus/entry.js';
+import type { ScopeSource } from './cursor.js';
 
 /**
  * The receiver's own events on the bus (issue 25), subscribable in subscriptions.yml like any event:
@@ -21,6 +22,8 @@ export interface LifecycleDetails {
     from?: string | undefined;
     to: string;
     entities: string[];
+    /** Where `entities` came from: the request's, the context's webhooks in the CRM, or the stored rows. */
+    scopeFrom?: ScopeSource | undefined;
     /** Entities the run left out, with why (`{"quote": "its events carry no FieldValues: ..."}`). */
     notReconciled: Record<string, string>;
     rowsListed: number;

@@ -5,6 +5,8 @@ import {
   CrmRetryLater,
   type CrmTable,
   crmTableOf,
+  isRefusal,
+  MAX_CRM_TEXT_CHARS,
 } from '../crm/index.js';
 import type { OutboundMessage } from '../queue/port.js';
 import type { StoredRowKeys } from '../store/row-set.js';
@@ -98,14 +100,20 @@ export async function runReconcile(
           await changedPage(request, deps, cursor, entity, table, since, shapes);
         else await deletesPage(request, deps, cursor, entity, table);
       } catch (error) {
+        if (
+          !(error instanceof CrmApiError) ||
+          error instanceof CrmRetryLater ||
+          error instanceof CrmAuthError
+        )
+          throw error;
         // The CRM's refusal names the table and key asked for: the catalogue's, lists' and custom
         // tables' follow the published samples, unverified against a real tenant.
-        if (
-          error instanceof CrmApiError &&
-          !(error instanceof CrmRetryLater || error instanceof CrmAuthError)
-        )
-          error.message = `${entity} from the CRM's table ${table.table} (key ${table.key}): ${error.message}`;
-        throw error;
+        error.message = `${entity} from the CRM's table ${table.table} (key ${table.key}): ${error.message}`;
+        if (!isRefusal(error)) throw error;
+        // Retrying cannot change it (a tenant without that table, an app without rights to it): the
+        // entity is left out, said with the CRM's answer, and the others go on.
+        cursor.notReconciled = { ...cursor.notReconciled, [entity]: oneLine(error.message) };
+        nextEntity(cursor);
       }
     }
   } catch (error) {
@@ -123,6 +131,7 @@ export async function runReconcile(
       from: request.full === true ? undefined : request.from,
       to: cursor.to,
       entities: cursor.entities,
+      scopeFrom: cursor.scopeFrom,
       notReconciled: cursor.notReconciled ?? {},
       rowsListed: counters.rowsListed,
       rowsChanged: counters.rowsChanged,
@@ -197,8 +206,7 @@ async function changedPage(
   await deps.send(messages);
   cursor.counters.rowsListed += page.items.length;
   cursor.counters.rowsChanged += changing;
-  if (page.continuation !== undefined && page.items.length > 0)
-    cursor.afterKey = Math.max(...page.items.map((row) => Number(row.id)));
+  if (page.nextKey !== undefined) cursor.afterKey = page.nextKey;
   else {
     delete cursor.afterKey;
     cursor.phase = 'deletes';
@@ -224,11 +232,10 @@ async function deletesPage(
     return;
   }
   const page = await deps.crm.listIds(context, table, undefined, cursor.after);
-  const ids = page.items.map(Number);
-  const last = page.continuation === undefined || ids.length === 0;
   // Up to the page's highest id, or every key left after the last page.
-  const upTo = last ? undefined : Math.max(...ids);
-  const listed = new Set(ids);
+  const upTo = page.nextKey;
+  const last = upTo === undefined;
+  const listed = new Set(page.items.map(Number));
   const messages: OutboundMessage[] = [];
   const stored = await deps.stored.keys(context, entity, cursor.after, upTo);
   // The last stored key compared: when the CRM says retry later in the middle of a page, the
@@ -275,6 +282,12 @@ async function deletedSnapshot(
   return snapshot(deps, cursor, () =>
     reconciledEvent({ context, entity, primaryKey, fetchedAt: new Date(answer.crmTime), deleted: true }),
   );
+}
+
+/** The first line of `text`, at most as long as the CRM's text is kept anywhere. */
+function oneLine(text: string): string {
+  const line = text.split(/\r?\n/, 1)[0]!.trim();
+  return line.length > MAX_CRM_TEXT_CHARS ? `${line.slice(0, MAX_CRM_TEXT_CHARS - 1)}…` : line;
 }
 
 function nextEntity(cursor: Cursor): void {

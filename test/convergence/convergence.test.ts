@@ -27,7 +27,9 @@ import { freePort, type RuntimeProcess, spawnLocalRuntime } from '../support/loc
  * with nobody touching the CRM, must bring its webhook back to Active and converge: every row as the
  * CRM has it, field by field, deleted rows `deleted`; a subscriber gets one `<entity>.reconciled` per
  * row that differed and none for the others. Prints the time to convergence and the API calls per
- * reconciled row (goals: 60 s, 1.2); bounded, and the runtime is killed whatever happens.
+ * reconciled row (goals: 60 s, 1.2); bounded, and the runtime is killed whatever happens. The CRM
+ * refuses one table the webhook delivers (403: an app without rights to it): a run leaves it out,
+ * says so with the CRM's answer, and every other table converges.
  */
 const CONTEXT = 'CustConverge';
 const SECRET = 'converge-secret';
@@ -55,6 +57,8 @@ const FIELDS: Record<TableName, [string, string]> = {
 };
 /** Fields the stream sets to a number (the others to a text). */
 const NUMBERS = new Set(['amount', 'Rank', 'x_price']);
+/** A table whose events the webhook delivers but whose rows the CRM's API refuses (403), and a field of it. */
+const REFUSED = { table: 'project', field: 'status' } as const;
 /** Tables whose rows can be deleted (a list's entries are soft deleted only). */
 const DELETABLE = TABLES.filter((table) => tableOf(table).verbs.includes('deleted'));
 
@@ -104,7 +108,7 @@ const callsSince = (before: CallCounts): CallCounts => {
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'crm-converge-'));
   recorder = await startRecorder();
-  crm = await startCrm({ dataDir: join(root, 'crm') });
+  crm = await startCrm({ dataDir: join(root, 'crm'), faults: { refusedTables: { [REFUSED.table]: 403 } } });
 }, 30_000);
 
 afterAll(async () => {
@@ -139,7 +143,7 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
         WEBHOOK_SECRET: SECRET,
         STATE_EVENT_TOKEN: TOKEN,
         SUBSCRIPTIONS_FILE: subscriptions,
-        ENTITIES: 'contact,person,activity,sale,list.category,y_equipment',
+        ENTITIES: 'contact,person,activity,sale,project,list.category,y_equipment',
         CRM_API_URL: `${crm.url}/{ContextIdentifier}/api/v1`,
         CRM_CREDENTIALS: JSON.stringify({ '*': { type: 'basic', user: 'crm', password: 'crm' } }),
         RECONCILE_POLL_SECONDS: String(POLL_SECONDS),
@@ -151,7 +155,9 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
   log(`receiver ready in ${runtime.readyMs} ms`);
   const rows: Webhook = await crm.core.register(CONTEXT, {
     name: 'crm-webhook-receiver',
-    events: TABLES.flatMap((table) => tableOf(table).verbs.map((verb) => `${entityOf(table)}.${verb}`)),
+    events: [...TABLES, REFUSED.table].flatMap((table) =>
+      tableOf(table).verbs.map((verb) => `${tableOf(table).entity}.${verb}`),
+    ),
     targetUrl: webhookUrl,
     secret: SECRET,
   });
@@ -171,11 +177,16 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
         id,
         fields: { [FIELDS[table][0]]: 100 + id, [FIELDS[table][1]]: `live ${id}` },
       });
+  change({ op: 'create', table: REFUSED.table, id: 1, fields: { [REFUSED.field]: 1 } });
   change({ op: 'change', table: 'contact', id: 1, fields: { department: 'live' } });
   change({ op: 'change', table: 'appointment', id: 1, fields: { task_idx: 7 } });
   await crm.core.dispatcher.idle();
   await waitFor('the live events applied', 30_000, async () =>
-    (await settled(adminUrl)) && (await readRow(adminUrl, CONTEXT, 'sale', 6)) ? true : undefined,
+    (await settled(adminUrl)) &&
+    (await readRow(adminUrl, CONTEXT, 'sale', 6)) &&
+    (await readRow(adminUrl, CONTEXT, REFUSED.table, 1))
+      ? true
+      : undefined,
   );
   log('live events applied');
   // The receiver polls its webhooks while healthy: the start of the window a gap is reconciled from.
@@ -222,6 +233,7 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
   change({ op: 'create', table: 'sale', id: 7, fields: { amount: 7 } });
   change({ op: 'create', table: 'person', id: 8, fields: { associate_id: 8 } });
   change({ op: 'delete', table: 'person', id: 8 });
+  change({ op: 'change', table: REFUSED.table, id: 1, fields: { [REFUSED.field]: 2 } });
   const silent = change({ op: 'change', table: 'contact', id: 4, fields: { phone: '+47 555 01 234' } });
   expect(silent.event).toBeUndefined();
   await stream;
@@ -303,6 +315,15 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
   ]);
   const completed = said('receiver.reconcile.completed');
   expect(completed.length).toBeGreaterThan(0);
+  // The refused table: left out of every run, with the CRM's status and answer; its row stays as the
+  // webhook last delivered it (a person can see why on the gap card), the others converged.
+  for (const detail of completed)
+    expect(String((detail.notReconciled as Record<string, string>)[REFUSED.table])).toMatch(
+      /answered HTTP 403: the table project is refused \(simulated\)$/,
+    );
+  const refusedRow = await readRow(adminUrl, CONTEXT, REFUSED.table, 1);
+  expect(refusedRow?.fieldValues?.[REFUSED.field]).toBe(1);
+  expect(crm.core.store.context(CONTEXT).rows[REFUSED.table]?.[1]?.[REFUSED.field]).toBe(2);
   expect(Date.parse(String(completed[0]!.from))).toBeLessThan(killedAt);
 
   // The figures.

@@ -6,7 +6,7 @@ import { reconcileMessage } from '../../lib/reconcile/request.js';
 import { toSqsRecord } from '../../local/event-source-mapping.js';
 import { FAKE_AWS_ENV } from '../support/dynamo.js';
 import { lambdaContext } from '../support/workers.js';
-import { type Receiver, request, startReceiver, startSimulator } from './support.js';
+import { type Receiver, request, startReceiver, startSimulator, subscribe } from './support.js';
 
 let receiver: Receiver;
 let simulator: Awaited<ReturnType<typeof startSimulator>>;
@@ -54,6 +54,8 @@ describe('functions/reconcile.ts, composed from the environment', () => {
     simulator.crm.core.change('CustFn', { op: 'create', table: 'sale', fields: {} }); // sale: not in ENTITIES
     for (const table of ['contact', 'person'])
       simulator.crm.core.change('CustFn2', { op: 'create', table, fields: {} });
+    await subscribe(simulator.crm, 'CustFn', ['contact', 'person', 'sale']);
+    await subscribe(simulator.crm, 'CustFn2', ['contact', 'person']);
     for (const context of ['CustFn', 'CustFn2']) {
       const message = reconcileMessage(request(context, { reason: 'full', full: true }));
       await client.send(

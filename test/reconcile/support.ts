@@ -340,6 +340,16 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
   };
 }
 
+/**
+ * Registers a webhook of `context` in the CRM naming `entities`' created events: a run without
+ * `entities` covers what the context's webhooks name. Its target refuses connections (nothing is
+ * delivered): register it after the rows a test creates.
+ */
+export async function subscribe(crm: RunningCrm, context: string, entities: readonly string[]) {
+  const events = entities.map((entity) => `${entity}.created`);
+  await crm.core.register(context, { name: 'receiver', events, targetUrl: 'http://127.0.0.1:9/' });
+}
+
 /** A request for the reconcile queue. */
 export function request(context: string, fields: Partial<ReconcileRequest> = {}): ReconcileRequest {
   return { context, reason: 'manual', requestedAt: new Date().toISOString(), ...fields };
