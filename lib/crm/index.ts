@@ -12,5 +12,12 @@ export {
 export { crmCredentials } from './credentials.js';
 export { CrmApiError, CrmAuthError, CrmRetryLater, type RetryLaterReason } from './errors.js';
 export { CRM_TABLES, type CrmTable, crmTableOf, whyNotInCrm } from './tables.js';
-export { decodeTyped, encodeTyped, plainTag, type TypedTag, typedTagOf } from './typed-values.js';
+export {
+  decodeTyped,
+  encodeTyped,
+  numeralValue,
+  plainTag,
+  type TypedTag,
+  typedTagOf,
+} from './typed-values.js';
 export { type CrmWebhook, type CrmWebhookState, WEBHOOK_STATES, type WebhookUsage } from './webhooks.js';

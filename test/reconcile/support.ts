@@ -22,6 +22,7 @@ import { createReconcileHandler } from '../../lib/reconcile/handler.js';
 import { type ReconcileRequest, reconcileMessage } from '../../lib/reconcile/request.js';
 import { createSnapshotSender } from '../../lib/reconcile/send.js';
 import { createDynamoStore, createRecoveryStore, createStoredRowKeys } from '../../lib/store/index.js';
+import { createSenderClock } from '../../lib/store/sender-clock.js';
 import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker, createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
 import { toSqsRecord } from '../../local/event-source-mapping.js';
@@ -99,6 +100,8 @@ export interface RigOptions {
   recovery?: Parameters<typeof createReconcileHandler>[0]['recovery'];
   /** ENTITIES: whether the receiver stores an entity's rows (default every entity). */
   stores?: (entity: string) => boolean;
+  /** The CRM's API base with `{ContextIdentifier}` (a server in front of the simulator); default the simulator's. */
+  apiUrl?: string;
 }
 
 /**
@@ -136,7 +139,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     return response;
   };
   const crmClient = createCrmClient({
-    apiUrl: crm.apiUrl('{ContextIdentifier}'),
+    apiUrl: options.apiUrl ?? crm.apiUrl('{ContextIdentifier}'),
     credentials: { '*': options.credentials ?? { type: 'basic', user: 'crm', password: 'crm' } },
     limits: { perSecond: 50, inFlight: 4, ...options.limits },
     fetch: recording,
@@ -149,6 +152,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
   >;
   let offsetMs = 0;
   const now = () => new Date(Date.now() + offsetMs);
+  const senderAheadMs = createSenderClock(receiver.dynamo.doc, receiver.tables.webhooks);
   const bus = new FakePublisher();
   const lifecycle = new FakePublisher();
   const observability = quietObservability();
@@ -161,6 +165,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
         crm: crmClient,
         stored: createStoredRowKeys({ client: receiver.dynamo.doc, table: receiver.tables.rows }),
         send: createSnapshotSender({ client, queueUrls }),
+        senderAheadMs,
         stores: options.stores ?? (() => true),
         apiCalls: () => calls.length,
         timeLeftMs: () => (pagesLeft-- > 0 ? 60_000 : 0),
