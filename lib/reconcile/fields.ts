@@ -126,19 +126,14 @@ export function snapshotFieldValues(
 }
 
 /**
- * `value` in the form of `reference` (the field's stored value): a numeral written as text as the
- * number (a whole number past 2^53 stays text: a number cannot keep its digits), a number where the
- * rows hold text as its text; anything else as the archive wrote it.
+ * `value` in the form of `reference` (the field's stored value): a numeral written as text where the
+ * rows hold a number, as the number (a whole number past 2^53 stays text: a number cannot keep its
+ * digits); anything else as the archive wrote it (a number is the CRM's own, whatever a row held).
  */
 function inStoredForm(value: unknown, reference: unknown): unknown {
-  if (typeof reference === 'number' && typeof value === 'string') {
-    const number = numeralValue(value);
-    return number === undefined || (Number.isInteger(number) && !Number.isSafeInteger(number))
-      ? value
-      : number;
-  }
-  if (typeof reference === 'string' && typeof value === 'number') return String(value);
-  return value;
+  if (typeof reference !== 'number' || typeof value !== 'string') return value;
+  const number = numeralValue(value);
+  return number === undefined || (Number.isInteger(number) && !Number.isSafeInteger(number)) ? value : number;
 }
 
 /** Characters of a refused value a snapshot's line quotes: its start, enough to find it in the CRM. */

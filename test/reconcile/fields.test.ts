@@ -128,3 +128,28 @@ describe('the fields a snapshot selects', () => {
     expect(snapshotFieldValues(shape, { ...stored, registered: 'x' }, ROW)).toBe(JSON.stringify(stored));
   });
 });
+
+describe('a value the archive writes in another form than the live events', () => {
+  it('a numeral as text where the stored row (else the entity’s stored rows) holds a number is written as the number', () => {
+    const shape = fixedShape('project', { project_id: 1, associate_id: 2, status: 3, done: 0 })!;
+    const archive = { project_id: '7', associate_id: '12', status: '-1.5', done: 'x', endDate: '2026-01-01' };
+    const row = { ...ROW, entity: 'project' };
+    expect(JSON.parse(snapshotFieldValues(shape, archive, row))).toEqual({
+      project_id: 7,
+      associate_id: 12,
+      status: -1.5,
+      done: 'x', // not a numeral: as written
+      endDate: '2026-01-01',
+    });
+    // The row's own stored form first: a field it holds as text stays text.
+    expect(JSON.parse(snapshotFieldValues(shape, archive, row, { associate_id: 'twelve' }))).toMatchObject({
+      associate_id: '12',
+    });
+    // A whole number past 2^53 cannot be a number without losing digits; a number stays a number.
+    expect(
+      JSON.parse(
+        snapshotFieldValues(shape, { ...archive, project_id: '12345678901234567890', status: 4 }, row),
+      ),
+    ).toMatchObject({ project_id: '12345678901234567890', status: 4 });
+  });
+});

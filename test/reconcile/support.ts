@@ -27,9 +27,12 @@ import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker, createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
 import { toSqsRecord } from '../../local/event-source-mapping.js';
 import type { RunningCrm } from '../../tools/crm/start.js';
+import { startTarget } from '../crm/support.js';
+import { simulator as startSimulator } from '../crm-client/support.js';
 import { FakePublisher } from '../support/bus.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
 import { type LocalQueues, startLocalQueues } from '../support/local-queues.js';
+import { startSkewedCrm } from '../support/skewed-crm.js';
 import { lambdaContext, quietObservability } from '../support/workers.js';
 
 const ROW_QUEUES = ['contact', 'activity', 'entities'] as const;
@@ -81,6 +84,29 @@ export async function deliverReceived(
 
 /** The CRM simulator on a fresh data directory (test/crm-client's, under the name these tests use). */
 export { simulator as startSimulator } from '../crm-client/support.js';
+
+/**
+ * The receiver, the simulator, a webhook target that records its deliveries, and a server of the
+ * test's own in front of the simulator (`proxy.apiUrl`, its Date and archive answers as its options say).
+ */
+export async function startProxiedCrm() {
+  const receiver = await startReceiver();
+  const simulator = await startSimulator();
+  const target = await startTarget();
+  const proxy = await startSkewedCrm(new URL(simulator.crm.apiUrl('x')).origin);
+  return {
+    receiver,
+    crm: simulator.crm,
+    target,
+    proxy,
+    async close() {
+      await proxy.close();
+      await target.close();
+      await simulator.stop();
+      await receiver.close();
+    },
+  };
+}
 
 export interface RigOptions {
   limits?: Partial<CrmLimits>;

@@ -12,6 +12,9 @@ export interface SkewedCrmOptions {
   numbersAsText?: boolean;
 }
 
+/** Headers of one hop, not forwarded (fetch sets its own). */
+const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
+
 /**
  * A real HTTP server in front of the CRM simulator (`target`: its origin) that answers what the
  * simulator answers, with a Date header of its own: skewed, or stamped late after the archive read its
@@ -25,7 +28,7 @@ export async function startSkewedCrm(target: string, options: SkewedCrmOptions =
       const url = new URL(req.url ?? '/', target);
       const headers = Object.fromEntries(
         Object.entries(req.headers).filter(
-          (entry): entry is [string, string] => typeof entry[1] === 'string' && entry[0] !== 'host',
+          (entry): entry is [string, string] => typeof entry[1] === 'string' && !HOP_HEADERS.has(entry[0]),
         ),
       );
       const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
