@@ -17,6 +17,7 @@ import { createSqsReconcileQueue } from '../lib/reconcile/sqs-queue.js';
 import { SsmParameterProvider } from '../lib/secrets/ssm.js';
 import { defaultClient } from '../lib/store/dynamo-calls.js';
 import { createRecoveryStore, createStoredRowKeys } from '../lib/store/index.js';
+import { createSenderClock } from '../lib/store/sender-clock.js';
 import { TABLE_ENV_VARS } from '../lib/store/tables.js';
 import { abortSignalOf } from './abort-signal.js';
 import { publicationFromEnv } from './publication.js';
@@ -41,6 +42,8 @@ const stored = createStoredRowKeys({ client: doc, table: requireEnv(TABLE_ENV_VA
 // A run that names a webhook records its state on the webhook's recovery item (the gap's card shows it).
 const recovery = createRecoveryStore(doc, requireEnv(TABLE_ENV_VARS.webhooks));
 const send = createSnapshotSender({ client: sqs, queueUrls });
+// The sender's clock from the live events' markers: what a skew of the CRM API's Date is measured against.
+const senderAheadMs = createSenderClock(doc, requireEnv(TABLE_ENV_VARS.webhooks));
 const reconcileQueue = createSqsReconcileQueue({ client: sqs, queueUrl: reconcileQueueUrl });
 
 // One client per process, so that tickets and the per-tenant limits outlive an invocation. Its time
@@ -100,6 +103,7 @@ const reconcile = createReconcileHandler({
       crm: await crmClient(),
       stored,
       send,
+      senderAheadMs,
       stores: (entity) => entities === undefined || entities(entity),
       apiCalls: () => current.getStore()?.calls ?? 0,
       timeLeftMs,

@@ -40,6 +40,8 @@ export const METRIC = {
   ReconcileCompleted: 'ReconcileCompleted',
   /** A reconcile run gave up (receiver.reconcile.failed); the alarm reconcile-failed watches it. */
   ReconcileFailed: 'ReconcileFailed',
+  /** A reconcile run met the CRM API's Date skewed beyond a minute from its events' Timestamps (logged, on the gap's card). */
+  CrmClockSkew: 'CrmClockSkew',
 } as const;
 
 /** The metric a merge outcome is counted by, in the row and the state workers alike. */

@@ -97,6 +97,17 @@ function notReconciled(reasons) {
   );
 }
 
+/** The CRM API's clock skew a run met (seconds, ahead positive); nothing when within the bound. */
+function clockSkew(seconds) {
+  if (typeof seconds !== 'number') return '';
+  const how = seconds > 0 ? 'ahead of' : 'behind';
+  return h(
+    'span',
+    { class: 'clock-skew' },
+    ` The CRM's API clock is ${Math.abs(seconds)} s ${how} its events' Timestamps: snapshots are ordered by the rows' own updated, not by it.`,
+  );
+}
+
 /** The webhook's last reconcile (`GET /gaps`' lastReconcile): its trigger, then where it got to. */
 function lastReconcile(run) {
   if (!run) return undefined;
@@ -112,6 +123,7 @@ function lastReconcile(run) {
       time(run.at),
       `: ${count(run.rowsListed, 'row')} listed, ${run.rowsChanged ?? 0} changed, ${run.rowsDeleted ?? 0} deleted, ${count(run.apiCalls, 'API call')}.`,
       notReconciled(run.notReconciled),
+      clockSkew(run.clockSkewSeconds),
     );
   if (run.status === 'failed')
     return h(

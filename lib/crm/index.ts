@@ -20,5 +20,12 @@ export {
 } from './errors.js';
 export { MAX_CRM_TEXT_CHARS } from './scrub.js';
 export { CRM_TABLES, type CrmTable, crmTableOf, whyNotInCrm } from './tables.js';
-export { decodeTyped, encodeTyped, plainTag, type TypedTag, typedTagOf } from './typed-values.js';
+export {
+  decodeTyped,
+  encodeTyped,
+  numeralValue,
+  plainTag,
+  type TypedTag,
+  typedTagOf,
+} from './typed-values.js';
 export { type CrmWebhook, type CrmWebhookState, WEBHOOK_STATES, type WebhookUsage } from './webhooks.js';

@@ -165,4 +165,6 @@ export interface LastAccepted {
   seq: string;
   timestamp: string;
   eventId: string;
+  /** The receiver's clock when the event arrived (the ingest's): against `timestamp`, the sender's clock. */
+  receivedAt?: string;
 }

@@ -47,6 +47,11 @@ export const CursorSchema = z.object({
   afterKey: z.optional(z.number()),
   /** Deletes: every stored primary key up to this one has been compared. */
   after: z.optional(z.number()),
+  /**
+   * The largest skew of the CRM API's clock (its Date) against the live events' seen so far, signed
+   * (ahead: positive), when beyond the bound (lib/reconcile/clock.ts).
+   */
+  clockSkewMs: z.optional(z.number()),
   /** Not before this time (the CRM's Retry-After, a tenant in maintenance). */
   notBefore: z.optional(IsoTime),
   counters: CountersSchema,

@@ -143,10 +143,11 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
       await publish(deps, lifecycleEntry('receiver.reconcile.completed', result.detail));
       const { to, rowsListed, rowsChanged, rowsDeleted, apiCalls, durationMs, notReconciled } = result.detail;
       const counts = { to, rowsListed, rowsChanged, rowsDeleted, apiCalls, durationMs, notReconciled };
+      const clockSkewSeconds = skewSaid(deps, request.context, result.clockSkewMs);
       await recordRun(
         deps.recovery,
         request,
-        { status: 'completed', startedAt, at: now().toISOString(), ...counts },
+        { status: 'completed', startedAt, at: now().toISOString(), ...counts, clockSkewSeconds },
         logger,
       );
       return true;
@@ -189,6 +190,26 @@ function parseRequest(body: string): ReconcileRequest {
     );
   }
   return parsed.data;
+}
+
+/**
+ * A skew of the CRM API's clock the run met (lib/reconcile/clock.ts), said: one warning line and
+ * `CrmClockSkew`; its seconds for the gap's card. Snapshots are not ordered by that clock, so it
+ * changes nothing applied; it tells the tenant's administrator (and whoever reads the API's dates).
+ */
+function skewSaid(
+  deps: ReconcileHandlerDeps,
+  context: string,
+  skewMs: number | undefined,
+): number | undefined {
+  if (skewMs === undefined) return undefined;
+  const seconds = Math.round(skewMs / 1000);
+  deps.metrics.addMetric(METRIC.CrmClockSkew, MetricUnit.Count, 1);
+  deps.logger.warn(
+    `the CRM's API clock (its Date header) is ${Math.abs(seconds)} s ${seconds > 0 ? 'ahead of' : 'behind'} the clock of its events' Timestamps: snapshots are ordered by the rows' own updated/registered, not by it`,
+    { context, clockSkewSeconds: seconds },
+  );
+  return seconds;
 }
 
 /** Puts a lifecycle event on the bus; a refusal or an error is logged and counted (`PublishFailures`), never thrown. */

@@ -10,19 +10,25 @@ import {
 } from '../crm/index.js';
 import type { OutboundMessage } from '../queue/port.js';
 import type { StoredRowKeys } from '../store/row-set.js';
-import { changesRow } from './changes-row.js';
+import { apiSkewMs, CLOCK_SKEW_BOUND_MS } from './clock.js';
 import { type Counters, type Cursor, NO_COUNTS, parseCursor } from './cursor.js';
-import { reconciledEvent, SnapshotError } from './event.js';
-import { snapshotFieldValues } from './fields.js';
+import { reconciledEvent } from './event.js';
 import type { LifecycleDetails } from './lifecycle.js';
 import type { ReconcileRequest } from './request.js';
 import { NOT_RECONCILED, runScope, type Shapes, shapeOf } from './scope.js';
 import type { SnapshotSender } from './send.js';
+import { pageSnapshots, snapshot } from './snapshots.js';
 
 export interface ReconcileDeps {
   crm: Pick<CrmClient, 'tenantState' | 'listChanged' | 'listIds' | 'isDeleted' | 'listWebhooks'>;
   stored: StoredRowKeys;
   send: SnapshotSender;
+  /**
+   * How far the sender's clock is ahead of the receiver's (a live event's Timestamp less its arrival),
+   * when the receiver has seen a live event of the context: what a skew of the CRM API's Date is
+   * measured against. Absent or undefined: the clocks are taken to agree.
+   */
+  senderAheadMs?(context: string): Promise<number | undefined>;
   /** Whether the receiver stores the rows of `entity` (ENTITIES). */
   stores(entity: string): boolean;
   /** HTTP requests the CRM client has made so far (a counter: the run adds what it moved by). */
@@ -39,6 +45,8 @@ export interface Completed {
   status: 'completed';
   detail: LifecycleDetails['receiver.reconcile.completed'];
   counters: Counters;
+  /** The largest skew of the CRM API's Date against the live events' clock beyond the bound, if any. */
+  clockSkewMs?: number;
 }
 
 /** The run goes on in another invocation: `request` (with its cursor) after `delayMs`. */
@@ -125,6 +133,7 @@ export async function runReconcile(
   return {
     status: 'completed',
     counters,
+    ...(cursor.clockSkewMs !== undefined && { clockSkewMs: cursor.clockSkewMs }),
     detail: {
       context: request.context,
       reason: request.reason,
@@ -173,6 +182,7 @@ async function changedPage(
   const shape = await shapeOf(deps, shapes, request.context, entity);
   // Its stored rows were there when the run started; none now means the store was emptied meanwhile.
   if (shape === undefined) throw new Error(`${entity}: ${NOT_RECONCILED.noSample}`);
+  const requestedAt = deps.now().getTime();
   const page = await deps.crm.listChanged(
     request.context,
     table,
@@ -181,28 +191,11 @@ async function changedPage(
     undefined,
     cursor.afterKey,
   );
-  // Every snapshot is sent, an equal one too: it moves the row's order keys to F, so a live event older
-  // than F arriving later cannot undo the CRM's answer. Only those that change their row are counted.
-  const stored = await deps.stored.rows(
-    request.context,
-    entity,
-    page.items.map((row) => Number(row.id)),
-  );
-  const messages: OutboundMessage[] = [];
-  let changing = 0;
-  for (const row of page.items) {
-    const key = { context: request.context, entity, primaryKey: Number(row.id) };
-    const message = snapshot(deps, cursor, () =>
-      reconciledEvent({
-        ...key,
-        fetchedAt: new Date(page.crmTime),
-        fieldValues: snapshotFieldValues(shape, row.values, key),
-      }),
-    );
-    if (message === undefined) continue;
-    messages.push(message);
-    if (changesRow(stored.get(key.primaryKey), message.body)) changing++;
-  }
+  const exchange = { requestedAt, answeredAt: deps.now().getTime() };
+  const senderAheadMs = (await deps.senderAheadMs?.(request.context)) ?? 0;
+  noteSkew(cursor, apiSkewMs(page.crmTime, exchange, senderAheadMs));
+  const at = { context: request.context, entity, shape, exchange, senderAheadMs };
+  const { messages, changing } = await pageSnapshots(deps, cursor, at, page.items);
   await deps.send(messages);
   cursor.counters.rowsListed += page.items.length;
   cursor.counters.rowsChanged += changing;
@@ -277,10 +270,12 @@ async function deletedSnapshot(
 ): Promise<OutboundMessage | undefined> {
   const status = await deps.stored.status(context, entity, primaryKey);
   if (status === undefined || status === 'deleted') return undefined;
+  // F: the request's start (the CRM found the row gone after it), never the answer's Date.
+  const fetchedAt = deps.now();
   const answer = await deps.crm.isDeleted(context, table, primaryKey);
   if (!answer.deleted) return undefined; // created meanwhile: its change is the next window's
   return snapshot(deps, cursor, () =>
-    reconciledEvent({ context, entity, primaryKey, fetchedAt: new Date(answer.crmTime), deleted: true }),
+    reconciledEvent({ context, entity, primaryKey, fetchedAt, receivedAt: deps.now(), deleted: true }),
   );
 }
 
@@ -297,18 +292,8 @@ function nextEntity(cursor: Cursor): void {
   cursor.entity++;
 }
 
-/** The snapshot message, or undefined (counted as skipped, one line) when the row cannot become one. */
-function snapshot(
-  deps: ReconcileDeps,
-  cursor: Cursor,
-  build: () => OutboundMessage,
-): OutboundMessage | undefined {
-  try {
-    return build();
-  } catch (error) {
-    if (!(error instanceof SnapshotError)) throw error;
-    cursor.counters.skipped++;
-    deps.warn(error.message);
-    return undefined;
-  }
+/** Keeps the run's largest skew of the CRM API's clock beyond {@link CLOCK_SKEW_BOUND_MS} (signed). */
+function noteSkew(cursor: Cursor, skewMs: number): void {
+  if (Math.abs(skewMs) > Math.max(CLOCK_SKEW_BOUND_MS, Math.abs(cursor.clockSkewMs ?? 0)))
+    cursor.clockSkewMs = Math.round(skewMs);
 }

@@ -27,8 +27,9 @@ export const NOT_RECONCILED = {
 } as const;
 
 /**
- * The snapshot shapes of one invocation, by entity: a fixed entity's from its samples, a list's or
- * custom table's learnt from its newest stored rows (read once per invocation).
+ * The snapshot shapes of one invocation, by entity: a fixed entity's fields from its samples, a list's
+ * or custom table's learnt from its newest stored rows; each field's form from those rows (read once
+ * per invocation).
  */
 export type Shapes = Map<string, SnapshotShape | undefined>;
 
@@ -40,9 +41,11 @@ export async function shapeOf(
   entity: string,
 ): Promise<SnapshotShape | undefined> {
   if (!shapes.has(entity)) {
-    const fixed = fixedShape(entity);
-    const sample = fixed === undefined ? await deps.stored.sampleFieldValues(context, entity) : undefined;
-    shapes.set(entity, fixed ?? (sample === undefined ? undefined : learnedShape(sample)));
+    const sample = await deps.stored.sampleFieldValues(context, entity);
+    shapes.set(
+      entity,
+      fixedShape(entity, sample) ?? (sample === undefined ? undefined : learnedShape(sample)),
+    );
   }
   return shapes.get(entity);
 }

@@ -110,6 +110,7 @@ export const AcceptedItemSchema = z.object({
   seq: z.string(),
   timestamp: z.string(),
   eventId: z.string(),
+  receivedAt: z.optional(z.string()),
 }) satisfies z.ZodMiniType<LastAccepted>;
 
 /**

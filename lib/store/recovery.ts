@@ -32,6 +32,8 @@ export interface ReconcileOutcome {
   durationMs?: number | undefined;
   /** The entities the run left out, with why (`receiver.reconcile.completed`'s notReconciled). */
   notReconciled?: Record<string, string> | undefined;
+  /** The CRM API's clock against its events' Timestamps, in seconds (ahead: positive), when skewed beyond a minute. */
+  clockSkewSeconds?: number | undefined;
   error?: string | undefined;
 }
 

@@ -68,7 +68,12 @@ function createRowQueueWorker(deps: RowQueueWorkerDeps, queue: QueueKey): SqsBat
           await markers.raise({
             context: event.ContextIdentifier,
             webhookName: event.WebhookName,
-            accepted: { seq, timestamp: event.Timestamp, eventId: event.EventId },
+            accepted: {
+              seq,
+              timestamp: event.Timestamp,
+              eventId: event.EventId,
+              ...(meta.receivedAt !== undefined && { receivedAt: meta.receivedAt }),
+            },
           });
         }
         const key = JSON.stringify([event.ContextIdentifier, event.Entity, event.PrimaryKey, seq]);

@@ -18,6 +18,7 @@ import {
   waitFor,
 } from '../support/convergence.js';
 import { freePort, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+import { startSkewedCrm } from '../support/skewed-crm.js';
 
 /**
  * Issue 25's proof: `npm start` and the CRM simulator (`startCrm`, the real sender's policy: 3
@@ -29,7 +30,10 @@ import { freePort, type RuntimeProcess, spawnLocalRuntime } from '../support/loc
  * row that differed and none for the others. Prints the time to convergence and the API calls per
  * reconciled row (goals: 60 s, 1.2); bounded, and the runtime is killed whatever happens. The CRM
  * refuses one table the webhook delivers (403: an app without rights to it): a run leaves it out,
- * says so with the CRM's answer, and every other table converges.
+ * says so with the CRM's answer, and every other table converges. The CRM's API answers through a
+ * server of the test's own whose Date header is 10 minutes ahead through the recovery (the gap's card
+ * says so), then 10 minutes behind: live changes after the recovery are applied, and a reconcile then
+ * brings every value.
  */
 const CONTEXT = 'CustConverge';
 const SECRET = 'converge-secret';
@@ -65,6 +69,8 @@ const DELETABLE = TABLES.filter((table) => tableOf(table).verbs.includes('delete
 let root: string;
 let crm: RunningCrm;
 let recorder: Awaited<ReturnType<typeof startRecorder>>;
+let proxy: Awaited<ReturnType<typeof startSkewedCrm>>;
+const MINUTES_10 = 600_000;
 let runtime: RuntimeProcess | undefined;
 
 const entityOf = (table: TableName) => tableOf(table).entity;
@@ -109,10 +115,12 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'crm-converge-'));
   recorder = await startRecorder();
   crm = await startCrm({ dataDir: join(root, 'crm'), faults: { refusedTables: { [REFUSED.table]: 403 } } });
+  proxy = await startSkewedCrm(crm.url, { skewMs: MINUTES_10 });
 }, 30_000);
 
 afterAll(async () => {
   await runtime?.kill();
+  await proxy?.close();
   await crm?.stop();
   await recorder?.close();
   rmSync(root, { recursive: true, force: true });
@@ -144,7 +152,7 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
         STATE_EVENT_TOKEN: TOKEN,
         SUBSCRIPTIONS_FILE: subscriptions,
         ENTITIES: 'contact,person,activity,sale,project,list.category,y_equipment',
-        CRM_API_URL: `${crm.url}/{ContextIdentifier}/api/v1`,
+        CRM_API_URL: proxy.apiUrl,
         CRM_CREDENTIALS: JSON.stringify({ '*': { type: 'basic', user: 'crm', password: 'crm' } }),
         RECONCILE_POLL_SECONDS: String(POLL_SECONDS),
         LOCAL_BUS_BACKOFF_MS: '20',
@@ -341,4 +349,59 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
       `${webhookCalls} (goal ≤ 1.2), ${perRow(calls.total)} with them`,
   );
   for (const { event } of lifecycle) log(`${event['detail-type']} ${JSON.stringify(event.detail)}`);
+
+  // The CRM API's Date was 10 minutes ahead through the recovery: the run said so (one warning line,
+  // and the gap's card where the receiver holds the gap).
+  const skewsSaid = () =>
+    [...(runtime?.output() ?? '').matchAll(/"clockSkewSeconds":(-?\d+)/g)].map((match) => Number(match[1]));
+  expect(skewsSaid().length).toBeGreaterThan(0);
+  for (const seconds of skewsSaid()) expect(Math.abs(seconds - 600)).toBeLessThanOrEqual(5);
+  log(`the CRM's API clock said ${skewsSaid().join(', ')} s ahead of its events' Timestamps`);
+
+  // Live changes after the recovery, the Date now 10 minutes behind: each applied as it arrives (newer
+  // than every snapshot of the recovery), then a reconcile brings the values of the changed rows.
+  proxy.options.skewMs = -MINUTES_10;
+  const liveFrom = new Date(Math.floor(Date.now() / 1000) * 1000 - 1000).toISOString();
+  change({ op: 'change', table: 'contact', id: 3, fields: { category_idx: 33 } });
+  change({ op: 'change', table: 'person', id: 1, fields: { associate_id: 11 } });
+  change({ op: 'softdelete', table: 'contact', id: 5 });
+  change({ op: 'create', table: 'contact', id: 8, fields: { category_idx: 8 } });
+  await crm.core.dispatcher.idle();
+  await waitFor(
+    'the live changes after the recovery applied',
+    30_000,
+    async () => {
+      const [contact3, person1, contact5, contact8] = await Promise.all([
+        readRow(adminUrl, CONTEXT, 'contact', 3),
+        readRow(adminUrl, CONTEXT, 'person', 1),
+        readRow(adminUrl, CONTEXT, 'contact', 5),
+        readRow(adminUrl, CONTEXT, 'contact', 8),
+      ]);
+      return contact3?.changedFields.includes('category_idx') &&
+        person1?.changedFields.includes('associate_id') &&
+        contact5?.status === 'softdeleted' &&
+        rowDifferences(contact8, crmRow('contact', 8)).length === 0
+        ? true
+        : undefined;
+    },
+    async () => `differences:\n${(await differences(adminUrl)).join('\n')}`,
+  );
+  const queuedAt = Date.now();
+  const queued = await fetch(
+    `${adminUrl}/reconcile?context=${CONTEXT}&from=${encodeURIComponent(liveFrom)}&webhookId=${rows.id}`,
+    { method: 'POST' },
+  );
+  expect(queued.status).toBe(200);
+  const reconciledAfter = await waitFor(
+    'every row as the CRM has it after the live changes and a reconcile with the Date 10 minutes behind',
+    60_000,
+    async () => ((await differences(adminUrl)).length === 0 ? Date.now() : undefined),
+    async () => `differences:\n${(await differences(adminUrl)).join('\n')}`,
+    500,
+  );
+  expect(skewsSaid().some((seconds) => Math.abs(seconds + 600) <= 5)).toBe(true);
+  log(
+    `live changes after the recovery applied; every row the CRM's again ${((reconciledAfter - queuedAt) / 1000).toFixed(1)} s ` +
+      `after the reconcile was queued; the CRM's API clock said ${skewsSaid().join(', ')} s`,
+  );
 }, 360_000);

@@ -574,9 +574,12 @@ describe('IAM', () => {
         getAtt('EntitiesQueue'),
         getAtt('ReconcileQueue'),
       ]),
-      // The stored rows: one by key, and the keys of a tenant's entity in the byRowSet index (finding deletes).
-      allow('dynamodb:GetItem', getAtt('RowsTable')),
+      // The stored rows: one by key (and its conditional put when a snapshot confirms it), and the keys
+      // of a tenant's entity in the byRowSet index (finding deletes).
+      allow(['dynamodb:GetItem', 'dynamodb:PutItem'], getAtt('RowsTable')),
       allow('dynamodb:Query', { 'Fn::Join': ['', [getAtt('RowsTable'), '/index/byRowSet']] }),
+      // The context's last-accepted markers: the sender's clock a skew of the CRM's Date is measured against.
+      allow('dynamodb:Query', getAtt('WebhooksTable')),
       // A run's state on its webhook's recovery item: UpdateItem of the attributes the store writes, no other.
       recoveryUpdate(RECOVERY_WRITE_ATTRIBUTES.reconcile),
       // The run last recorded there (a newer one of the same window supersedes a continuation): those attributes only.

@@ -110,11 +110,18 @@ describe('functions/reconcile.ts, composed from the environment', () => {
     const queued = await client.send(
       new ReceiveMessageCommand({ QueueUrl: contactQueue, MaxNumberOfMessages: 10, AttributeNames: ['All'] }),
     );
+    // The two invocations run at once: their contexts' messages in either order.
     expect(
-      (queued.Messages ?? []).map((m) => {
-        const body = JSON.parse(m.Body!) as { Event: string; PrimaryKey: number; ContextIdentifier: string };
-        return `${body.ContextIdentifier} ${body.Event} ${body.PrimaryKey}`;
-      }),
+      (queued.Messages ?? [])
+        .map((m) => {
+          const body = JSON.parse(m.Body!) as {
+            Event: string;
+            PrimaryKey: number;
+            ContextIdentifier: string;
+          };
+          return `${body.ContextIdentifier} ${body.Event} ${body.PrimaryKey}`;
+        })
+        .sort(),
     ).toEqual([
       'CustFn contact.reconciled 1',
       'CustFn contact.reconciled 2',

@@ -23,14 +23,17 @@ import { createReconcileHandler } from '../../lib/reconcile/handler.js';
 import { type ReconcileRequest, reconcileMessage } from '../../lib/reconcile/request.js';
 import { createSnapshotSender } from '../../lib/reconcile/send.js';
 import { createDynamoStore, createRecoveryStore, createStoredRowKeys } from '../../lib/store/index.js';
+import { createSenderClock } from '../../lib/store/sender-clock.js';
 import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker, createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
 import { toSqsRecord } from '../../local/event-source-mapping.js';
 import type { RunningCrm } from '../../tools/crm/start.js';
 import { simulator } from '../crm-client/support.js';
+import { startTarget } from '../crm/support.js';
 import { FakePublisher } from '../support/bus.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
 import { type LocalQueues, startLocalQueues } from '../support/local-queues.js';
+import { startSkewedCrm } from '../support/skewed-crm.js';
 import { lambdaContext, quietObservability } from '../support/workers.js';
 
 const ROW_QUEUES = ['contact', 'activity', 'entities'] as const;
@@ -100,6 +103,29 @@ export function receiverAndSimulator(): { receiver: Receiver; crm: RunningCrm } 
   return world;
 }
 
+/**
+ * The receiver, the simulator, a webhook target that records its deliveries, and a server of the
+ * test's own in front of the simulator (`proxy.apiUrl`, its Date and archive answers as its options say).
+ */
+export async function startProxiedCrm() {
+  const receiver = await startReceiver();
+  const crm = await simulator();
+  const target = await startTarget();
+  const proxy = await startSkewedCrm(new URL(crm.crm.apiUrl('x')).origin);
+  return {
+    receiver,
+    crm: crm.crm,
+    target,
+    proxy,
+    async close() {
+      await proxy.close();
+      await target.close();
+      await crm.stop();
+      await receiver.close();
+    },
+  };
+}
+
 export interface RigOptions {
   limits?: Partial<CrmLimits>;
   credentials?: CrmCredentials;
@@ -120,6 +146,8 @@ export interface RigOptions {
   stores?: (entity: string) => boolean;
   /** A run's bounds (default RECONCILE_MAX_RUN_HOURS and RECONCILE_MAX_INVOCATIONS's). */
   bounds?: Parameters<typeof createReconcileHandler>[0]['bounds'];
+  /** The CRM's API base with `{ContextIdentifier}` (a server in front of the simulator); default the simulator's. */
+  apiUrl?: string;
 }
 
 /**
@@ -157,7 +185,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     return response;
   };
   const crmClient = createCrmClient({
-    apiUrl: crm.apiUrl('{ContextIdentifier}'),
+    apiUrl: options.apiUrl ?? crm.apiUrl('{ContextIdentifier}'),
     credentials: { '*': options.credentials ?? { type: 'basic', user: 'crm', password: 'crm' } },
     limits: { perSecond: 50, inFlight: 4, ...options.limits },
     fetch: recording,
@@ -170,6 +198,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
   >;
   let offsetMs = 0;
   const now = () => new Date(Date.now() + offsetMs);
+  const senderAheadMs = createSenderClock(receiver.dynamo.doc, receiver.tables.webhooks);
   const bus = new FakePublisher();
   const lifecycle = new FakePublisher();
   const observability = quietObservability();
@@ -182,6 +211,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
         crm: crmClient,
         stored: createStoredRowKeys({ client: receiver.dynamo.doc, table: receiver.tables.rows }),
         send: createSnapshotSender({ client, queueUrls }),
+        senderAheadMs,
         stores: options.stores ?? (() => true),
         apiCalls: () => calls.length,
         timeLeftMs: () => (pagesLeft-- > 0 ? 60_000 : 0),
