@@ -75,7 +75,7 @@ describe('npm run crm', () => {
     });
     expect((await run('stop-webhook')).stdout).toBe('webhook 1 is Stopped\n');
     await expect(run('change', 'contact', '7', 'name=x')).rejects.toMatchObject({
-      code: 2,
+      code: 1,
       stderr: expect.stringContaining('answered 404: no contact 7'),
     });
 
