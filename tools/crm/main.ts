@@ -1,3 +1,4 @@
+import { CONTEXT_PLACEHOLDER } from '../../lib/config/crm.js';
 import { loadEnvFile } from '../../local/env-file.js';
 import { parseCommandLine, runCommand, UsageError } from '../command-line.js';
 import { localWebhookUrl, senderSecret } from '../sender-config.js';
@@ -28,6 +29,15 @@ Settings: CRM_PORT, CRM_DATA_DIR (.crm-data), CRM_CONTEXT (Cust12345), CRM_TARGE
 
 const COMMANDS =
   'create, change, softdelete, delete, action, rows, status, stop-webhook, start-webhook, stream, faults';
+
+/**
+ * The two settings that point the receiver's reconciliation at this simulator, ready to paste into a shell:
+ * the API URL with its `{ContextIdentifier}` placeholder, and the simulator's Basic credentials for every tenant.
+ */
+function receiverSettings(apiUrl: string): string {
+  const credentials = JSON.stringify({ '*': { type: 'basic', user: 'crm', password: 'crm' } });
+  return `CRM_API_URL='${apiUrl}' CRM_CREDENTIALS='${credentials}'`;
+}
 
 /** `20s`, `500ms`, `2m` or plain seconds, as milliseconds. */
 function duration(name: string, raw: string): number {
@@ -82,7 +92,10 @@ async function serve(context: string): Promise<void> {
   const [main, ...watchers] = data.webhooks;
   console.log(
     `crm simulator ready: API ${crm.apiUrl(context)} (Basic crm:crm) · webhook ${main?.id} (${main?.state}) delivers to ${main?.targetUrl}` +
-      `${watchers.length ? `, its state events via webhook ${watchers.map((w) => w.id).join(', ')}` : ''} · data ${dataDir}/ · npm run crm -- help`,
+      `${watchers.length ? `, its state events via webhook ${watchers.map((w) => w.id).join(', ')}` : ''} · data ${dataDir}/ · npm run crm -- --help`,
+  );
+  console.log(
+    `reconciliation against it: start the receiver with\n  ${receiverSettings(crm.apiUrl(CONTEXT_PLACEHOLDER))} npm start`,
   );
   const stop = () => {
     void crm.stop().then(() => process.exit(0));
