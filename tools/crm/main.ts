@@ -1,7 +1,7 @@
 import { CONTEXT_PLACEHOLDER } from '../../lib/config/crm.js';
 import { loadEnvFile } from '../../local/env-file.js';
 import { parseCommandLine, runCommand, UsageError } from '../command-line.js';
-import { localWebhookUrl, senderSecret } from '../sender-config.js';
+import { localWebhookUrl, receiverSecret } from '../sender-config.js';
 import { crmClient, runStream } from './client.js';
 import { startCrm } from './start.js';
 import { TABLES } from './tables.js';
@@ -80,7 +80,7 @@ async function serve(context: string): Promise<void> {
       name: 'crm-webhook-receiver',
       events,
       targetUrl,
-      secret: senderSecret(context),
+      secret: receiverSecret(context),
     });
     await crm.core.register(context, {
       name: 'crm-webhook-receiver-state',
