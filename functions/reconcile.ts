@@ -6,6 +6,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readCrmConfig } from '../lib/config/crm.js';
 import { readEntities } from '../lib/config/entities.js';
 import { ConfigError, intEnv, optionalEnv, requireEnv } from '../lib/config/env.js';
+import { readRunBounds } from '../lib/config/reconcile-bounds.js';
 import { type CrmClient, createCrmClient, crmCredentials } from '../lib/crm/index.js';
 import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import { QUEUE_ENV_VARS, type QueueKey } from '../lib/queue/port.js';
@@ -17,6 +18,7 @@ import { SsmParameterProvider } from '../lib/secrets/ssm.js';
 import { defaultClient } from '../lib/store/dynamo-calls.js';
 import { createRecoveryStore, createStoredRowKeys } from '../lib/store/index.js';
 import { TABLE_ENV_VARS } from '../lib/store/tables.js';
+import { abortSignalOf } from './abort-signal.js';
 import { publicationFromEnv } from './publication.js';
 
 /** Kept back from the invocation's remaining time: the last page's snapshots and the carry-on message. */
@@ -79,6 +81,7 @@ const crmClient = async (): Promise<CrmClient> => {
         timeoutMs: crmConfig.timeoutMs,
       },
       timeLeftMs,
+      signal: () => abortSignalOf(current.getStore()?.lambdaContext),
       // Every HTTP request (logins and retries too): the run's apiCalls.
       fetch: (input, init) => {
         const invocation = current.getStore();
@@ -116,6 +119,7 @@ const reconcile = createReconcileHandler({
   },
   publisher: publicationFromEnv()?.publisher,
   maxReceives: intEnv('RECONCILE_MAX_RECEIVE_COUNT', 5),
+  bounds: readRunBounds(),
   recovery,
   logger,
   metrics: new Metrics({ namespace: METRICS_NAMESPACE }),

@@ -192,7 +192,7 @@ function reconcileAlarms(prefix: string, metricsService: string): Template {
     WebhookNotReactivatedAlarm: alarm({
       AlarmName: `${prefix}-webhook-not-reactivated`,
       AlarmDescription:
-        'A webhook the CRM disabled could not be set Active again 3 times in a row (the reconcile-poll ' +
+        'A webhook the CRM disabled could not be set Active again, or did not stay Active, 3 times in a row (the reconcile-poll ' +
         "function's error line names it and the CRM's reason, usually the test delivery not answered 200): no " +
         'events arrive meanwhile. The poll keeps trying with backoff; or set it Active in the CRM.',
       ...metric(

@@ -34,7 +34,7 @@ export const METRIC = {
   WebhookPollFailures: 'WebhookPollFailures',
   WebhooksReactivated: 'WebhooksReactivated',
   ReactivationFailures: 'ReactivationFailures',
-  /** A webhook still not Active after 3 re-activations in a row (once until it is); the alarm webhook-not-reactivated watches it. */
+  /** A webhook not Active, or not staying Active, after 3 re-activations in a row (once until it lasts); the alarm webhook-not-reactivated watches it. */
   WebhookNotReactivated: 'WebhookNotReactivated',
   /** A reconcile run ended (issue 25): its counters are in its receiver.reconcile.completed event. */
   ReconcileCompleted: 'ReconcileCompleted',

@@ -4,6 +4,7 @@ import { type CallRequest, type CrmLimits, createCaller, DEFAULT_CRM_LIMITS } fr
 import { CrmApiError } from './errors.js';
 import { type CrmResponse, ExchangeError, exchange, jsonOf } from './http.js';
 import { createTenantLimiter } from './limiter.js';
+import { createSecretSet, remembering, scrubbing } from './scrub.js';
 import type { CrmTable } from './tables.js';
 import { createWebhookApi } from './webhooks.js';
 
@@ -16,6 +17,8 @@ export interface CrmClientOptions {
   limits?: Partial<CrmLimits>;
   /** Milliseconds the caller may still spend; unbounded by default. */
   timeLeftMs?: () => number;
+  /** The current invocation's stop signal (the local runtime's, as it stops): aborts calls in flight and their waits. */
+  signal?: () => AbortSignal | undefined;
   /** Replaces the credential step (OAuth client credentials, later). */
   authorizer?: Authorizer;
   random?: () => number;
@@ -76,13 +79,17 @@ export function createCrmClient(options: CrmClientOptions) {
       );
     return options.apiUrl.replace(CONTEXT_PLACEHOLDER, context);
   };
-  const authorizer =
+  // Every credential known or seen in use, removed from whatever the client throws or hands on.
+  const secrets = createSecretSet(options.credentials);
+  const authorizing =
     options.authorizer ??
     createAuthorizer({
       credentialsFor: credentialsLookup(options.credentials),
       loginUrl: new URL('/Login/api/PartnerSystemUser/Authenticate', origin),
       async postJson(url, body) {
         const what = `POST ${url.pathname}`;
+        const signed = (body as { SignedSystemToken?: unknown }).SignedSystemToken;
+        if (typeof signed === 'string') secrets.add(signed);
         const response = await exchange(url, {
           method: 'POST',
           headers: { accept: 'application/json', 'content-type': 'application/json' },
@@ -90,17 +97,20 @@ export function createCrmClient(options: CrmClientOptions) {
           timeoutMs: Math.max(1, Math.min(limits.timeoutMs, timeLeftMs())),
           maxBodyBytes: limits.maxBodyBytes,
           fetch: send,
+          signal: options.signal?.(),
         });
         if (response.status !== 200) throw new ExchangeError(`${what}: HTTP ${response.status}`);
         return jsonOf(response, what);
       },
     });
+  const authorizer = remembering(authorizing, secrets);
   const call = createCaller({
     fetch: send,
     limits,
     limiter: createTenantLimiter(limits),
     authorizer,
     timeLeftMs,
+    signal: options.signal,
     random: options.random ?? Math.random,
   });
 
@@ -150,106 +160,112 @@ export function createCrmClient(options: CrmClientOptions) {
     return { status: 'found' as const, row: body, crmTime };
   };
 
-  return {
-    /** `GET /api/state/{ctx}`: whether the tenant's API runs (states such as OfflineMaintenance do not). */
-    async tenantState(context: string): Promise<TenantState> {
-      base(context);
-      const url = new URL(`/api/state/${context}`, origin);
-      const { body } = await getJson(context, url, { authorize: false });
-      const { State, IsRunning, Api } = body as Record<string, unknown>;
-      const state = typeof State === 'string' ? State : 'Unknown';
-      return IsRunning === true
-        ? { running: true, state, endpoint: typeof Api === 'string' ? Api : undefined }
-        : { running: false, state, retryAfterMs: NOT_RUNNING_RETRY_MS };
-    },
+  return scrubbing(
+    {
+      /** `GET /api/state/{ctx}`: whether the tenant's API runs (states such as OfflineMaintenance do not). */
+      async tenantState(context: string): Promise<TenantState> {
+        base(context);
+        const url = new URL(`/api/state/${context}`, origin);
+        const { body } = await getJson(context, url, { authorize: false });
+        const { State, IsRunning, Api } = body as Record<string, unknown>;
+        const state = typeof State === 'string' ? State : 'Unknown';
+        return IsRunning === true
+          ? { running: true, state, endpoint: typeof Api === 'string' ? Api : undefined }
+          : { running: false, state, retryAfterMs: NOT_RUNNING_RETRY_MS };
+      },
 
-    /**
-     * The rows of `table` created or updated after `since`, one page: `fields` are the FieldValues'
-     * database names (the key, `updated` and `registered` are always selected). A row created and never
-     * updated has `updated` at the minimum date, so `registered` is filtered too. Rows deleted meanwhile
-     * are not listed: find them with `listIds` or `getRow`. With `afterKey` (and no continuation) the
-     * page starts after that primary key: paging by key, a row deleted meanwhile shifts no later page
-     * (a continuation pages by offset, `$skip`).
-     */
-    async listChanged(
-      context: string,
-      table: CrmTable,
-      fields: readonly string[],
-      since: Date,
-      continuation?: string,
-      afterKey?: number,
-    ): Promise<Page<ArchiveRow>> {
-      const t = table.table;
-      const select = [...new Set([table.key, ...fields, 'updated', 'registered'])].map(
-        (field) => `${t}.${field}`,
-      );
-      const at = crmWindowTime(since);
-      const window = `${t}.updated afterTime '${at}' or ${t}.registered afterTime '${at}'`;
-      const page = await archivePage(
-        context,
-        {
-          $select: select.join(','),
-          $filter: afterKey === undefined ? window : `(${window}) and ${keyAfter(table, afterKey)}`,
-          $orderBy: `${t}.${table.key}`,
-          $top: String(limits.pageSize),
-        },
-        continuation,
-      );
-      const items = page.rows.map((row) => archiveRow(row, t));
-      return { items, continuation: page.continuation, crmTime: page.crmTime };
-    },
+      /**
+       * The rows of `table` created or updated after `since`, one page: `fields` are the FieldValues'
+       * database names (the key, `updated` and `registered` are always selected). A row created and never
+       * updated has `updated` at the minimum date, so `registered` is filtered too. Rows deleted meanwhile
+       * are not listed: find them with `listIds` or `getRow`. With `afterKey` (and no continuation) the
+       * page starts after that primary key: paging by key, a row deleted meanwhile shifts no later page
+       * (a continuation pages by offset, `$skip`).
+       */
+      async listChanged(
+        context: string,
+        table: CrmTable,
+        fields: readonly string[],
+        since: Date,
+        continuation?: string,
+        afterKey?: number,
+      ): Promise<Page<ArchiveRow>> {
+        const t = table.table;
+        const select = [...new Set([table.key, ...fields, 'updated', 'registered'])].map(
+          (field) => `${t}.${field}`,
+        );
+        const at = crmWindowTime(since);
+        const window = `${t}.updated afterTime '${at}' or ${t}.registered afterTime '${at}'`;
+        const page = await archivePage(
+          context,
+          {
+            $select: select.join(','),
+            $filter: afterKey === undefined ? window : `(${window}) and ${keyAfter(table, afterKey)}`,
+            $orderBy: `${t}.${table.key}`,
+            $top: String(limits.pageSize),
+          },
+          continuation,
+        );
+        const items = page.rows.map((row) => archiveRow(row, t));
+        return { items, continuation: page.continuation, crmTime: page.crmTime };
+      },
 
-    /**
-     * The primary keys of every row of `table`, one page (to find the rows deleted since they were
-     * stored); with `afterKey` (and no continuation) those after that key.
-     */
-    async listIds(
-      context: string,
-      table: CrmTable,
-      continuation?: string,
-      afterKey?: number,
-    ): Promise<Page<string>> {
-      const field = `${table.table}.${table.key}`;
-      const page = await archivePage(
-        context,
-        {
+      /**
+       * The primary keys of every row of `table`, one page (to find the rows deleted since they were
+       * stored); with `afterKey` (and no continuation) those after that key.
+       */
+      async listIds(
+        context: string,
+        table: CrmTable,
+        continuation?: string,
+        afterKey?: number,
+      ): Promise<Page<string>> {
+        const field = `${table.table}.${table.key}`;
+        const page = await archivePage(
+          context,
+          {
+            $select: field,
+            ...(afterKey !== undefined && { $filter: keyAfter(table, afterKey) }),
+            $orderBy: field,
+            $top: String(limits.pageSize),
+          },
+          continuation,
+        );
+        return {
+          items: page.rows.map((row) => String(row.PrimaryKey)),
+          continuation: page.continuation,
+          crmTime: page.crmTime,
+        };
+      },
+
+      getRow,
+
+      /**
+       * Whether the row `id` of `table` is gone from the CRM, each candidate delete confirmed by one call:
+       * its REST entity's 404 where it has one (crm-rest-api.md), else the archive's answer to
+       * `$filter=<table>.<key> eq <id>` being empty. `crmTime` is that answer's.
+       */
+      async isDeleted(
+        context: string,
+        table: CrmTable,
+        id: number,
+      ): Promise<{ deleted: boolean; crmTime: number }> {
+        if (table.rest !== undefined) {
+          const answer = await getRow(context, table, id);
+          return { deleted: answer.status === 'deleted', crmTime: answer.crmTime };
+        }
+        const field = `${table.table}.${table.key}`;
+        const page = await archivePage(context, {
           $select: field,
-          ...(afterKey !== undefined && { $filter: keyAfter(table, afterKey) }),
-          $orderBy: field,
-          $top: String(limits.pageSize),
-        },
-        continuation,
-      );
-      return {
-        items: page.rows.map((row) => String(row.PrimaryKey)),
-        continuation: page.continuation,
-        crmTime: page.crmTime,
-      };
+          $filter: `${field} eq ${wholeNumber(id)}`,
+        });
+        return { deleted: page.rows.length === 0, crmTime: page.crmTime };
+      },
+
+      ...createWebhookApi({ base, getJson, scrub: secrets.scrub }),
     },
-
-    getRow,
-
-    /**
-     * Whether the row `id` of `table` is gone from the CRM, each candidate delete confirmed by one call:
-     * its REST entity's 404 where it has one (crm-rest-api.md), else the archive's answer to
-     * `$filter=<table>.<key> eq <id>` being empty. `crmTime` is that answer's.
-     */
-    async isDeleted(
-      context: string,
-      table: CrmTable,
-      id: number,
-    ): Promise<{ deleted: boolean; crmTime: number }> {
-      if (table.rest !== undefined) {
-        const answer = await getRow(context, table, id);
-        return { deleted: answer.status === 'deleted', crmTime: answer.crmTime };
-      }
-      const field = `${table.table}.${table.key}`;
-      const page = await archivePage(context, { $select: field, $filter: `${field} eq ${wholeNumber(id)}` });
-      return { deleted: page.rows.length === 0, crmTime: page.crmTime };
-    },
-
-    ...createWebhookApi({ base, getJson }),
-  };
+    secrets,
+  );
 }
 
 export type CrmClient = ReturnType<typeof createCrmClient>;

@@ -1,4 +1,7 @@
-/** A CRM API call that did not succeed; the message names the call, never a credential. */
+/**
+ * A CRM API call that did not succeed; the message names the call, and whatever text of the CRM's it
+ * quotes is scrubbed of credentials at the client's boundary (lib/crm/scrub.ts).
+ */
 export class CrmApiError extends Error {
   constructor(
     message: string,

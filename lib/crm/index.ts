@@ -1,4 +1,4 @@
-export { type Authorizer, createAuthorizer, credentialsLookup } from './auth/index.js';
+export { type Authorizer, createAuthorizer, credentialsCover, credentialsLookup } from './auth/index.js';
 export { signSystemToken } from './auth/system-user.js';
 export { type CrmLimits, DEFAULT_CRM_LIMITS } from './call.js';
 export {

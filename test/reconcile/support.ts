@@ -10,6 +10,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
+import { afterAll, beforeAll } from 'vitest';
 import { redrivePolicy } from '../../infra/definitions.js';
 import type { CrmCredentials } from '../../lib/config/crm.js';
 import { CRM_TABLES, type CrmLimits, createCrmClient } from '../../lib/crm/index.js';
@@ -26,6 +27,7 @@ import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker, createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
 import { toSqsRecord } from '../../local/event-source-mapping.js';
 import type { RunningCrm } from '../../tools/crm/start.js';
+import { simulator } from '../crm-client/support.js';
 import { FakePublisher } from '../support/bus.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
 import { type LocalQueues, startLocalQueues } from '../support/local-queues.js';
@@ -81,6 +83,23 @@ export async function deliverReceived(
 /** The CRM simulator on a fresh data directory (test/crm-client's, under the name these tests use). */
 export { simulator as startSimulator } from '../crm-client/support.js';
 
+/** A receiver and the CRM simulator for a file's tests: started before them, stopped after. */
+export function receiverAndSimulator(): { receiver: Receiver; crm: RunningCrm } {
+  const world = {} as { receiver: Receiver; crm: RunningCrm };
+  let stopSimulator: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    world.receiver = await startReceiver();
+    const started = await simulator();
+    world.crm = started.crm;
+    stopSimulator = started.stop;
+  });
+  afterAll(async () => {
+    await stopSimulator?.();
+    await world.receiver?.close();
+  });
+  return world;
+}
+
 export interface RigOptions {
   limits?: Partial<CrmLimits>;
   credentials?: CrmCredentials;
@@ -99,6 +118,8 @@ export interface RigOptions {
   recovery?: Parameters<typeof createReconcileHandler>[0]['recovery'];
   /** ENTITIES: whether the receiver stores an entity's rows (default every entity). */
   stores?: (entity: string) => boolean;
+  /** A run's bounds (default RECONCILE_MAX_RUN_HOURS and RECONCILE_MAX_INVOCATIONS's). */
+  bounds?: Parameters<typeof createReconcileHandler>[0]['bounds'];
 }
 
 /**
@@ -184,6 +205,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     },
     publisher: lifecycle,
     maxReceives,
+    ...(options.bounds && { bounds: options.bounds }),
     recovery: options.recovery ?? createRecoveryStore(receiver.dynamo.doc, receiver.tables.webhooks),
     ...observability,
     now,
