@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DashboardSource } from '../../dashboard/source.js';
 import { adminRoutes } from '../../local/admin-api.js';
+import { COMMANDS } from '../../scripts/ops.js';
 
 /** The README's tables held to the code: every admin route and every npm script, and nothing more. */
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -54,5 +55,19 @@ describe('the README', () => {
       [...cell.matchAll(/`npm (?:run )?([a-z:]+)/g)].map((m) => m[1]!),
     );
     expect([...new Set(named)].sort()).toEqual([...scripts].sort());
+  });
+
+  it('runs, in its examples, only npm scripts that exist and ops commands the CLI has', () => {
+    const scripts = Object.keys(
+      (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+        .scripts,
+    );
+    const examples = [...README.matchAll(/```sh\n([\s\S]*?)```/g)].map((block) => block[1]!).join('\n');
+    const runs = [...examples.matchAll(/npm run ([a-z:]+)(?: -- ([a-z-]+))?/g)];
+    expect(runs.length).toBeGreaterThan(5);
+    for (const [line, script, first] of runs) {
+      expect(scripts, line).toContain(script);
+      if (script === 'ops') expect(COMMANDS, line).toContain(first);
+    }
   });
 });
