@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { listEnv } from '../lib/config/env.js';
 import { parseSecretsJson, secretConfig } from '../lib/config/ingest.js';
 import { readLocalConfig } from '../local/local-config.js';
-import { secretFile } from '../local/webhook-secret.js';
+import { ensureSecret, secretFile } from '../local/webhook-secret.js';
 
 const fromEnvironment = () => 'in the environment';
 
@@ -27,6 +27,19 @@ export function senderSecret(context: string, env: NodeJS.ProcessEnv = process.e
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+}
+
+/**
+ * The secret a webhook registered for the local receiver signs with: {@link senderSecret}, else the one
+ * `npm start` will generate, generated now into DATA_DIR the way it does (so `npm run crm` may start
+ * first); undefined only with ALLOW_UNSIGNED=true.
+ */
+export function receiverSecret(context: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const configured = senderSecret(context, env);
+  if (configured !== undefined) return configured;
+  const { dataDir } = readLocalConfig(env, fromEnvironment);
+  mkdirSync(dataDir, { recursive: true });
+  return ensureSecret({ ...env }, dataDir).value;
 }
 
 /** Where `npm start` listens for deliveries: PORT and HOST as the runtime reads them. */

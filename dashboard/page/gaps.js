@@ -27,15 +27,46 @@ export function gapList(gaps) {
             ]),
         ...recovery(gap),
         lastReconcile(gap.lastReconcile),
-        gap.reactivatedAt &&
+        reactivatedIn(gap) &&
           h(
             'p',
             { class: 'reactivated' },
             '↻ Webhook set Active again by the poll ',
             time(gap.reactivatedAt),
+            gap.closedAt ? ', which closed this gap' : ', in this gap',
           ),
       ),
     ),
+  );
+}
+
+/** The poll records a re-activation once the CRM answered, moments after the state event that closes the gap. */
+const CLOSING_MS = 60_000;
+
+/**
+ * Whether the webhook's last re-activation (`reactivatedAt`, the same on each of its gaps) fell in this
+ * gap: from its opening to its closing, or moments after (a gap still open takes any later one). A re-activation is shown
+ * under the gap it ended, never under one that opened after it.
+ */
+function reactivatedIn(gap) {
+  if (!gap.reactivatedAt) return false;
+  const at = Date.parse(gap.reactivatedAt);
+  return at >= Date.parse(gap.openedAt) && (!gap.closedAt || at <= Date.parse(gap.closedAt) + CLOSING_MS);
+}
+
+/**
+ * The webhook's last re-activation when it fell in none of its gaps (the state event that would have
+ * opened one was lost too): said on its own, with its time, under the gaps.
+ */
+export function reactivatedOutsideGaps(gaps) {
+  const [first] = gaps;
+  if (!first?.reactivatedAt || gaps.some(reactivatedIn)) return undefined;
+  return h(
+    'p',
+    { class: 'reactivated' },
+    '↻ Webhook set Active again by the poll ',
+    time(first.reactivatedAt),
+    ', outside the gaps above (the state event that would have opened one did not arrive)',
   );
 }
 

@@ -242,9 +242,9 @@ describe('functions', () => {
       expect(env, name).not.toHaveProperty(name);
   });
 
-  it('ingest is routed from POST /webhook on the HTTP API', () => {
+  it('ingest is routed from /webhook on the HTTP API, every method (it answers 405 but to POST)', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey);
-    expect(routes).toEqual(['POST /webhook']);
+    expect(routes).toEqual(['ANY /webhook']);
     const integrations = ofType('AWS::ApiGatewayV2::Integration');
     expect(integrations).toHaveLength(1);
     expect(JSON.stringify(integrations[0]?.[1].Properties.IntegrationUri)).toContain('IngestLambdaFunction');
