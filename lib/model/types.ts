@@ -96,6 +96,12 @@ export interface EventRecord {
    * fields whose value it changed, sorted (empty when it changed only the status or stale fields).
    */
   changed?: string[];
+  /**
+   * Its personal data erased (docs/privacy.md): `body` and `payload` keep only the envelope's identity
+   * and order, and `contentHash` is the hash of the body it had (see `contentHash`, lib/projection.ts).
+   */
+  erased?: true;
+  contentHash?: string;
 }
 
 /** A history record before the store stamps it. */

@@ -56,6 +56,10 @@ export const EventItemSchema = z.object({
   resendOf: z.optional(z.string()),
   unpublished: z.optional(z.boolean()),
   changed: z.optional(z.array(z.string())),
+  /** Its personal data erased (lib/store/erase.ts): `body` keeps only the envelope's identity and order. */
+  erased: z.optional(z.boolean()),
+  /** Of an erased record: the content hash of the body it had. */
+  contentHash: z.optional(z.string()),
   signatureVerified: z.optional(z.boolean()),
   receivedAt: z.optional(z.string()),
   recordedAt: z.string(),

@@ -1,7 +1,8 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { familyOfEvent, type RowEvent } from '../events/index.js';
+import { eraseRowData } from '../erasure/row.js';
+import { familyOfEvent, isDeletedSnapshot, type RowEvent } from '../events/index.js';
 import { type Hooks, type Outcome, runHook } from '../hooks.js';
 import { jsonMembers } from '../json-text.js';
 import { METRIC, OUTCOME_METRIC } from '../metrics.js';
@@ -23,7 +24,7 @@ import type { DeliveryMeta } from './record.js';
 
 export type RowStore = Pick<
   Store,
-  'recordEvent' | 'getRowEvent' | 'listRowEvents' | 'loadRow' | 'saveRow' | 'markAccepted'
+  'recordEvent' | 'getRowEvent' | 'listRowEvents' | 'loadRow' | 'saveRow' | 'markAccepted' | 'eraseRowHistory'
 >;
 
 export interface RowWorkerDeps {
@@ -37,6 +38,8 @@ export interface RowWorkerDeps {
   maxAttempts?: number;
   /** True when the change of an event (an echo or not) is published to the bus; default never. */
   publishes?: (echo: boolean) => boolean;
+  /** ERASE_ON_DELETE: the entities whose deleted rows keep no personal data (lib/config/erasure.ts); default none. */
+  erasesOnDelete?: (entity: string) => boolean;
 }
 
 /**
@@ -59,6 +62,11 @@ export interface RowResult {
   unpublished: boolean;
   /** Of a snapshot (`<entity>.reconciled`): the FieldValues fields it changed, as its history record says. */
   changes?: string[];
+  /**
+   * The row is erased and this event's body carries data (anything but the deletion itself): its
+   * change is not published, so no personal data reaches the bus again.
+   */
+  withheld?: true;
 }
 
 /**
@@ -83,6 +91,19 @@ export async function processRowEvent(
   event: RowEvent,
   meta: DeliveryMeta,
 ): Promise<RowResult> {
+  const result = await recordAndMerge(deps, event, meta);
+  if (!(deps.erasesOnDelete?.(event.Entity) ?? false) || result.row?.status !== 'deleted') return result;
+  // The row is erased; its history is erased after it, here and on every later event of the row (a
+  // redelivery after a crash between the two redoes what is left; nothing is left, nothing is written).
+  const key = [event.ContextIdentifier, event.Entity, event.PrimaryKey] as const;
+  const erased = await deps.store.eraseRowHistory(...key);
+  if (erased > 0)
+    deps.logger.info('deleted row erased from its history', { eventId: event.EventId, records: erased });
+  return deletes(event) ? result : { ...result, withheld: true };
+}
+
+/** {@link processRowEvent} before the erasure of a deleted row's history. */
+async function recordAndMerge(deps: RowWorkerDeps, event: RowEvent, meta: DeliveryMeta): Promise<RowResult> {
   const { store, logger, metrics } = deps;
   const seq = eventSeq(event);
   const echo = deps.ignoreAssociateIds.has(event.ChangedByAssociateId);
@@ -92,6 +113,9 @@ export async function processRowEvent(
   const key = [event.ContextIdentifier, event.Entity, event.PrimaryKey] as const;
 
   const loaded = await store.loadRow(...key);
+  // A row that is (or this event makes) deleted keeps no personal data: its records are written erased.
+  const erasing =
+    (deps.erasesOnDelete?.(event.Entity) ?? false) && (loaded.item?.status === 'deleted' || deletes(event));
   let found: Found = recognise(loaded.item, event, hash);
   let history: EventRecord[] | undefined;
   let earlier: EventRecord | undefined;
@@ -110,7 +134,7 @@ export async function processRowEvent(
   const snapshot = familyOfEvent(event).effect === 'reconciled';
   let changes: string[] | undefined;
   if (snapshot && found.kind === 'new') {
-    const merged = apply(loaded.item, event, applyOptions);
+    const merged = project(deps, loaded.item, event, applyOptions);
     if (loaded.item !== undefined && !snapshotDiff(loaded.item, merged).changed) {
       // Unless an earlier attempt recorded it (it changed the row then, and its row write failed): a
       // recorded snapshot is merged and counted whatever it changes now, so the count is the history's.
@@ -125,8 +149,7 @@ export async function processRowEvent(
             : await mergeRow(deps, event, seq, applyOptions, loaded, meta.messageId, false);
         return { row, outcome: 'unchanged', echo, seq, unpublished: false };
       }
-      found =
-        contentHash(earlier.body, event.EventId) === hash ? { kind: 'retry' } : { kind: 'conflict', of: seq };
+      found = recordHash(earlier) === hash ? { kind: 'retry' } : { kind: 'conflict', of: seq };
     } else changes = snapshotDiff(loaded.item, merged).fields;
   }
 
@@ -146,6 +169,7 @@ export async function processRowEvent(
       payload: event,
       body,
       ...(changes !== undefined && { changed: changes }),
+      ...(erasing && { erased: true as const, contentHash: hash }),
       ...extra,
     });
 
@@ -154,7 +178,7 @@ export async function processRowEvent(
     // another body under the same EventId and Timestamp.
     earlier = await store.getRowEvent(...key, seq);
     found =
-      earlier === undefined || contentHash(earlier.body, event.EventId) === hash
+      earlier === undefined || recordHash(earlier) === hash
         ? { kind: 'retry' }
         : { kind: 'conflict', of: seq };
   }
@@ -220,14 +244,35 @@ type Found = Recognition | { kind: 'retry' };
 function recogniseInHistory(history: EventRecord[], event: RowEvent, seq: string, hash: string): Found {
   for (const record of history) {
     if (record.conflictOf !== undefined) continue;
-    const recordHash = contentHash(record.body, record.eventId);
+    const known = recordHash(record);
     if (record.seq === seq && record.resendOf !== undefined) return { kind: 'resend', of: record.resendOf };
     if (record.resendOf !== undefined) continue;
-    if (record.seq === seq) return recordHash === hash ? { kind: 'retry' } : { kind: 'conflict', of: seq };
+    if (record.seq === seq) return known === hash ? { kind: 'retry' } : { kind: 'conflict', of: seq };
     if (record.eventId === event.EventId) return { kind: 'conflict', of: record.seq };
-    if (recordHash === hash) return { kind: 'resend', of: record.seq };
+    if (known === hash) return { kind: 'resend', of: record.seq };
   }
   return { kind: 'new' };
+}
+
+/** The {@link contentHash} of a recorded event: the one it kept when its body was erased. */
+function recordHash(record: EventRecord): string {
+  return record.contentHash ?? contentHash(record.body, record.eventId);
+}
+
+/** True for an event that deletes its row for good: its body carries identifiers only. */
+function deletes(event: RowEvent): boolean {
+  return familyOfEvent(event).effect === 'deleted' || isDeletedSnapshot(event);
+}
+
+/**
+ * {@link apply}, then for an entity of ERASE_ON_DELETE whose row is deleted, {@link eraseRowData}:
+ * whatever an event merges into a deleted row, the row keeps no personal data (the same row when the
+ * event is already part of it).
+ */
+function project(deps: RowWorkerDeps, row: Row | undefined, event: RowEvent, options: ApplyOptions): Row {
+  const next = apply(row, event, options);
+  const erases = next !== row && next.status === 'deleted' && (deps.erasesOnDelete?.(event.Entity) ?? false);
+  return erases ? eraseRowData(next) : next;
 }
 
 /** Distinct events in a row's history: resends and conflicting deliveries are not events of their own. */
@@ -266,7 +311,8 @@ async function mergeRow(
     // full window and an earlier attempt (a retry) or another handler of the same message (the row
     // changed under this one) may have merged it: then the history, read after the row, counts.
     const counted = item !== undefined && olderThanWindow(item, seq) && (retry || attempt > 1);
-    const next = apply(
+    const next = project(
+      deps,
       item,
       event,
       counted
