@@ -371,6 +371,7 @@ async function createServers(
       subscriptions: () => eventBus.bus.view(),
       env,
       reconciliation,
+      erasure: { store, sqs: clients.sqs, queues, env, doc, webhooksTable: tables.webhooks! },
     }),
     queues,
     peek,

@@ -9,11 +9,11 @@ import type { Row } from '../model/types.js';
  * again whatever a newer one merges (a deleted row stays deleted). The content hashes of the recent
  * window stay too (a truncated SHA-256: they tell a redelivery from a resend, and say nothing readable).
  *
- * @example eraseRowData(row).fieldValues === undefined
+ * @example eraseRowData(row, row.deletedAt).fieldValues === undefined
  */
-export function eraseRowData(row: Row): Row {
+export function eraseRowData(row: Row, erasedAt: string): Row {
   const { fieldValues: _f, fieldValuesJson: _fj, values: _v, valuesJson: _vj, ...kept } = row;
-  return { ...kept, changedFields: [], changedFieldSeqs: fieldRecord() };
+  return { ...kept, changedFields: [], changedFieldSeqs: fieldRecord(), erasedAt: row.erasedAt ?? erasedAt };
 }
 
 /** The members of a delivery body an erased history record keeps: its identity and order, no data. */

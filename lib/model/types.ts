@@ -54,6 +54,12 @@ export interface Row {
   softDeletedAt?: string;
   /** Timestamp of the oldest deleted event seen. */
   deletedAt?: string;
+  /**
+   * Set when the row's personal data was erased (docs/privacy.md): its `deletedAt` for an erasure on
+   * the CRM's hard delete, the time of the request for one on request. From then on no event brings
+   * data back into the row.
+   */
+  erasedAt?: string;
   /** Order keys of the newest events merged (at most RECENT_WINDOW), ascending: exact duplicate detection. */
   recentSeqs: string[];
   /** Content hash (body minus EventId) of each event of `recentSeqs` that has one: tells resends and conflicts from duplicates. */

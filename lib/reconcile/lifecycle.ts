@@ -1,5 +1,6 @@
 import type { BusEntry } from '../bus/entry.js';
 import { SOURCE } from '../bus/entry.js';
+import type { RowErasedDetail } from '../erasure/erased-event.js';
 
 /**
  * The receiver's own events on the bus (issue 25), subscribable in subscriptions.yml like any event:
@@ -37,6 +38,8 @@ export interface LifecycleDetails {
     /** One line, no credentials. */
     error: string;
   };
+  /** An erasure on request (lib/erasure/request.ts): keys and counts, never data. */
+  'receiver.row.erased': RowErasedDetail;
 }
 export type LifecycleType = keyof LifecycleDetails;
 
@@ -46,6 +49,7 @@ export const LIFECYCLE_TYPES = [
   'receiver.webhook.reactivated',
   'receiver.reconcile.completed',
   'receiver.reconcile.failed',
+  'receiver.row.erased',
 ] as const satisfies readonly LifecycleType[];
 
 /** The bus entry of a lifecycle event; publish it through the workers' EventPublisher. */

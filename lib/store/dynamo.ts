@@ -5,7 +5,7 @@ import { contentHash } from '../projection.js';
 import { compressBody, decompressBody } from './body-codec.js';
 import { collect, conditional, defaultClient, type Item, versionedPut } from './dynamo-calls.js';
 import { createWebhookStore } from './dynamo-webhooks.js';
-import { eraseHistory } from './erase.js';
+import { eraseHistory, tenantRowKeys } from './erase.js';
 import { EventBodySchema, EventItemSchema, parseItem, RowEntitySchema } from './items.js';
 import { rowKey } from './keys.js';
 import { listRecoveries } from './recovery-list.js';
@@ -102,6 +102,7 @@ export function createDynamoStore(config: DynamoStoreConfig): Store {
 
     eraseRowHistory: (context, entity, primaryKey) =>
       eraseHistory(doc, events, rowKey(context, entity, primaryKey)),
+    tenantRows: (context) => tenantRowKeys(doc, rows, context),
 
     async getRowEvent(context, entity, primaryKey, seq) {
       const { Item } = await doc.send(

@@ -1,9 +1,16 @@
-import { type DynamoDBDocumentClient, paginateQuery, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  paginateQuery,
+  paginateScan,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { erasedBody } from '../erasure/row.js';
+import type { RowEntity } from '../model/types.js';
 import { contentHash } from '../projection.js';
 import { compressBody, decompressBody } from './body-codec.js';
 import { collect, conditional } from './dynamo-calls.js';
-import { EventItemSchema, parseItem } from './items.js';
+import { EventItemSchema, parseItem, RowEntitySchema } from './items.js';
+import { parseRowKey } from './keys.js';
 
 /**
  * Erases the personal data of every history record under one row key: each record not erased yet
@@ -49,4 +56,32 @@ export async function eraseHistory(doc: DynamoDBDocumentClient, table: string, k
     if (written) erased++;
   }
   return erased;
+}
+
+/**
+ * The keys of every row of `context`: a scan of the rows table (keys only), filtered to the context's
+ * row keys. A scan reads the whole table: for erasing a tenant (offboarding), not for a request path.
+ */
+export async function tenantRowKeys(
+  doc: DynamoDBDocumentClient,
+  table: string,
+  context: string,
+): Promise<Array<{ entity: RowEntity; primaryKey: number }>> {
+  const items = await collect(
+    paginateScan(
+      { client: doc },
+      {
+        TableName: table,
+        ProjectionExpression: 'rowKey',
+        FilterExpression: 'contains(rowKey, :c)',
+        ExpressionAttributeValues: { ':c': `#${context}` },
+      },
+    ),
+  );
+  return items.flatMap((item) => {
+    const parts = parseRowKey(String(item.rowKey));
+    if (parts === undefined || parts.context !== context) return [];
+    const entity = parseItem(RowEntitySchema, parts.entity, table, String(item.rowKey));
+    return [{ entity, primaryKey: parts.primaryKey }];
+  });
 }

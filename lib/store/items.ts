@@ -40,6 +40,7 @@ export const RowItemSchema = z.object({
   createdAt: z.optional(z.string()),
   softDeletedAt: z.optional(z.string()),
   deletedAt: z.optional(z.string()),
+  erasedAt: z.optional(z.string()),
   /** Order key of the newest event that set the status (action events do not). */
   statusSeq: z.optional(z.string()),
 });

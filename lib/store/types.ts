@@ -37,6 +37,8 @@ export interface StoreWriter {
    * Returns how many records it erased.
    */
   eraseRowHistory(context: string, entity: RowEntity, primaryKey: number): Promise<number>;
+  /** The keys of every stored row of a context (a scan of the rows table: for erasing a whole tenant). */
+  tenantRows(context: string): Promise<Array<{ entity: RowEntity; primaryKey: number }>>;
   /** Raises the context's last-accepted marker for `webhookName` (never lowers it). */
   markAccepted(context: string, webhookName: string, accepted: LastAccepted): Promise<void>;
   getLastAccepted(context: string, webhookName: string): Promise<LastAccepted | undefined>;

@@ -92,7 +92,7 @@ export async function processRowEvent(
   meta: DeliveryMeta,
 ): Promise<RowResult> {
   const result = await recordAndMerge(deps, event, meta);
-  if (!(deps.erasesOnDelete?.(event.Entity) ?? false) || result.row?.status !== 'deleted') return result;
+  if (result.row?.erasedAt === undefined) return result;
   // The row is erased; its history is erased after it, here and on every later event of the row (a
   // redelivery after a crash between the two redoes what is left; nothing is left, nothing is written).
   const key = [event.ContextIdentifier, event.Entity, event.PrimaryKey] as const;
@@ -115,7 +115,8 @@ async function recordAndMerge(deps: RowWorkerDeps, event: RowEvent, meta: Delive
   const loaded = await store.loadRow(...key);
   // A row that is (or this event makes) deleted keeps no personal data: its records are written erased.
   const erasing =
-    (deps.erasesOnDelete?.(event.Entity) ?? false) && (loaded.item?.status === 'deleted' || deletes(event));
+    loaded.item?.erasedAt !== undefined ||
+    ((deps.erasesOnDelete?.(event.Entity) ?? false) && (loaded.item?.status === 'deleted' || deletes(event)));
   let found: Found = recognise(loaded.item, event, hash);
   let history: EventRecord[] | undefined;
   let earlier: EventRecord | undefined;
@@ -265,14 +266,16 @@ function deletes(event: RowEvent): boolean {
 }
 
 /**
- * {@link apply}, then for an entity of ERASE_ON_DELETE whose row is deleted, {@link eraseRowData}:
- * whatever an event merges into a deleted row, the row keeps no personal data (the same row when the
- * event is already part of it).
+ * {@link apply}, then {@link eraseRowData} for a row erased already (on request) or deleted (for an
+ * entity of ERASE_ON_DELETE): whatever an event merges into it, the row keeps no personal data (the
+ * same row when the event is already part of it).
  */
 function project(deps: RowWorkerDeps, row: Row | undefined, event: RowEvent, options: ApplyOptions): Row {
   const next = apply(row, event, options);
-  const erases = next !== row && next.status === 'deleted' && (deps.erasesOnDelete?.(event.Entity) ?? false);
-  return erases ? eraseRowData(next) : next;
+  if (next === row) return next;
+  if (next.erasedAt !== undefined) return eraseRowData(next, next.erasedAt);
+  const erases = next.deletedAt !== undefined && (deps.erasesOnDelete?.(event.Entity) ?? false);
+  return erases ? eraseRowData(next, next.deletedAt!) : next;
 }
 
 /** Distinct events in a row's history: resends and conflicting deliveries are not events of their own. */
