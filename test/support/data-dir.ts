@@ -17,7 +17,7 @@ export function foundUnder(dir: string, needles: readonly string[]): Record<stri
   for (const file of filesUnder(dir)) {
     const bytes = readFileSync(file);
     for (const needle of needles)
-      if (bytes.includes(Buffer.from(needle, 'utf8'))) (found[needle] ??= []).push(file);
+      if (bytes.includes(Buffer.from(needle, 'utf8'))) found[needle] = [...(found[needle] ?? []), file];
   }
   return found;
 }
