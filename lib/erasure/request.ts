@@ -1,6 +1,4 @@
 import type { EventPublisher } from '../bus/publisher.js';
-import { parkedCopy } from '../ingest/replay.js';
-import { type SweepOptions, sweepParked } from '../ingest/replay-parked.js';
 import type { RowEntity } from '../model/types.js';
 import { VersionConflictError } from '../store/errors.js';
 import type { Store } from '../store/types.js';
@@ -15,9 +13,13 @@ export interface ErasureTarget {
   primaryKey?: number | undefined;
 }
 
-/** A FIFO queue an erasure sweeps (the parked queue, a dead-letter queue), by its name in the report. */
-export interface ErasureQueue extends SweepOptions {
+/**
+ * A place holding messages an erasure sweeps (the parked queue, a dead-letter queue, the local bus), by
+ * its name in the report: `sweep` removes every message `carries` names and keeps every other one.
+ */
+export interface ErasureQueue {
   name: string;
+  sweep(carries: (body: string | Uint8Array) => boolean): Promise<{ removed: number; complete: boolean }>;
 }
 
 export interface ErasureDeps {
@@ -64,12 +66,7 @@ export async function eraseOnRequest(deps: ErasureDeps, target: ErasureTarget): 
   }
   const carries = carriesRow(target);
   for (const queue of deps.queues) {
-    let removed = 0;
-    const { complete } = await sweepParked(queue, (message) => {
-      if (!carries(message.body)) return parkedCopy(message);
-      removed++;
-      return undefined;
-    });
+    const { removed, complete } = await queue.sweep(carries);
     report.messages[queue.name] = removed;
     report.complete &&= complete;
   }

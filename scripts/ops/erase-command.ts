@@ -2,7 +2,7 @@ import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { ALL_QUEUE_KEYS, queueOutputs, tableOutput } from '../../infra/definitions.js';
 import { createEventBridgePublisher } from '../../lib/bus/publisher.js';
 import { type ErasureReport, eraseOnRequest } from '../../lib/erasure/request.js';
-import { sqsErasureQueue } from '../../lib/erasure/sqs-queues.js';
+import { sqsErasureQueue, sqsStandardErasureQueue } from '../../lib/erasure/sqs-queues.js';
 import { ErasureTargetError, erasureTarget } from '../../lib/erasure/target.js';
 import { createDynamoReplayLock } from '../../lib/store/index.js';
 import { type OpsClients, OpsError, output, type StackOutputs, stageStore } from './commands.js';
@@ -16,7 +16,8 @@ export interface EraseOptions {
 
 /**
  * `npm run ops -- erase`: the erasure on request (lib/erasure/request.ts) on a stage: the row (or every
- * row of the context), its history, the parked queue (under the replay's lock) and every queue's DLQ;
+ * row of the context), its history, the parked queue (under the replay's lock), every queue's DLQ and
+ * every subscription's DLQ;
  * `receiver.row.erased` on the stage's bus. The stage keeps no bus archive (infra/resources.yml has
  * none), so there is none to erase. A wrong option is one line naming it, nothing erased.
  */
@@ -41,6 +42,11 @@ export async function erase(
   const queues = [
     queue('parked', queueOutputs('parked').url, true),
     ...ALL_QUEUE_KEYS.map((key) => queue(`${key}-dlq`, queueOutputs(key).dlqUrl)),
+    // The subscriptions' DLQs: the events EventBridge could not deliver, the row's data in their detail.
+    ...Object.entries(outputs).flatMap(([key, url]) => {
+      const name = /^(.+)SubscriptionDeadLetterQueueUrl$/.exec(key)?.[1];
+      return name === undefined ? [] : [sqsStandardErasureQueue(clients.sqs, { name: `${name}-dlq`, url })];
+    }),
   ];
   const busName = outputs.EventBusName;
   const publisher =

@@ -1,6 +1,7 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { CreateQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueOutputs, tableOutput } from '../../infra/definitions.js';
@@ -21,6 +22,21 @@ let clients: DashboardClients;
 const cloudFormation = mockClient(CloudFormationClient);
 const eventBridge = mockClient(EventBridgeClient);
 const SECRET = 'Wsxedc-Surname';
+let subscriptionDlq: string;
+
+/** A bus event as a subscription's DLQ holds it: the delivery's members in its detail. */
+const busEvent = (primaryKey: number, lastname: string) =>
+  JSON.stringify({
+    version: '0',
+    'detail-type': 'person.created',
+    source: 'crm-webhook-receiver',
+    detail: {
+      ContextIdentifier: 'CustOps',
+      Entity: 'person',
+      PrimaryKey: primaryKey,
+      FieldValues: { lastname },
+    },
+  });
 
 beforeAll(async () => {
   dynamo = await startDynalite();
@@ -33,6 +49,10 @@ beforeAll(async () => {
     [tableOutput('webhooks')]: tables.webhooks,
     EventBusName: 'crm-webhook-receiver-test',
   };
+  // A subscription's DLQ: a standard queue of the events EventBridge could not deliver.
+  const { QueueUrl } = await parked.local.client.send(new CreateQueueCommand({ QueueName: 'people-dlq' }));
+  subscriptionDlq = QueueUrl!;
+  outputs.PeopleSubscriptionDeadLetterQueueUrl = subscriptionDlq;
   for (const queue of parked.local.queues) {
     outputs[queueOutputs(queue.key).url] = queue.url;
     outputs[queueOutputs(queue.key).dlqUrl] = queue.dlq.url;
@@ -62,7 +82,7 @@ afterAll(async () => {
 });
 
 describe('npm run ops -- erase', () => {
-  it('erases the row, its history and its parked message, and publishes receiver.row.erased with keys only', async () => {
+  it('erases the row, its history, its parked message and its event in a subscription DLQ, and publishes receiver.row.erased with keys only', async () => {
     const created = rowEvent('person.created', { context: 'CustOps', primaryKey: 5, timestamp: at(1) });
     const event = { ...created, FieldValues: { ...created.FieldValues, lastname: SECRET } };
     const worker = createEntitiesWorker({
@@ -72,6 +92,13 @@ describe('npm run ops -- erase', () => {
       ...quietObservability(),
     });
     await worker(sqsEvent([sqsRecord(event)]), lambdaContext);
+    for (const [key, name] of [
+      [5, SECRET],
+      [6, 'Other-Person'],
+    ] as const)
+      await parked.local.client.send(
+        new SendMessageCommand({ QueueUrl: subscriptionDlq, MessageBody: busEvent(key, name) }),
+      );
     await parked.park([
       {
         ...buildSampleBody('person.created', { context: 'CustOps', primaryKey: 5 }),
@@ -87,13 +114,15 @@ describe('npm run ops -- erase', () => {
     expect(report).toMatchObject({
       rows: 1,
       historyRecords: 1,
-      messages: { parked: 1, 'entities-dlq': 0 },
+      messages: { parked: 1, 'entities-dlq': 0, 'People-dlq': 1 },
       published: 1,
       busArchive: expect.stringMatching(/^none/),
     });
     expect(JSON.stringify(await store.getRow('CustOps', 'person', 5))).not.toContain(SECRET);
     expect(JSON.stringify(await store.listRowEvents('CustOps', 'person', 5))).not.toContain(SECRET);
     expect(parked.peek('parked')).toEqual([]);
+    const left = parked.local.emulator.peek('people-dlq').map((message) => message.body);
+    expect(left).toEqual([busEvent(6, 'Other-Person')]);
     const entries = eventBridge
       .commandCalls(PutEventsCommand)
       .flatMap((call) => call.args[0].input.Entries ?? []);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
@@ -6,11 +6,12 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSampleBody, buildSampleDelivery } from '../../tools/samples.js';
 import { foundUnder } from '../support/data-dir.js';
-import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+import { freePort, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 
 /**
  * A person's data through `npm start` (logging at DEBUG, the most a stage logs) and out again: created,
- * changed, withdrawn consent, parked once, dead-lettered once; then erased with POST /erase. No API
+ * changed, withdrawn consent, parked once, dead-lettered once, published to a subscriber that is down
+ * (so in the bus's dead letters); then erased with POST /erase. No API
  * answers any of its strings afterwards, no file under DATA_DIR holds them after a restart, and no log
  * line of either run ever printed one.
  */
@@ -25,20 +26,38 @@ const CONSENT_FIELD = 'Wsxcde-consent-field';
 const STRINGS = [...Object.values(PERSONAL), CONSENT_FIELD];
 /** Person 78's (a row and a parked message): never erased, so the greps below are seen to find what is there. */
 const KEPT = 'Kept-Person-78-Okmijn';
-const env = { WEBHOOK_SECRET: SECRET, LOCAL_VISIBILITY_TIMEOUT: '1', POWERTOOLS_LOG_LEVEL: 'DEBUG' };
+const env: Record<string, string> = {
+  WEBHOOK_SECRET: SECRET,
+  LOCAL_VISIBILITY_TIMEOUT: '1',
+  POWERTOOLS_LOG_LEVEL: 'DEBUG',
+  LOCAL_BUS_BACKOFF_MS: '20',
+};
 
 let dataDir: string;
+let subscriptionsDir: string;
 let runtime: RuntimeProcess;
 /** The output of the runs that ended. */
 const outputs: string[] = [];
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'crm-privacy-e2e-'));
+  // Published once: to a subscriber that is down, so every person event ends in the bus's dead letters.
+  subscriptionsDir = mkdtempSync(join(tmpdir(), 'crm-privacy-subscriptions-'));
+  env.SUBSCRIPTIONS_FILE = join(subscriptionsDir, 'subscriptions.yml');
+  writeFileSync(
+    env.SUBSCRIPTIONS_FILE,
+    `- name: people-down
+  pattern: { detail-type: [{ prefix: "person." }] }
+  target: { url: "http://127.0.0.1:${await freePort()}/down" }
+  retry: { attempts: 0, maxAgeSeconds: 60 }
+`,
+  );
   runtime = await spawnLocalRuntime({ dataDir, env });
 }, 60_000);
 afterAll(async () => {
   await runtime?.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  rmSync(subscriptionsDir, { recursive: true, force: true });
 }, 30_000);
 
 async function deliver(body: Record<string, unknown>): Promise<number> {
@@ -70,6 +89,7 @@ async function everythingShown(eventIds: string[]): Promise<string> {
     '/parked',
     '/queues/entities/dlq',
     '/queues/entities/messages',
+    '/subscriptions',
     ...eventIds.map((id) => `/events/${id}`),
   ];
   const answers = await Promise.all(
@@ -163,6 +183,12 @@ describe('personal data through npm start', () => {
         { timeout: 10_000 },
       )
       .toBe(3);
+    // The bus's dead letters of the person's three events (and 78's, which stays).
+    await expect
+      .poll(async () => (await admin<Array<{ dlq: unknown[] }>>('/subscriptions')).body[0]?.dlq.length, {
+        timeout: 10_000,
+      })
+      .toBe(4);
     const eventIds = [...events, broken].map((body) => String(body.EventId));
     const stored = await storedForms(info, 77);
     const kept = await storedForms(info, 78);
@@ -174,7 +200,8 @@ describe('personal data through npm start', () => {
     });
 
     expect(status).toBe(200);
-    expect(report).toMatchObject({ rows: 1, historyRecords: 3, complete: true });
+    expect(report).toMatchObject({ rows: 1, historyRecords: 3, published: 1, complete: true });
+    expect((report as { messages: Record<string, number> }).messages).toMatchObject({ bus: 3 });
     expect(shown(await everythingShown(eventIds), STRINGS)).toEqual([]);
     expect(JSON.stringify((await admin(`/rows/${CONTEXT}/person/78`)).body)).toContain(KEPT);
 
