@@ -1,4 +1,5 @@
 import { ErasureTargetError, erasureTarget } from '../lib/erasure/target.js';
+import { ReplayBusyError } from '../lib/ingest/index.js';
 import { type AdminRoute, HttpError } from './route-server.js';
 import type { DashboardSource } from './source.js';
 
@@ -22,6 +23,8 @@ export function eraseRoutes(source: DashboardSource): AdminRoute[] {
           );
         } catch (error) {
           if (error instanceof ErasureTargetError) throw new HttpError(400, error.message);
+          // A replay of the parked queue under way: the erasure waits for it (run it again).
+          if (error instanceof ReplayBusyError) throw new HttpError(409, error.message);
           throw error;
         }
       },

@@ -4,6 +4,7 @@ import { createEventBridgePublisher } from '../../lib/bus/publisher.js';
 import { type ErasureReport, eraseOnRequest } from '../../lib/erasure/request.js';
 import { sqsErasureQueue, sqsStandardErasureQueue } from '../../lib/erasure/sqs-queues.js';
 import { ErasureTargetError, erasureTarget } from '../../lib/erasure/target.js';
+import { ReplayBusyError } from '../../lib/ingest/index.js';
 import { createDynamoReplayLock } from '../../lib/store/index.js';
 import { type OpsClients, OpsError, output, type StackOutputs, stageStore } from './commands.js';
 
@@ -53,6 +54,13 @@ export async function erase(
     busName === undefined
       ? undefined
       : createEventBridgePublisher({ client: clients.eventBridge, eventBusName: busName });
-  const report = await eraseOnRequest({ store: stageStore(clients, outputs), queues, publisher }, target);
+  const report = await eraseOnRequest(
+    { store: stageStore(clients, outputs), queues, publisher },
+    target,
+  ).catch((error: unknown) => {
+    if (error instanceof ReplayBusyError)
+      throw new OpsError(`${error.message}; run the erasure again after it`);
+    throw error;
+  });
   return { ...report, busArchive: 'none: the stage keeps no archive of its bus' };
 }

@@ -8,7 +8,7 @@ import { eraseOnRequest } from '../../lib/erasure/request.js';
 import { sqsErasureQueue } from '../../lib/erasure/sqs-queues.js';
 import type { RowEvent } from '../../lib/events/index.js';
 import { createSqsSender } from '../../lib/queue/sqs.js';
-import { createDynamoStore } from '../../lib/store/index.js';
+import { createDynamoReplayLock, createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker } from '../../lib/workers/index.js';
 import { createAdminServer } from '../../local/admin-api.js';
@@ -205,6 +205,22 @@ describe('erasure on request: POST /erase (local admin API over dynalite and the
       rows: 3,
       reason: 'request',
     });
+  });
+
+  it('answers 409 while a replay holds the parked queue, after erasing the row and its history', async () => {
+    const run = worker();
+    await run(person('person.created', 'CustBusy', 77, 1, personal));
+    const replay = createDynamoReplayLock({ client: dynamo.doc, table: tables.webhooks });
+    await replay.acquire();
+    try {
+      const answer = await erase('context=CustBusy&entity=person&id=77');
+      expect(answer.status).toBe(409);
+      expect(await answer.text()).toMatch(/another replay of the parked queue is running/);
+      expect(JSON.stringify(await store.getRow('CustBusy', 'person', 77))).not.toContain(SECRETS[0]);
+    } finally {
+      await replay.release();
+    }
+    expect((await erase('context=CustBusy&entity=person&id=77')).status).toBe(200);
   });
 
   it('refuses a wrong request before erasing anything, and a browser POST without the page token', async () => {
