@@ -80,6 +80,16 @@ export async function eraseOnRequest(deps: ErasureDeps, target: ErasureTarget): 
   return report;
 }
 
+/**
+ * A whole tenant's personal data erased, as offboarding asks: {@link eraseOnRequest} for every stored
+ * row of `context` (a scan of the rows table), and every queued message of that context.
+ *
+ * @example await eraseTenant(deps, 'Cust12345') // { rows: 1200, historyRecords: 9100, ... }
+ */
+export function eraseTenant(deps: ErasureDeps, context: string): Promise<ErasureReport> {
+  return eraseOnRequest(deps, { context });
+}
+
 /** The stored row erased (one conditional put, retried on a concurrent write); false when none is stored. */
 async function eraseStoredRow(
   store: ErasureDeps['store'],

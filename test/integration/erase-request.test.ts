@@ -4,8 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDashboard, TOKEN_HEADER } from '../../dashboard/server.js';
 import { bookkeepingFilter, DEFAULT_BOOKKEEPING_FIELDS } from '../../lib/bus/entry.js';
 import { erasesOnDelete } from '../../lib/config/erasure.js';
-import { eraseOnRequest } from '../../lib/erasure/request.js';
-import { sqsErasureQueue } from '../../lib/erasure/sqs-queues.js';
+import { eraseTenant, sqsErasureQueue } from '../../lib/erasure/index.js';
 import type { RowEvent } from '../../lib/events/index.js';
 import { createSqsSender } from '../../lib/queue/sqs.js';
 import { createDynamoReplayLock, createDynamoStore } from '../../lib/store/index.js';
@@ -189,9 +188,9 @@ describe('erasure on request: POST /erase (local admin API over dynalite and the
     const bus = new FakePublisher();
     const { client, queues } = parked.local;
 
-    const report = await eraseOnRequest(
+    const report = await eraseTenant(
       { store, queues: queues.map((queue) => sqsErasureQueue(client, queue.dlq)), publisher: bus },
-      { context: 'CustGone' },
+      'CustGone',
     );
 
     expect(report).toMatchObject({ rows: 3, historyRecords: 3, published: 1 });
