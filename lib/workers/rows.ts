@@ -1,8 +1,8 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { eraseRowData } from '../erasure/row.js';
-import { familyOfEvent, isDeletedSnapshot, type RowEvent } from '../events/index.js';
+import { applyErasing, deletesRow } from '../erasure/project.js';
+import { familyOfEvent, type RowEvent } from '../events/index.js';
 import { type Hooks, type Outcome, runHook } from '../hooks.js';
 import { jsonMembers } from '../json-text.js';
 import { METRIC, OUTCOME_METRIC } from '../metrics.js';
@@ -80,7 +80,11 @@ export interface RowResult {
  * 3. the row — {@link apply}, one put conditioned on the version read (retried on conflict; skipped
  *    when the event is already part of the row). When the history already had the event (a retry
  *    after a failure between the two writes), `eventCount` is recounted from the history;
- * 4. the integrator hook, unless the event is an echo.
+ * 4. the integrator hook, unless the event is an echo;
+ * 5. an erased row (on request, or deleted for an entity of ERASE_ON_DELETE, docs/privacy.md): the
+ *    row is merged without its data ({@link applyErasing}), the event recorded with an erased body,
+ *    then every history record of the row erased; its change is withheld from the bus unless the event
+ *    is the deletion itself.
  *
  * The last-accepted marker and the bus entry are the queue worker's to write (lib/workers/queue-workers.ts).
  *
@@ -99,7 +103,7 @@ export async function processRowEvent(
   const erased = await deps.store.eraseRowHistory(...key);
   if (erased > 0)
     deps.logger.info('deleted row erased from its history', { eventId: event.EventId, records: erased });
-  return deletes(event) ? result : { ...result, withheld: true };
+  return deletesRow(event) ? result : { ...result, withheld: true };
 }
 
 /** {@link processRowEvent} before the erasure of a deleted row's history. */
@@ -116,7 +120,8 @@ async function recordAndMerge(deps: RowWorkerDeps, event: RowEvent, meta: Delive
   // A row that is (or this event makes) deleted keeps no personal data: its records are written erased.
   const erasing =
     loaded.item?.erasedAt !== undefined ||
-    ((deps.erasesOnDelete?.(event.Entity) ?? false) && (loaded.item?.status === 'deleted' || deletes(event)));
+    ((deps.erasesOnDelete?.(event.Entity) ?? false) &&
+      (loaded.item?.status === 'deleted' || deletesRow(event)));
   let found: Found = recognise(loaded.item, event, hash);
   let history: EventRecord[] | undefined;
   let earlier: EventRecord | undefined;
@@ -135,7 +140,7 @@ async function recordAndMerge(deps: RowWorkerDeps, event: RowEvent, meta: Delive
   const snapshot = familyOfEvent(event).effect === 'reconciled';
   let changes: string[] | undefined;
   if (snapshot && found.kind === 'new') {
-    const merged = project(deps, loaded.item, event, applyOptions);
+    const merged = applyErasing(loaded.item, event, applyOptions, deps.erasesOnDelete);
     if (loaded.item !== undefined && !snapshotDiff(loaded.item, merged).changed) {
       // Unless an earlier attempt recorded it (it changed the row then, and its row write failed): a
       // recorded snapshot is merged and counted whatever it changes now, so the count is the history's.
@@ -260,24 +265,6 @@ function recordHash(record: EventRecord): string {
   return record.contentHash ?? contentHash(record.body, record.eventId);
 }
 
-/** True for an event that deletes its row for good: its body carries identifiers only. */
-function deletes(event: RowEvent): boolean {
-  return familyOfEvent(event).effect === 'deleted' || isDeletedSnapshot(event);
-}
-
-/**
- * {@link apply}, then {@link eraseRowData} for a row erased already (on request) or deleted (for an
- * entity of ERASE_ON_DELETE): whatever an event merges into it, the row keeps no personal data (the
- * same row when the event is already part of it).
- */
-function project(deps: RowWorkerDeps, row: Row | undefined, event: RowEvent, options: ApplyOptions): Row {
-  const next = apply(row, event, options);
-  if (next === row) return next;
-  if (next.erasedAt !== undefined) return eraseRowData(next, next.erasedAt);
-  const erases = next.deletedAt !== undefined && (deps.erasesOnDelete?.(event.Entity) ?? false);
-  return erases ? eraseRowData(next, next.deletedAt!) : next;
-}
-
 /** Distinct events in a row's history: resends and conflicting deliveries are not events of their own. */
 function countEvents(history: EventRecord[]): number {
   return history.filter((record) => record.conflictOf === undefined && record.resendOf === undefined).length;
@@ -314,13 +301,13 @@ async function mergeRow(
     // full window and an earlier attempt (a retry) or another handler of the same message (the row
     // changed under this one) may have merged it: then the history, read after the row, counts.
     const counted = item !== undefined && olderThanWindow(item, seq) && (retry || attempt > 1);
-    const next = project(
-      deps,
+    const next = applyErasing(
       item,
       event,
       counted
         ? { ...options, eventCount: countWithHistory(item, await deps.store.listRowEvents(...key)) }
         : options,
+      deps.erasesOnDelete,
     );
     if (item !== undefined && next === item) return { row: item, outcome: 'duplicate' };
     try {
