@@ -22,8 +22,10 @@ export function applyErasing(
   erasesOnDelete: ((entity: string) => boolean) | undefined,
 ): Row {
   const next = apply(row, event, options);
-  if (next === row) return next;
-  if (next.erasedAt !== undefined) return eraseRowData(next, next.erasedAt);
-  const erases = next.deletedAt !== undefined && (erasesOnDelete?.(event.Entity) ?? false);
-  return erases ? eraseRowData(next, next.deletedAt!) : next;
+  return next !== row && isErased(next, erasesOnDelete) ? eraseRowData(next) : next;
+}
+
+/** Whether a row keeps no personal data: erased on request, or deleted for an entity of ERASE_ON_DELETE. */
+export function isErased(row: Row, erasesOnDelete: ((entity: string) => boolean) | undefined): boolean {
+  return row.erasedAt !== undefined || (row.status === 'deleted' && (erasesOnDelete?.(row.entity) ?? false));
 }

@@ -9,11 +9,20 @@ import type { Row } from '../model/types.js';
  * again whatever a newer one merges (a deleted row stays deleted). The content hashes of the recent
  * window stay too (a truncated SHA-256: they tell a redelivery from a resend, and say nothing readable).
  *
- * @example eraseRowData(row, row.deletedAt).fieldValues === undefined
+ * `erasedAt`: the time of an erasure on request, which marks the row erased whatever its status; a
+ * row kept until then. An erasure on delete sets none: the deleted status says it, and stays.
+ *
+ * @example eraseRowData(row).fieldValues === undefined
  */
-export function eraseRowData(row: Row, erasedAt: string): Row {
+export function eraseRowData(row: Row, erasedAt?: string): Row {
   const { fieldValues: _f, fieldValuesJson: _fj, values: _v, valuesJson: _vj, ...kept } = row;
-  return { ...kept, changedFields: [], changedFieldSeqs: fieldRecord(), erasedAt: row.erasedAt ?? erasedAt };
+  const at = row.erasedAt ?? erasedAt;
+  return {
+    ...kept,
+    changedFields: [],
+    changedFieldSeqs: fieldRecord(),
+    ...(at !== undefined && { erasedAt: at }),
+  };
 }
 
 /** The members of a delivery body an erased history record keeps: its identity and order, no data. */

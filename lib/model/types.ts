@@ -55,9 +55,9 @@ export interface Row {
   /** Timestamp of the oldest deleted event seen. */
   deletedAt?: string;
   /**
-   * Set when the row's personal data was erased (docs/privacy.md): its `deletedAt` for an erasure on
-   * the CRM's hard delete, the time of the request for one on request. From then on no event brings
-   * data back into the row.
+   * When the row's personal data was erased on request (docs/privacy.md): from then on no event brings
+   * data back into it. A row erased on the CRM's hard delete (ERASE_ON_DELETE) has none: its deleted
+   * status says it.
    */
   erasedAt?: string;
   /** Order keys of the newest events merged (at most RECENT_WINDOW), ascending: exact duplicate detection. */

@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { applyErasing, deletesRow } from '../erasure/project.js';
+import { applyErasing, deletesRow, isErased } from '../erasure/project.js';
 import { familyOfEvent, type RowEvent } from '../events/index.js';
 import { type Hooks, type Outcome, runHook } from '../hooks.js';
 import { jsonMembers } from '../json-text.js';
@@ -96,7 +96,7 @@ export async function processRowEvent(
   meta: DeliveryMeta,
 ): Promise<RowResult> {
   const result = await recordAndMerge(deps, event, meta);
-  if (result.row?.erasedAt === undefined) return result;
+  if (result.row === undefined || !isErased(result.row, deps.erasesOnDelete)) return result;
   // The row is erased; its history is erased after it, here and on every later event of the row (a
   // redelivery after a crash between the two redoes what is left; nothing is left, nothing is written).
   const key = [event.ContextIdentifier, event.Entity, event.PrimaryKey] as const;
@@ -119,9 +119,8 @@ async function recordAndMerge(deps: RowWorkerDeps, event: RowEvent, meta: Delive
   const loaded = await store.loadRow(...key);
   // A row that is (or this event makes) deleted keeps no personal data: its records are written erased.
   const erasing =
-    loaded.item?.erasedAt !== undefined ||
-    ((deps.erasesOnDelete?.(event.Entity) ?? false) &&
-      (loaded.item?.status === 'deleted' || deletesRow(event)));
+    (loaded.item !== undefined && isErased(loaded.item, deps.erasesOnDelete)) ||
+    ((deps.erasesOnDelete?.(event.Entity) ?? false) && deletesRow(event));
   let found: Found = recognise(loaded.item, event, hash);
   let history: EventRecord[] | undefined;
   let earlier: EventRecord | undefined;
