@@ -222,4 +222,45 @@ describe('personal data through npm start', () => {
     expect(lines.some((line) => line.includes('record failed'))).toBe(true);
     expect(lines.filter((line) => shown(line, STRINGS).length > 0)).toEqual([]);
   }, 120_000);
+  it('the CRM’s hard delete (person.deleted) erases the row and its history from the tables and their files', async () => {
+    const deletedPerson = { firstname: 'Qscwdv-Deleted', lastname: 'Efvrgb-Deleted' };
+    const created = person('person.created', 90, { FieldValues: { person_id: 90, ...deletedPerson } });
+    expect(await deliver(created)).toBe(200);
+    await expect
+      .poll(
+        async () => (await admin<{ eventCount?: number }>(`/rows/${CONTEXT}/person/90`)).body.eventCount,
+        {
+          timeout: 10_000,
+        },
+      )
+      .toBe(1);
+    const { body: info } = await admin<Info>('/info');
+    const stored = await storedForms(info, 90);
+    const strings = [...Object.values(deletedPerson), ...stored];
+    expect(Object.keys(foundUnder(join(dataDir, 'dynamodb'), strings)).length).toBeGreaterThan(0);
+
+    expect(await deliver(person('person.deleted', 90, { Values: { person_id: 90, contact_id: 1234 } }))).toBe(
+      200,
+    );
+    await expect
+      .poll(async () => (await admin<{ status?: string }>(`/rows/${CONTEXT}/person/90`)).body.status, {
+        timeout: 10_000,
+      })
+      .toBe('deleted');
+    const answers = await Promise.all(
+      [
+        `/rows/${CONTEXT}/person/90`,
+        `/rows/${CONTEXT}/person/90/events`,
+        `/events/${String(created.EventId)}`,
+      ].map(async (path) => (await fetch(`${runtime.adminUrl}${path}`)).text()),
+    );
+    expect(shown(answers.join('\n'), Object.values(deletedPerson))).toEqual([]);
+
+    outputs.push(runtime.output());
+    await runtime.stop();
+    runtime = await spawnLocalRuntime({ dataDir, env });
+    // The tables' files only: the copies in the queues and the bus (here its dead letters) are the
+    // erasure on request's to remove (docs/privacy.md).
+    expect(foundUnder(join(dataDir, 'dynamodb'), strings)).toEqual({});
+  }, 60_000);
 });
