@@ -33,6 +33,7 @@ import {
   webhooks,
 } from './ops/commands.js';
 import { serveDashboard } from './ops/dashboard.js';
+import { erase } from './ops/erase-command.js';
 import { reconcile } from './ops/reconcile-command.js';
 import { redriveSubscription, rotateSubscriptionKey } from './ops/subscription-commands.js';
 
@@ -60,6 +61,7 @@ export const COMMANDS = [
   'dashboard',
   'redrive-subscription',
   'rotate-subscription-key',
+  'erase',
 ] as const;
 
 const USAGE = `usage: npm run ops -- <${COMMANDS.join('|')}> --stage S [options] (--help lists them)`;
@@ -80,6 +82,8 @@ export const HELP = `Usage: npm run ops -- <command> --stage S [--region R] [opt
   dashboard [--port P]                 the dashboard on 127.0.0.1:P (default 3002)
   redrive-subscription <name> [--max N]        a subscription's DLQ → its target again
   rotate-subscription-key <name> < key         a url subscription's API key, in SSM and in effect
+  erase --context C [--entity E --id N]        a row's personal data (or a whole tenant's) erased:
+                                       row, history, parked and dead-letter messages (docs/privacy.md)
 
 Region and credentials come from the usual AWS environment (AWS_REGION, AWS_PROFILE, ...), or --region.
 --help, -h lists this.`;
@@ -168,6 +172,8 @@ export async function main(
       return gaps(ops, outputs, values.context);
     case 'reconcile':
       return reconcile(ops, outputs, values);
+    case 'erase':
+      return erase(ops, outputs, values);
     case 'backfill-row-index':
       return backfillRowIndexOnStage(ops, outputs, {
         progress: (line) => process.stderr.write(`${line}\n`),
@@ -201,6 +207,8 @@ const OPTIONS = {
   from: { type: 'string' },
   to: { type: 'string' },
   entities: { type: 'string' },
+  entity: { type: 'string' },
+  id: { type: 'string' },
   full: { type: 'boolean', default: false },
   event: { type: 'string' },
   events: { type: 'boolean', default: false },

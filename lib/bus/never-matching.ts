@@ -42,6 +42,10 @@ const LIFECYCLE_FIELDS = [
   'apiCalls',
   'durationMs',
   'error',
+  'entity',
+  'primaryKey',
+  'erasedAt',
+  'rows',
 ] as const satisfies readonly LifecycleField[];
 const everyLifecycleField: Exclude<LifecycleField, (typeof LIFECYCLE_FIELDS)[number]> extends never
   ? true

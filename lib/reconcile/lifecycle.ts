@@ -1,5 +1,6 @@
 import type { BusEntry } from '../bus/entry.js';
 import { SOURCE } from '../bus/entry.js';
+import type { RowErasedDetail } from '../erasure/erased-event.js';
 import type { ScopeSource } from './cursor.js';
 
 /**
@@ -40,6 +41,8 @@ export interface LifecycleDetails {
     /** One line, no credentials. */
     error: string;
   };
+  /** An erasure on request (lib/erasure/request.ts): keys and counts, never data. */
+  'receiver.row.erased': RowErasedDetail;
 }
 export type LifecycleType = keyof LifecycleDetails;
 
@@ -49,6 +52,7 @@ export const LIFECYCLE_TYPES = [
   'receiver.webhook.reactivated',
   'receiver.reconcile.completed',
   'receiver.reconcile.failed',
+  'receiver.row.erased',
 ] as const satisfies readonly LifecycleType[];
 
 /** The bus entry of a lifecycle event; publish it through the workers' EventPublisher. */

@@ -442,7 +442,7 @@ describe('tables', () => {
         TableName: `${PREFIX}-${key}`,
         BillingMode: 'PAY_PER_REQUEST',
         KeySchema: keys[key],
-        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true, RecoveryPeriodInDays: 35 },
         DeletionProtectionEnabled: { 'Fn::If': ['IsProduction', true, false] },
       });
       expect(table).not.toHaveProperty('ProvisionedThroughput');
