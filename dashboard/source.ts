@@ -59,7 +59,7 @@ export interface RedriveResult {
   failureReason?: string;
 }
 
-/** Reconciliation as a source offers it (issue 25): whether a gap can be recovered, and how to ask. */
+/** Reconciliation as a source offers it: whether a gap can be recovered, and how to ask. */
 export interface Reconciliation {
   /** False without CRM_API_URL: nothing can fetch a gap's changes back. */
   enabled: boolean;

@@ -7,7 +7,7 @@
  *   so that scanners (405s, bodies without the event headers) do not keep an alarm firing;
  * - Lambda Errors and Throttles of every function of serverless.yml;
  * - DynamoDB read and write throttles of every table (and of its indexes);
- * - reconciliation (issue 25): a request in the reconcile DLQ, a run that gave up (ReconcileFailed), a
+ * - reconciliation: a request in the reconcile DLQ, a run that gave up (ReconcileFailed), a
  *   webhook the poll could not set Active again (WebhookNotReactivated);
  * - optionally, a heartbeat: no delivery accepted for `heartbeatHours` hours.
  */

@@ -36,7 +36,7 @@ export const METRIC = {
   ReactivationFailures: 'ReactivationFailures',
   /** A webhook not Active, or not staying Active, after 3 re-activations in a row (once until it lasts); the alarm webhook-not-reactivated watches it. */
   WebhookNotReactivated: 'WebhookNotReactivated',
-  /** A reconcile run ended (issue 25): its counters are in its receiver.reconcile.completed event. */
+  /** A reconcile run ended: its counters are in its receiver.reconcile.completed event. */
   ReconcileCompleted: 'ReconcileCompleted',
   /** A reconcile run gave up (receiver.reconcile.failed); the alarm reconcile-failed watches it. */
   ReconcileFailed: 'ReconcileFailed',

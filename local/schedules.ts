@@ -98,7 +98,7 @@ type ScheduledHandler = (event: unknown, context: Context) => unknown;
  * Invokes each schedule's handler at the start and then every `everyMs`, with EventBridge's Scheduled
  * Event (or the schedule's `input`) and a Lambda context of the function's timeout. At the start, not
  * one period later as a new rule would: on AWS the rule went on ticking while the receiver was away,
- * so a restarted runtime must not wait a period before it polls the CRM again (issue 25's convergence
+ * so a restarted runtime must not wait a period before it polls the CRM again (the convergence goal:
  * within 60 s of the receiver's return). An error is logged with the function's name; the next tick
  * runs as usual.
  */

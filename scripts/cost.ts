@@ -5,7 +5,7 @@
  * Item sizes (so write units) are those of real rows and history records, log bytes those the
  * handlers print at the stage's log level, access log bytes those of serverless.yml's format filled in
  * from the same requests. `tsx scripts/cost.ts` prints the tables in docs/deploy.md: per worker batch size,
- * the total beside the floor (what the architecture must pay per event, issue 26) and their ratio, on the
+ * the total beside the floor (what the architecture must pay per event) and their ratio, on the
  * HTTP API and on the function URL, without and with subscriptions. Each section of the output is one
  * function in {@link SECTIONS}; a new one is added there.
  */
@@ -445,7 +445,7 @@ export function logBytesPerEvent(measured: Measured, advancedLogging: boolean, b
 }
 
 /**
- * One line of a cost table. `floor`: what the architecture must pay per event (issue 26): one HTTP API
+ * One line of a cost table. `floor`: what the architecture must pay per event: one HTTP API
  * request, the ingest's invocation, one SendMessage and its share of a receive and a delete, the worker's
  * invocation, one write each for the history and the row, one read of the row, the metric lines the
  * alarms need; with subscriptions, what EventBridge itself charges. `httpApi`: paid only behind the HTTP
@@ -661,7 +661,7 @@ export async function workerBatchSection(): Promise<string[]> {
   return out;
 }
 
-// ---------------------------------------------------------------- reconciliation (issue 25)
+// ---------------------------------------------------------------- reconciliation
 
 /**
  * What reconciliation assumes (docs/deploy.md, "Cost per million events"): the reconcile function waits on

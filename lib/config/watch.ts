@@ -5,7 +5,7 @@ type Env = Record<string, string | undefined>;
 /** Which webhooks the poll sets Active again: none, those the CRM disabled for errors, or Stopped ones too. */
 export type ReactivatePolicy = 'off' | 'too-many-errors' | 'stopped-too';
 
-/** The watch of the receiver's webhooks in the CRM (issue 25, items 2(b) and 5). */
+/** The watch of the receiver's webhooks in the CRM. */
 export interface WatchConfig {
   /** RECONCILE_POLL_SECONDS: seconds between two polls of the CRM's webhooks (default 300, at least 10). */
   pollSeconds: number;

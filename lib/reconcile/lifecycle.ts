@@ -4,7 +4,7 @@ import type { RowErasedDetail } from '../erasure/erased-event.js';
 import type { ScopeSource } from './cursor.js';
 
 /**
- * The receiver's own events on the bus (issue 25), subscribable in subscriptions.yml like any event:
+ * The receiver's own events on the bus, subscribable in subscriptions.yml like any event:
  * a gap of a webhook, a webhook set Active again, a reconcile's end. `source` is the receiver's.
  */
 export interface LifecycleDetails {

@@ -48,7 +48,7 @@ export interface PollReport {
 }
 
 /**
- * One poll of the receiver's webhooks in the CRM (issue 25, 2(b) and 5), at most once per
+ * One poll of the receiver's webhooks in the CRM, at most once per
  * RECONCILE_POLL_SECONDS whoever calls it. The receiver's webhooks are the CRM's webhooks of each
  * context named as its deliveries were (and aimed at RECEIVER_URL when set); for each, the state and
  * error counters against the last poll ({@link watchStep}) may enqueue a reconcile (reason `poll`) and

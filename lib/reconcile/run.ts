@@ -65,7 +65,7 @@ export const PAGE_RESERVE_MS = 5_000;
 const BEGINNING = new Date(0);
 
 /**
- * One invocation's share of a reconcile (issue 25): the tenant's state (not running: carry on later,
+ * One invocation's share of a reconcile: the tenant's state (not running: carry on later,
  * no failure), the entities it covers (lib/reconcile/scope.ts, once per run), then per entity the
  * archive's rows changed since `from` (every row when `full`), each a `<entity>.reconciled` snapshot
  * at F = the page's CRM time, sent to the row's queue; then the CRM's ids against the stored rows,

@@ -12,7 +12,7 @@ const CONCURRENCY = 50;
 /** Raw conditional puts measured against dynalite before the load. */
 const RAW_PUTS = 2000;
 
-/** The load of issue 6: 20,000 events over 2,000 rows, 10 % duplicates, shuffled, 50 senders. */
+/** The load run: 20,000 events over 2,000 rows, 10 % duplicates, shuffled, 50 senders. */
 export const LOAD = { events: 20_000, rows: 2_000, duplicates: 10, concurrency: 50 } as const;
 
 export interface LoadRun {
@@ -152,7 +152,7 @@ export function payloadInLogs(output: string): string[] {
   return lines.length === 0 ? [] : [`${lines.length} log lines carry a payload`];
 }
 
-/** Local events/s over dynalite's raw conditional-put rate in the same run (issue 26's figure). */
+/** Local events/s over dynalite's raw conditional-put rate in the same run . */
 export const ratio = (run: LoadRun): string =>
   (run.report.eventsPerSecond / Math.max(1, run.rawDynamoPutPerSecond)).toFixed(2);
 

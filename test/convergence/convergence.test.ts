@@ -21,7 +21,7 @@ import { freePort, type RuntimeProcess, spawnLocalRuntime } from '../support/loc
 import { startSkewedCrm } from '../support/skewed-crm.js';
 
 /**
- * Issue 25's proof: `npm start` and the CRM simulator (`startCrm`, the real sender's policy: 3
+ * Reconciliation's proof: `npm start` and the CRM simulator (`startCrm`, the real sender's policy: 3
  * attempts, discard, TooManyErrors after 9 failures), the receiver killed for 20 s while the CRM keeps
  * changing rows of four entities, a list and a custom table; changes, deletes and creates while the webhook is disabled, a row
  * changed twice, a change that raises no event. Then the receiver returns on the same DATA_DIR and,
