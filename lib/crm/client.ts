@@ -133,9 +133,11 @@ export function createCrmClient(options: CrmClientOptions) {
     if (continuation === undefined)
       for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
     const { body, response } = await getJson(context, url);
-    const page = body as { 'odata.nextLink'?: unknown; value?: unknown };
+    const page = (body ?? {}) as { 'odata.nextLink'?: unknown; value?: unknown };
     if (!Array.isArray(page.value))
       throw new CrmApiError(`GET ${url.pathname}: the answer has no value array`, context);
+    if (page.value.some((row) => typeof row !== 'object' || row === null))
+      throw new CrmApiError(`GET ${url.pathname}: the answer's value holds a row that is no object`, context);
     const next = typeof page['odata.nextLink'] === 'string' ? page['odata.nextLink'] : undefined;
     return {
       rows: page.value as Array<Record<string, unknown>>,

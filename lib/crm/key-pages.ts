@@ -90,7 +90,8 @@ function keysIn(
     const key = Number(row.PrimaryKey);
     if (typeof row.PrimaryKey !== 'string' && typeof row.PrimaryKey !== 'number')
       throw new CrmPagingError(`${where.what}: the CRM answered a row without a PrimaryKey`, where.context);
-    if (!Number.isSafeInteger(key))
+    // A key as text is its digits only (Number would read '' as 0 and '1e3' as 1000).
+    if (!Number.isSafeInteger(key) || (typeof row.PrimaryKey === 'string' && !/^-?\d+$/.test(row.PrimaryKey)))
       throw new CrmPagingError(
         `${where.what}: the CRM answered the PrimaryKey ${JSON.stringify(String(row.PrimaryKey).slice(0, 40))}, not a whole number`,
         where.context,

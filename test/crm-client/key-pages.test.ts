@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   CRM_TABLES,
+  CrmApiError,
   type CrmClient,
   CrmPagingError,
   createCrmClient,
@@ -146,5 +147,46 @@ describe('paging by key against a CRM that does not answer as asked', () => {
     const ids = await idKeys(client);
     expect(ids).toHaveLength(1000);
     expect(crm.asked).toHaveLength(7);
+  });
+});
+
+/** A CRM of the test's own whose tenant runs and whose archive always answers `archive` (200, JSON). */
+async function answeringCrm(archive: unknown) {
+  const server = await startServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://crm');
+    res.writeHead(200, { 'content-type': 'application/json', date: new Date().toUTCString() });
+    res.end(JSON.stringify(url.pathname.endsWith('/archive/dynamic') ? archive : { IsRunning: true }));
+  });
+  close = server.close;
+  return createCrmClient({
+    apiUrl: `${server.url}/{ContextIdentifier}/api/v1`,
+    credentials: { '*': BASIC },
+    limits: { pageSize: 2, perSecond: 1000 },
+  });
+}
+
+describe('an archive answer of the wrong shape', () => {
+  it.each([
+    ['an empty text', ''],
+    ['blanks', '  '],
+    ['a number written with an exponent', '1e3'],
+  ])('a PrimaryKey of %s is refused in one line, not read as a key (0, 1000)', async (_, key) => {
+    const client = await answeringCrm({ value: [{ PrimaryKey: key, 'contact.contact_id': key }] });
+    await expect(changedKeys(client)).rejects.toThrow(
+      /^the archive's contact: the CRM answered the PrimaryKey ".*", not a whole number$/,
+    );
+    await expect(idKeys(client)).rejects.toBeInstanceOf(CrmPagingError);
+  });
+
+  it.each([
+    ['null', null],
+    ['a value array holding null', { value: [null] }],
+  ])('%s is a CrmApiError naming the call, not a TypeError', async (_, body) => {
+    const client = await answeringCrm(body);
+    const error = await changedKeys(client).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CrmApiError);
+    expect((error as Error).message).toMatch(
+      /^GET \/Cust1\/api\/v1\/archive\/dynamic: the answer('s value)? (has no value array|holds a row that is no object)$/,
+    );
   });
 });
