@@ -5,7 +5,7 @@ import { CrmApiError } from './errors.js';
 import { type CrmResponse, ExchangeError, exchange, jsonOf } from './http.js';
 import { type AskKeyRange, type KeyPage, keyRange, pageAfterKey, wholeNumber } from './key-pages.js';
 import { createTenantLimiter } from './limiter.js';
-import { createSecretSet, remembering, scrubbing } from './scrub.js';
+import { createSecretSet, readablePart, remembering, scrubbing } from './scrub.js';
 import type { CrmTable } from './tables.js';
 import { createWebhookApi } from './webhooks.js';
 
@@ -313,9 +313,13 @@ export function okJson(response: CrmResponse, context: string, what: string): un
     } catch {
       // not JSON: its text
     }
+    // Cut by the scrub at the client's boundary, once credentials are out: one cut in two here would
+    // no longer be found.
     const line =
-      typeof text === 'string' ? (text.trim().split('\n', 1)[0] ?? '').replace(/\s+/g, ' ').trim() : '';
-    const reason = line === '' ? '' : `: ${line.slice(0, 200)}`;
+      typeof text === 'string'
+        ? (readablePart(text).trim().split('\n', 1)[0] ?? '').replace(/\s+/g, ' ').trim()
+        : '';
+    const reason = line === '' ? '' : `: ${line}`;
     throw new CrmApiError(`${what} answered HTTP ${response.status}${reason}`, context, {
       status: response.status,
     });
