@@ -87,6 +87,34 @@ describe('snapshots are never ordered by the CRM API’s Date header (a real ser
     expect((await world.receiver.store.getRow(context, 'contact', 1))?.changedFields).toEqual([]);
   }, 60_000);
 
+  it('(a) with the row dated in the future by the CRM (its updated in 2099): a live change delivered between the read and the answer still wins', async () => {
+    const context = 'CustClockFuture';
+    const rig = await lostChange(context);
+    Object.assign(world.proxy.options, {
+      stampDelayMs: 1_500,
+      updatedAs: '2099-01-01T00:00:00',
+      afterRead: async () => {
+        world.proxy.options.afterRead = undefined;
+        const live = world.target.received.length;
+        world.crm.core.change(context, {
+          op: 'change',
+          table: 'contact',
+          id: 1,
+          fields: { category_idx: 8 },
+        });
+        await deliverSince(live);
+      },
+    });
+    try {
+      await reconcile(rig, context);
+    } finally {
+      Object.assign(world.proxy.options, { stampDelayMs: 0, afterRead: undefined, updatedAs: undefined });
+    }
+    const row = await world.receiver.store.getRow(context, 'contact', 1);
+    expect(row?.lastEvent).toBe('contact.changed');
+    expect(row?.changedFields).toContain('category_idx');
+  }, 60_000);
+
   it('(b) a Date 10 minutes ahead: the lost change is applied and every live change after the recovery wins, a soft delete too; the skew is said', async () => {
     const context = 'CustClockB';
     const rig = await lostChange(context);

@@ -10,6 +10,8 @@ export interface SkewedCrmOptions {
   afterRead?: () => Promise<void>;
   /** Archive values that are numbers are answered as their text (`5` → `"5"`). */
   numbersAsText?: boolean;
+  /** Archive rows' `updated` answered as this (a row the CRM dated in the future, or garbage). */
+  updatedAs?: string;
 }
 
 /** Headers of one hop, not forwarded (fetch sets its own). */
@@ -36,6 +38,8 @@ export async function startSkewedCrm(target: string, options: SkewedCrmOptions =
       let text = await answer.text();
       if (url.pathname.toLowerCase().endsWith('/archive/dynamic') && answer.status === 200) {
         if (options.numbersAsText) text = JSON.stringify(numbersAsText(JSON.parse(text)));
+        if (options.updatedAs !== undefined)
+          text = JSON.stringify(updatedAs(JSON.parse(text), options.updatedAs));
         await options.afterRead?.();
         if (options.stampDelayMs) await sleep(options.stampDelayMs);
       }
@@ -65,6 +69,18 @@ function numbersAsText(page: { value?: Array<Record<string, unknown>> }) {
           name,
           typeof value === 'number' && name !== 'PrimaryKey' ? String(value) : value,
         ]),
+      ),
+    ),
+  };
+}
+
+/** An archive answer whose rows' `<table>.updated` all read `value`. */
+function updatedAs(page: { value?: Array<Record<string, unknown>> }, value: string) {
+  return {
+    ...page,
+    value: page.value?.map((row) =>
+      Object.fromEntries(
+        Object.entries(row).map(([name, v]) => [name, name.endsWith('.updated') ? value : v]),
       ),
     ),
   };
