@@ -19,7 +19,7 @@ const since = new Date('2026-11-27T11:00:00Z');
  * page for ever, or in key order with the key 2 entering the listing after the first request (a row
  * changed meanwhile).
  */
-type Mode = 'text' | 'reversed' | 'no-next-link' | 'endless' | 'late';
+type Mode = 'text' | 'reversed' | 'no-next-link' | 'endless' | 'late' | 'no-top';
 
 /**
  * A CRM of the test's own (a real HTTP server): the tenant is running, and the archive lists the
@@ -44,7 +44,7 @@ async function archiveCrm(rows: number, mode: Mode) {
     if (mode === 'late' && asked.length === 1) keys = keys.filter((key) => key !== 2);
     if (mode !== 'endless') keys = keys.filter((key) => key > after && key <= upTo);
     if (mode === 'text') keys.sort((a, b) => String(a).localeCompare(String(b)));
-    const page = keys.slice(0, top);
+    const page = mode === 'no-top' ? keys : keys.slice(0, top);
     if (mode === 'reversed') page.reverse();
     const more = mode === 'endless' || keys.length > top;
     answer({
@@ -127,6 +127,15 @@ describe('paging by key against a CRM that does not answer as asked', () => {
     expect(changed).toEqual(['1', '2', '3', '4', '5']);
     // [1, 3], its check finds 2; [1, 2] again, its check; [3, 4] with no gap after 2; [5].
     expect(crm.asked).toHaveLength(6);
+  });
+
+  it('a CRM that ignores $top (every row in one page): refused in one line, no page larger than asked reaches the run', async () => {
+    const crm = await archiveCrm(50, 'no-top');
+    close = crm.server.close;
+    await expect(changedKeys(crm.client)).rejects.toThrow(
+      /^the archive's contact: the CRM answered 50 rows to a page of 2 \(\$top\): it ignores \$top$/,
+    );
+    await expect(idKeys(crm.client)).rejects.toBeInstanceOf(CrmPagingError);
   });
 
   it('the rows of each page answered in reverse are listed in key order, none lost', async () => {
