@@ -198,6 +198,8 @@ export function createCrmClient(options: CrmClientOptions) {
         base(context);
         const url = new URL(`/api/state/${context}`, origin);
         const { body } = await getJson(context, url, { authorize: false });
+        if (typeof body !== 'object' || body === null)
+          throw new CrmApiError(`GET ${url.pathname}: the answer is no state`, context);
         const { State, IsRunning, Api } = body as Record<string, unknown>;
         const state = typeof State === 'string' ? State : 'Unknown';
         return IsRunning === true

@@ -199,3 +199,20 @@ describe('an archive answer of the wrong shape', () => {
     );
   });
 });
+
+describe('a state answer of the wrong shape', () => {
+  it('null is a CrmApiError naming the call, not a TypeError', async () => {
+    const server = await startServer((_req: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('null');
+    });
+    close = server.close;
+    const client = createCrmClient({
+      apiUrl: `${server.url}/{ContextIdentifier}/api/v1`,
+      credentials: { '*': BASIC },
+    });
+    const error = await client.tenantState('Cust1').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CrmApiError);
+    expect((error as Error).message).toBe('GET /api/state/Cust1: the answer is no state');
+  });
+});
