@@ -10,8 +10,6 @@ export interface SkewedCrmOptions {
   afterRead?: () => Promise<void>;
   /** Archive values that are numbers are answered as their text (`5` → `"5"`). */
   numbersAsText?: boolean;
-  /** Archive rows' `updated` answered as this (a row the CRM dated in the future, or garbage). */
-  updatedAs?: string;
   /** Each archive row answered as this makes of it (a field of the wrong shape). */
   rowAs?: (row: Record<string, unknown>) => Record<string, unknown>;
 }
@@ -45,8 +43,6 @@ export async function startSkewedCrm(target: string, options: SkewedCrmOptions =
           const page = JSON.parse(text) as { value?: Array<Record<string, unknown>> };
           text = JSON.stringify({ ...page, value: page.value?.map(options.rowAs) });
         }
-        if (options.updatedAs !== undefined)
-          text = JSON.stringify(updatedAs(JSON.parse(text), options.updatedAs));
         await options.afterRead?.();
         if (options.stampDelayMs) await sleep(options.stampDelayMs);
       }
@@ -80,18 +76,6 @@ function numbersAsText(page: { value?: Array<Record<string, unknown>> }) {
           name,
           typeof value === 'number' && name !== 'PrimaryKey' ? String(value) : value,
         ]),
-      ),
-    ),
-  };
-}
-
-/** An archive answer whose rows' `<table>.updated` all read `value`. */
-function updatedAs(page: { value?: Array<Record<string, unknown>> }, value: string) {
-  return {
-    ...page,
-    value: page.value?.map((row) =>
-      Object.fromEntries(
-        Object.entries(row).map(([name, v]) => [name, name.endsWith('.updated') ? value : v]),
       ),
     ),
   };
