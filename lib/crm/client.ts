@@ -5,7 +5,7 @@ import { CrmApiError } from './errors.js';
 import { type CrmResponse, ExchangeError, exchange, jsonOf } from './http.js';
 import { type AskKeyRange, type KeyPage, keyRange, pageAfterKey, wholeNumber } from './key-pages.js';
 import { createTenantLimiter } from './limiter.js';
-import { createSecretSet, remembering, scrubbing } from './scrub.js';
+import { createSecretSet, readablePart, remembering, scrubbing } from './scrub.js';
 import type { CrmTable } from './tables.js';
 import { createWebhookApi } from './webhooks.js';
 
@@ -133,9 +133,11 @@ export function createCrmClient(options: CrmClientOptions) {
     if (continuation === undefined)
       for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
     const { body, response } = await getJson(context, url);
-    const page = body as { 'odata.nextLink'?: unknown; value?: unknown };
+    const page = (body ?? {}) as { 'odata.nextLink'?: unknown; value?: unknown };
     if (!Array.isArray(page.value))
       throw new CrmApiError(`GET ${url.pathname}: the answer has no value array`, context);
+    if (page.value.some((row) => typeof row !== 'object' || row === null))
+      throw new CrmApiError(`GET ${url.pathname}: the answer's value holds a row that is no object`, context);
     const next = typeof page['odata.nextLink'] === 'string' ? page['odata.nextLink'] : undefined;
     return {
       rows: page.value as Array<Record<string, unknown>>,
@@ -196,6 +198,8 @@ export function createCrmClient(options: CrmClientOptions) {
         base(context);
         const url = new URL(`/api/state/${context}`, origin);
         const { body } = await getJson(context, url, { authorize: false });
+        if (typeof body !== 'object' || body === null)
+          throw new CrmApiError(`GET ${url.pathname}: the answer is no state`, context);
         const { State, IsRunning, Api } = body as Record<string, unknown>;
         const state = typeof State === 'string' ? State : 'Unknown';
         return IsRunning === true
@@ -311,9 +315,13 @@ export function okJson(response: CrmResponse, context: string, what: string): un
     } catch {
       // not JSON: its text
     }
+    // Cut by the scrub at the client's boundary, once credentials are out: one cut in two here would
+    // no longer be found.
     const line =
-      typeof text === 'string' ? (text.trim().split('\n', 1)[0] ?? '').replace(/\s+/g, ' ').trim() : '';
-    const reason = line === '' ? '' : `: ${line.slice(0, 200)}`;
+      typeof text === 'string'
+        ? (readablePart(text).trim().split('\n', 1)[0] ?? '').replace(/\s+/g, ' ').trim()
+        : '';
+    const reason = line === '' ? '' : `: ${line}`;
     throw new CrmApiError(`${what} answered HTTP ${response.status}${reason}`, context, {
       status: response.status,
     });

@@ -26,7 +26,7 @@ const PAGE_ATTEMPTS = 2;
 /**
  * The page of rows after `afterKey`, checked rather than trusted: every key a whole number after
  * `afterKey` (else the CRM ignores the key filter and paging would never end), the rows sorted by
- * key, and more to come while a page is full (`pageSize` rows) or the CRM gives a next link. Before
+ * key, at most `pageSize` of them, and more to come while a page is full (`pageSize` rows) or the CRM gives a next link. Before
  * paging on past the page's last key, one more call (skipped when the page's keys leave no gap)
  * asks for the keys up to it: one the page left out means the CRM does not answer in key order, and
  * paging on would skip it (or, once, that a row entered the listing between the two calls: the page
@@ -64,6 +64,12 @@ async function sortedPage(
   where: { context: string; what: string },
 ): Promise<{ page: RawPage; keys: number[] }> {
   const page = await ask(afterKey, undefined, pageSize);
+  // A page is the run's unit of work (a read of each row's stored copy at once): never larger than asked.
+  if (page.rows.length > pageSize)
+    throw new CrmPagingError(
+      `${where.what}: the CRM answered ${page.rows.length} rows to a page of ${pageSize} ($top): it ignores $top`,
+      where.context,
+    );
   const keyed = keysIn(page, afterKey, undefined, where).map((key, index) => ({
     key,
     row: page.rows[index]!,
@@ -90,7 +96,8 @@ function keysIn(
     const key = Number(row.PrimaryKey);
     if (typeof row.PrimaryKey !== 'string' && typeof row.PrimaryKey !== 'number')
       throw new CrmPagingError(`${where.what}: the CRM answered a row without a PrimaryKey`, where.context);
-    if (!Number.isSafeInteger(key))
+    // A key as text is its digits only (Number would read '' as 0 and '1e3' as 1000).
+    if (!Number.isSafeInteger(key) || (typeof row.PrimaryKey === 'string' && !/^-?\d+$/.test(row.PrimaryKey)))
       throw new CrmPagingError(
         `${where.what}: the CRM answered the PrimaryKey ${JSON.stringify(String(row.PrimaryKey).slice(0, 40))}, not a whole number`,
         where.context,

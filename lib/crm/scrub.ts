@@ -40,12 +40,31 @@ export function scrubText(text: string, known: Iterable<string> = []): string {
 
 /** {@link scrubText} with the known values' forms already listed, longest first ({@link formsOfAll}). */
 function scrubForms(text: string, forms: readonly string[]): string {
-  let out = text.slice(0, MAX_READ_CHARS);
+  let out = readable(text);
   for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
   for (const [shape, replacement] of SHAPES)
     out = out.replace(shape, replacement as string & ((match: string) => string));
   const line = out.replace(/\s+/g, ' ').trim();
   return line.length <= MAX_CRM_TEXT_CHARS ? line : `${line.slice(0, MAX_CRM_TEXT_CHARS - 1)}…`;
+}
+
+/**
+ * The first {@link MAX_READ_CHARS} of `text`, less a word the cut split (its start would be no known
+ * value any more): what of the CRM's text is read at all.
+ */
+export function readablePart(text: string): string {
+  return text.length > MAX_READ_CHARS ? text.slice(0, MAX_READ_CHARS).replace(/\S+$/, '') : text;
+}
+
+/**
+ * {@link readablePart} with the escapes other encoders write where {@link formsOf}'s do not (`\u002B`
+ * and `\/` of a .NET or PHP JSON writer, `%2b` in lower case) in the forms it lists.
+ */
+function readable(text: string): string {
+  return readablePart(text)
+    .replace(/\\u([0-9a-fA-F]{4})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    .replaceAll('\\/', '/')
+    .replace(/%[0-9a-f]{2}/gi, (code) => code.toUpperCase());
 }
 
 /** Every form of every value, longest first (so a value inside another is removed after it). */

@@ -72,12 +72,22 @@ export function createWebhookApi({ base, getJson, scrub }: Deps) {
       target.searchParams.set('$select', fields.map((field) => `webhook_usage.${field}`).join(','));
       target.searchParams.set('$filter', `webhook_usage.webhook_usage_id eq ${id}`);
       const { body } = await getJson(context, target);
-      const row = (body as { value?: Array<Record<string, unknown>> }).value?.[0];
-      if (!row) return undefined;
+      const row = (body as { value?: Array<Record<string, unknown>> } | null)?.value?.[0];
+      if (typeof row !== 'object' || row === null) return undefined;
+      const [totalCalls, totalErrors, consecutiveErrors] = [
+        'total_calls',
+        'total_errors',
+        'consecutive_errors',
+      ]
+        .map((name) => Number(row[`webhook_usage.${name}`] ?? 0))
+        .map((count) => (Number.isSafeInteger(count) && count >= 0 ? count : undefined));
+      // Counters that are no counts are none (the state is still watched), never NaN in the memory.
+      if (totalCalls === undefined || totalErrors === undefined || consecutiveErrors === undefined)
+        return undefined;
       return {
-        totalCalls: Number(row['webhook_usage.total_calls'] ?? 0),
-        totalErrors: Number(row['webhook_usage.total_errors'] ?? 0),
-        consecutiveErrors: Number(row['webhook_usage.consecutive_errors'] ?? 0),
+        totalCalls,
+        totalErrors,
+        consecutiveErrors,
         lastError: scrub(String(row['webhook_usage.last_error'] ?? '')),
       };
     },

@@ -33,8 +33,9 @@ export function rowWrittenAt(values: Readonly<Record<string, unknown>>): number 
  * sender's clock, and never earlier than the row's last write. The CRM read the row after the request
  * started, so its start on the sender's clock (`senderAheadMs`: how far the sender's clock is ahead of
  * the receiver's, 0 when unknown) bounds it; a row written after that (during the request) is ordered
- * at its own `updated`/`registered` ({@link rowWrittenAt}), but never after the answer arrived: a
- * `updated` in the future cannot order a snapshot after the live changes to come. Never the answer's
+ * at its own `updated`/`registered` ({@link rowWrittenAt}), but never after the answer arrived; one
+ * dated further in the future than the clocks' error ({@link CLOCK_SKEW_BOUND_MS}) is no time of a read
+ * (ordered at the answer, it would beat a live change made while the answer was on its way). Never the answer's
  * `Date`: a server may stamp it late, or run fast or slow.
  *
  * So a live change after the read wins, and a change the receiver lost (its `updated` later than the
@@ -46,8 +47,12 @@ export function snapshotTime(
   senderAheadMs = 0,
 ): Date {
   const started = exchange.requestedAt + senderAheadMs;
-  const written = rowWrittenAt(values) ?? started;
-  return new Date(Math.min(Math.max(written, started), exchange.answeredAt + senderAheadMs));
+  const answered = exchange.answeredAt + senderAheadMs;
+  let written = rowWrittenAt(values);
+  // Dated past the answer by more than the clocks can be off (a row the CRM dates in the future): no
+  // time the CRM read it at, so the request's start, as for a row without one.
+  if (written !== undefined && written > answered + CLOCK_SKEW_BOUND_MS) written = undefined;
+  return new Date(Math.min(Math.max(written ?? started, started), answered));
 }
 
 /**

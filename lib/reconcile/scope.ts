@@ -24,6 +24,8 @@ export const NOT_RECONCILED = {
   noSample: 'no stored row to learn its fields from',
   noWebhookApi: (status: number | undefined) =>
     `the CRM refused the webhook listing (HTTP ${status ?? '?'}): lists and custom tables unknown; name them in entities`,
+  noWebhooks:
+    'the CRM lists no webhook of the context: lists and custom tables unknown; name them in entities',
 } as const;
 
 /**
@@ -55,7 +57,7 @@ export async function shapeOf(
  * webhooks in the CRM name in their Events (one `listWebhooks`), which the receiver stores
  * (ENTITIES); else, when the CRM refuses the webhook listing (an app without the webhook agent) or
  * lists no webhook, the fixed entities the receiver holds rows of for the context (lists and custom
- * tables cannot be found that way: said, when refused). Each one the run cannot reconcile is left
+ * tables cannot be found that way: said). Each one the run cannot reconcile is left
  * out with its reason, never silently: no table in the CRM (`quote`: its events carry no
  * FieldValues), a list or custom table with no stored row to learn its fields from, an entity named
  * in `entities` that ENTITIES leaves out.
@@ -93,7 +95,7 @@ async function webhookEntities(
 ): Promise<string[] | undefined> {
   try {
     const webhooks = await deps.crm.listWebhooks(context);
-    if (webhooks.length === 0) return undefined;
+    if (webhooks.length === 0) return dynamicUnknown(notReconciled, NOT_RECONCILED.noWebhooks);
     const named = new Set(
       webhooks.flatMap((webhook) => webhook.Events.map((event) => familyOf(event)?.entity)),
     );
@@ -103,11 +105,15 @@ async function webhookEntities(
     return [...FIXED_ENTITIES.filter((entity) => named.has(entity)), ...dynamic.sort()];
   } catch (error) {
     if (!isRefusal(error)) throw error;
-    const refused = NOT_RECONCILED.noWebhookApi(error.status);
-    notReconciled['list.*'] = refused;
-    notReconciled['y_*'] = refused;
-    return undefined;
+    return dynamicUnknown(notReconciled, NOT_RECONCILED.noWebhookApi(error.status));
   }
+}
+
+/** No scope from the webhooks: the lists and custom tables, which stored rows cannot name, said left out. */
+function dynamicUnknown(notReconciled: Record<string, string>, why: string): undefined {
+  notReconciled['list.*'] = why;
+  notReconciled['y_*'] = why;
+  return undefined;
 }
 
 /** The fixed entities the receiver stores and holds rows of for `context` (one index Query each). */

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   CRM_TABLES,
+  CrmApiError,
   type CrmClient,
   CrmPagingError,
   createCrmClient,
@@ -18,7 +19,7 @@ const since = new Date('2026-11-27T11:00:00Z');
  * page for ever, or in key order with the key 2 entering the listing after the first request (a row
  * changed meanwhile).
  */
-type Mode = 'text' | 'reversed' | 'no-next-link' | 'endless' | 'late';
+type Mode = 'text' | 'reversed' | 'no-next-link' | 'endless' | 'late' | 'no-top';
 
 /**
  * A CRM of the test's own (a real HTTP server): the tenant is running, and the archive lists the
@@ -43,7 +44,7 @@ async function archiveCrm(rows: number, mode: Mode) {
     if (mode === 'late' && asked.length === 1) keys = keys.filter((key) => key !== 2);
     if (mode !== 'endless') keys = keys.filter((key) => key > after && key <= upTo);
     if (mode === 'text') keys.sort((a, b) => String(a).localeCompare(String(b)));
-    const page = keys.slice(0, top);
+    const page = mode === 'no-top' ? keys : keys.slice(0, top);
     if (mode === 'reversed') page.reverse();
     const more = mode === 'endless' || keys.length > top;
     answer({
@@ -128,6 +129,15 @@ describe('paging by key against a CRM that does not answer as asked', () => {
     expect(crm.asked).toHaveLength(6);
   });
 
+  it('a CRM that ignores $top (every row in one page): refused in one line, no page larger than asked reaches the run', async () => {
+    const crm = await archiveCrm(50, 'no-top');
+    close = crm.server.close;
+    await expect(changedKeys(crm.client)).rejects.toThrow(
+      /^the archive's contact: the CRM answered 50 rows to a page of 2 \(\$top\): it ignores \$top$/,
+    );
+    await expect(idKeys(crm.client)).rejects.toBeInstanceOf(CrmPagingError);
+  });
+
   it('the rows of each page answered in reverse are listed in key order, none lost', async () => {
     const crm = await archiveCrm(12, 'reversed');
     close = crm.server.close;
@@ -146,5 +156,63 @@ describe('paging by key against a CRM that does not answer as asked', () => {
     const ids = await idKeys(client);
     expect(ids).toHaveLength(1000);
     expect(crm.asked).toHaveLength(7);
+  });
+});
+
+/** A CRM of the test's own whose tenant runs and whose archive always answers `archive` (200, JSON). */
+async function answeringCrm(archive: unknown) {
+  const server = await startServer((req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://crm');
+    res.writeHead(200, { 'content-type': 'application/json', date: new Date().toUTCString() });
+    res.end(JSON.stringify(url.pathname.endsWith('/archive/dynamic') ? archive : { IsRunning: true }));
+  });
+  close = server.close;
+  return createCrmClient({
+    apiUrl: `${server.url}/{ContextIdentifier}/api/v1`,
+    credentials: { '*': BASIC },
+    limits: { pageSize: 2, perSecond: 1000 },
+  });
+}
+
+describe('an archive answer of the wrong shape', () => {
+  it.each([
+    ['an empty text', ''],
+    ['blanks', '  '],
+    ['a number written with an exponent', '1e3'],
+  ])('a PrimaryKey of %s is refused in one line, not read as a key (0, 1000)', async (_, key) => {
+    const client = await answeringCrm({ value: [{ PrimaryKey: key, 'contact.contact_id': key }] });
+    await expect(changedKeys(client)).rejects.toThrow(
+      /^the archive's contact: the CRM answered the PrimaryKey ".*", not a whole number$/,
+    );
+    await expect(idKeys(client)).rejects.toBeInstanceOf(CrmPagingError);
+  });
+
+  it.each([
+    ['null', null],
+    ['a value array holding null', { value: [null] }],
+  ])('%s is a CrmApiError naming the call, not a TypeError', async (_, body) => {
+    const client = await answeringCrm(body);
+    const error = await changedKeys(client).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CrmApiError);
+    expect((error as Error).message).toMatch(
+      /^GET \/Cust1\/api\/v1\/archive\/dynamic: the answer('s value)? (has no value array|holds a row that is no object)$/,
+    );
+  });
+});
+
+describe('a state answer of the wrong shape', () => {
+  it('null is a CrmApiError naming the call, not a TypeError', async () => {
+    const server = await startServer((_req: IncomingMessage, res: ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('null');
+    });
+    close = server.close;
+    const client = createCrmClient({
+      apiUrl: `${server.url}/{ContextIdentifier}/api/v1`,
+      credentials: { '*': BASIC },
+    });
+    const error = await client.tenantState('Cust1').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(CrmApiError);
+    expect((error as Error).message).toBe('GET /api/state/Cust1: the answer is no state');
   });
 });

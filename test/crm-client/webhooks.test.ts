@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CrmApiError } from '../../lib/crm/index.js';
+import { CrmApiError, createCrmClient } from '../../lib/crm/index.js';
 import type { RunningCrm } from '../../tools/crm/start.js';
 import { startTarget } from '../crm/support.js';
-import { clientOf, simulator, systemUser } from './support.js';
+import { BASIC, clientOf, simulator, startServer, systemUser } from './support.js';
 
 let crm: RunningCrm;
 let stop: () => Promise<void>;
@@ -59,5 +59,27 @@ describe('the webhooks of a tenant', () => {
     expect(await client.activateWebhook('Cust1', 1)).toMatchObject({ WebhookId: 1, State: 'Active' });
     expect(target.of('test')).toHaveLength(2);
     await expect(client.getWebhook('Cust1', 7)).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('usage counters of the wrong shape', () => {
+  it.each([
+    ['null', null],
+    ['a row that is null', { value: [null] }],
+    ['a count that is no number', { value: [{ 'webhook_usage.total_errors': 'n/a' }] }],
+  ])('%s: no counters (undefined), not a TypeError or NaN', async (_, body) => {
+    const server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    });
+    try {
+      const client = createCrmClient({
+        apiUrl: `${server.url}/{ContextIdentifier}/api/v1`,
+        credentials: { '*': BASIC },
+      });
+      expect(await client.webhookUsage('Cust1', 1)).toBeUndefined();
+    } finally {
+      await server.close();
+    }
   });
 });

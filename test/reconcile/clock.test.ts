@@ -49,32 +49,38 @@ async function reconcile(rig: Awaited<ReturnType<typeof lostChange>>, context: s
   return { completed, card: recovery?.reconcile };
 }
 
+/**
+ * A reconcile through the skewed server whose answer is stamped 1.5 s after the rows were read, and,
+ * once meanwhile, a change of the row delivered and queued (`options`: more of the server's).
+ */
+async function reconcileWithLateChange(
+  rig: Awaited<ReturnType<typeof lostChange>>,
+  context: string,
+  options: Partial<typeof world.proxy.options> = {},
+) {
+  Object.assign(world.proxy.options, {
+    skewMs: 0,
+    stampDelayMs: 1_500,
+    ...options,
+    afterRead: async () => {
+      world.proxy.options.afterRead = undefined;
+      const live = world.target.received.length;
+      world.crm.core.change(context, { op: 'change', table: 'contact', id: 1, fields: { category_idx: 8 } });
+      await deliverSince(live);
+    },
+  });
+  try {
+    await reconcile(rig, context);
+  } finally {
+    Object.assign(world.proxy.options, { stampDelayMs: 0, afterRead: undefined, rowAs: undefined });
+  }
+}
+
 describe('snapshots are never ordered by the CRM API’s Date header (a real server in front of the simulator)', () => {
   it('(a) a Date stamped 1.5 s after the rows were read: a live change delivered in between wins over the snapshot', async () => {
     const context = 'CustClockA';
     const rig = await lostChange(context);
-    let live = world.target.received.length;
-    Object.assign(world.proxy.options, {
-      skewMs: 0,
-      stampDelayMs: 1_500,
-      // Once, while the answer waits to be stamped: a change of the row, delivered and queued.
-      afterRead: async () => {
-        world.proxy.options.afterRead = undefined;
-        live = world.target.received.length;
-        world.crm.core.change(context, {
-          op: 'change',
-          table: 'contact',
-          id: 1,
-          fields: { category_idx: 8 },
-        });
-        await deliverSince(live);
-      },
-    });
-    try {
-      await reconcile(rig, context);
-    } finally {
-      Object.assign(world.proxy.options, { stampDelayMs: 0, afterRead: undefined });
-    }
+    await reconcileWithLateChange(rig, context);
 
     // The live change is newer than the snapshot: its fields stay marked as changed since the values.
     const row = await world.receiver.store.getRow(context, 'contact', 1);
@@ -85,6 +91,17 @@ describe('snapshots are never ordered by the CRM API’s Date header (a real ser
     const after = await compareRows(world.crm, world.receiver.store, context);
     expect(after.stored).toEqual(after.crm);
     expect((await world.receiver.store.getRow(context, 'contact', 1))?.changedFields).toEqual([]);
+  }, 60_000);
+
+  it('(a) with the row dated in the future by the CRM (its updated in 2099): a live change delivered between the read and the answer still wins', async () => {
+    const context = 'CustClockFuture';
+    const rig = await lostChange(context);
+    await reconcileWithLateChange(rig, context, {
+      rowAs: (row) => ({ ...row, 'contact.updated': '2099-01-01T00:00:00' }),
+    });
+    const row = await world.receiver.store.getRow(context, 'contact', 1);
+    expect(row?.lastEvent).toBe('contact.changed');
+    expect(row?.changedFields).toContain('category_idx');
   }, 60_000);
 
   it('(b) a Date 10 minutes ahead: the lost change is applied and every live change after the recovery wins, a soft delete too; the skew is said', async () => {

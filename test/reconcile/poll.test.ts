@@ -13,6 +13,7 @@ import { clientOf, simulator, startServer } from '../crm-client/support.js';
 import { FakePublisher } from '../support/bus.js';
 import { SECRET } from '../support/delivery.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { startSkewedCrm } from '../support/skewed-crm.js';
 import { type LocalSqs, reconcileQueueOn, startLocalSqs } from '../support/sqs.js';
 import { countingQueue, startReceiver } from '../support/watch.js';
 import { quietObservability } from '../support/workers.js';
@@ -285,6 +286,22 @@ describe('the poll of the receiver’s webhooks in the CRM (simulator, dynalite,
     await w.failChanges(3);
     // The second re-activation in a row: one interval's wait (as after a first), not more.
     expect((await w.poll()).reactivated).toBe(1);
+  });
+
+  it('usage counters the CRM answers as no number are read as no counters: no window at every poll, the webhook still watched', async () => {
+    const proxy = await startSkewedCrm('http://unset');
+    cleanups.push(proxy.close);
+    const w = await world({}, (crm) => {
+      proxy.retarget(crm.url);
+      return clientOf(crm, { apiUrl: proxy.apiUrl }) as CrmClient;
+    });
+    proxy.options.rowAs = (row) => ({ ...row, 'webhook_usage.total_errors': 'n/a' });
+    const reports = [await w.poll(), await w.poll(), await w.poll()];
+    expect(reports.map((report) => [report.failed.length, report.enqueued, report.webhooks])).toEqual([
+      [0, 0, 1],
+      [0, 0, 1],
+      [0, 0, 1],
+    ]);
   });
 
   it('a CRM that never answers does not hold the poll past its budget', async () => {

@@ -51,11 +51,13 @@ describe('the entities a run without entities= covers', () => {
     });
   });
 
-  it('no webhook in the CRM: the fixed entities the receiver holds rows of for the context', async () => {
+  it('no webhook in the CRM: the fixed entities the receiver holds rows of for the context, and the lists and tables said unknown (a list held is not left out silently)', async () => {
     const deps = depsOf({ webhooks: [], stored: HELD });
+    const why =
+      'the CRM lists no webhook of the context: lists and custom tables unknown; name them in entities';
     expect(await runScope(request('Cust1', { full: true }), deps, new Map())).toEqual({
       entities: ['contact', 'ticket'],
-      notReconciled: {},
+      notReconciled: { 'list.*': why, 'y_*': why },
       scopeFrom: 'stored rows',
     });
   });

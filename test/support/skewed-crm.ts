@@ -10,6 +10,8 @@ export interface SkewedCrmOptions {
   afterRead?: () => Promise<void>;
   /** Archive values that are numbers are answered as their text (`5` → `"5"`). */
   numbersAsText?: boolean;
+  /** Each archive row answered as this makes of it (a field of the wrong shape). */
+  rowAs?: (row: Record<string, unknown>) => Record<string, unknown>;
 }
 
 /** Headers of one hop, not forwarded (fetch sets its own). */
@@ -21,11 +23,12 @@ const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-e
  * rows; optionally with the archive's numbers written as text. The options can change between calls.
  */
 export async function startSkewedCrm(target: string, options: SkewedCrmOptions = {}) {
+  let origin = target;
   const server = await startServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', async () => {
-      const url = new URL(req.url ?? '/', target);
+      const url = new URL(req.url ?? '/', origin);
       const headers = Object.fromEntries(
         Object.entries(req.headers).filter(
           (entry): entry is [string, string] => typeof entry[1] === 'string' && !HOP_HEADERS.has(entry[0]),
@@ -36,6 +39,10 @@ export async function startSkewedCrm(target: string, options: SkewedCrmOptions =
       let text = await answer.text();
       if (url.pathname.toLowerCase().endsWith('/archive/dynamic') && answer.status === 200) {
         if (options.numbersAsText) text = JSON.stringify(numbersAsText(JSON.parse(text)));
+        if (options.rowAs !== undefined) {
+          const page = JSON.parse(text) as { value?: Array<Record<string, unknown>> };
+          text = JSON.stringify({ ...page, value: page.value?.map(options.rowAs) });
+        }
         await options.afterRead?.();
         if (options.stampDelayMs) await sleep(options.stampDelayMs);
       }
@@ -50,6 +57,10 @@ export async function startSkewedCrm(target: string, options: SkewedCrmOptions =
   return {
     ...server,
     options,
+    /** Answers what the simulator at `to` (its origin) answers from now on. */
+    retarget(to: string) {
+      origin = to;
+    },
     /** The API base to give the client, with `{ContextIdentifier}` in it. */
     apiUrl: `${server.url}/{ContextIdentifier}/api/v1`,
   };

@@ -18,9 +18,13 @@ describe('a snapshot’s time (F): never the answer’s Date', () => {
     );
     const never = { updated: '0001-01-01T00:00:00', registered: '2026-12-06T10:00:01.2+00:00' };
     expect(snapshotTime(never, exchange).toISOString()).toBe('2026-12-06T10:00:01.200Z');
-    // A `updated` in the future orders nothing after the answer's arrival.
-    expect(snapshotTime({ updated: '2027-01-01T00:00:00Z' }, exchange).toISOString()).toBe(
+    // A `updated` in the future orders nothing after the answer's arrival; one far in the future is
+    // no time of a read: the request's start.
+    expect(snapshotTime({ updated: '2026-12-06T10:00:30Z' }, exchange).toISOString()).toBe(
       '2026-12-06T10:00:01.500Z',
+    );
+    expect(snapshotTime({ updated: '2027-01-01T00:00:00Z' }, exchange).toISOString()).toBe(
+      '2026-12-06T10:00:00.000Z',
     );
   });
 
