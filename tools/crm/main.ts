@@ -15,6 +15,7 @@ Commands:
   rows <table> [id]                         status (webhooks, counters, discarded events)
   stop-webhook [id]    start-webhook [id]   (default webhook 1; start sends the test delivery first)
   stream [--rate 20] [--rows 200] [--for 60s]
+  tenant <Running|Suspended|OfflineMaintenance|MigrationPending|Deleted|move>   (move: a new host, 421 at the old)
   faults [--rate-limit N] [--unavailable 20s] [--slow 500ms]   (no option: none)
 Tables: ${[...TABLES.keys()].join(', ')}
 Settings: CRM_PORT, CRM_DATA_DIR (.crm-data), CRM_CONTEXT (Cust12345), CRM_TARGET_URL (npm start's
@@ -154,6 +155,9 @@ async function main(argv: string[]): Promise<number> {
       console.log(`webhook ${webhook.id} is ${webhook.state}`);
       return 0;
     }
+    case 'tenant':
+      print(await client.tenant(table === 'move' ? { move: true } : { state: table }));
+      return 0;
     case 'faults':
       print(
         await client.faults({
