@@ -30,6 +30,7 @@ import { localReconciliation } from './reconciliation.js';
 import { ensureQueues, ensureTables, hasIndex, type LocalQueue } from './resources.js';
 import { loadSchedules, startSchedules } from './schedules.js';
 import { type SqsEmulator, startSqsEmulator } from './sqs-emulator.js';
+import { startLocalSsm } from './ssm-endpoint.js';
 import { StartupError } from './startup-error.js';
 import { ensureSecret, type LocalSecret } from './webhook-secret.js';
 
@@ -184,7 +185,9 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
       throw portError('EVENTBRIDGE_PORT', options.eventbridgePort ?? 0, error);
     });
     undo.push(eventBus.close);
-    const resources = await createResources(options, startedWith, clients);
+    const ssm = await startLocalSsm(dataDir, () => env.WEBHOOK_SECRETS?.trim() || undefined);
+    undo.push(ssm.close);
+    const resources = await createResources(options, startedWith, clients, ssm.endpoint);
     const app = await createServers(options, startedWith, clients, resources, eventBus);
     undo.push(app.untapMetrics);
     // The ports before any worker polls: a busy one stops the start.
@@ -223,6 +226,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
         await app.ingest.close();
         await Promise.all([...mappings.map((mapping) => mapping.stop()), schedules.stop()]);
         await eventBus.close();
+        await ssm.close();
         const left = describeQueued(resources.queues, (name) => sqsEmulator.peek(name).length);
         if (left) log(`${left} (${join(dataDir, SQS_JOURNAL)})`);
         app.admin.closeAllConnections();
@@ -284,7 +288,12 @@ function localClients(sqsEmulator: SqsEmulator, dynamoEmulator: DynamoEmulator, 
  * The queues and tables of infra/resources.yml, the journaled messages put back, and the functions'
  * environment pointed at all of it (the webhook secret included).
  */
-async function createResources(options: LocalRuntimeOptions, startedWith: Started, clients: Clients) {
+async function createResources(
+  options: LocalRuntimeOptions,
+  startedWith: Started,
+  clients: Clients,
+  ssmEndpoint: string,
+) {
   const { env, log, dataDir, region, sqsEmulator, dynamoEmulator } = startedWith;
   const definitions = loadDefinitions({ stage: options.stage ?? 'local' });
   const [queues] = await Promise.all([
@@ -312,6 +321,7 @@ async function createResources(options: LocalRuntimeOptions, startedWith: Starte
     credentials: clients.credentials,
     sqsEmulator,
     dynamoEmulator,
+    ssmEndpoint,
     log,
   });
   return { definitions, queues, tables, secret: ensureSecret(env, dataDir) };

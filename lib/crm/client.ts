@@ -5,6 +5,7 @@ import { CrmApiError } from './errors.js';
 import { type CrmResponse, ExchangeError, exchange, jsonOf } from './http.js';
 import { createTenantLimiter } from './limiter.js';
 import type { CrmTable } from './tables.js';
+import { createWebhookAdmin } from './webhook-admin.js';
 import { createWebhookApi } from './webhooks.js';
 
 export interface CrmClientOptions {
@@ -249,6 +250,7 @@ export function createCrmClient(options: CrmClientOptions) {
     },
 
     ...createWebhookApi({ base, getJson }),
+    ...createWebhookAdmin({ base, call, okJson }),
   };
 }
 
