@@ -84,12 +84,12 @@ export async function retireDueSecrets(deps: TenantDeps): Promise<number> {
     if (due.length === 0) continue;
     const prints = due.map((entry) => entry.fingerprint);
     await changeSecretSet(deps, (set) => withoutSecrets(set, record.context, prints));
-    const written = await deps.tenants.put({
-      ...record,
-      secrets: record.secrets.filter((entry) => !prints.includes(entry.fingerprint)),
-      updatedAt: iso(now),
-    });
+    const secrets = record.secrets.filter((entry) => !prints.includes(entry.fingerprint));
+    const written = await deps.tenants.put({ ...record, secrets, updatedAt: iso(now) });
     if (written) retired += due.length;
+    // Deliveries taken during the grace period marked the offboarded context again: the poll forgets it.
+    if (written && record.status === 'offboarded' && secrets.length === 0)
+      await deps.tenants.forgetDeliveries(record.context);
   }
   return retired;
 }

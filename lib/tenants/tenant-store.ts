@@ -2,12 +2,15 @@ import {
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
+  paginateQuery,
   paginateScan,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { collect, conditional, defined, versionedPut } from '../store/dynamo-calls.js';
 import { VersionConflictError } from '../store/errors.js';
+import { WEBHOOK_SK_PREFIX } from '../store/keys.js';
+import { OPS_CONTEXT } from '../store/watch-memory.js';
 
 /** Where a tenant is in its life with the receiver. */
 export const TENANT_STATUSES = ['onboarding', 'active', 'offboarding', 'offboarded'] as const;
@@ -52,6 +55,11 @@ export interface TenantStore {
   /** Takes the lease on `key` for `ms` unless another owner holds one that has not expired. */
   lease(key: string, owner: string, ms: number): Promise<boolean>;
   release(key: string, owner: string): Promise<void>;
+  /**
+   * Deletes what makes the poll watch a context and schedule its full passes: its webhook state items,
+   * its last-accepted markers and the poll's memory of it. Answers how many items it deleted.
+   */
+  forgetDeliveries(context: string): Promise<number>;
 }
 
 export function dynamoTenantStore({
@@ -68,7 +76,37 @@ export function dynamoTenantStore({
       throw new Error(`${table}: the tenant record of ${String(item.context)} is not one this version reads`);
     return parsed.data;
   };
+  const keysOf = async (partition: string, prefixes: readonly string[]) => {
+    const items = await collect(
+      paginateQuery(
+        { client },
+        {
+          TableName: table,
+          KeyConditionExpression: '#c = :c',
+          ExpressionAttributeNames: { '#c': 'context' },
+          ExpressionAttributeValues: { ':c': partition },
+          ProjectionExpression: '#c, sk',
+          ConsistentRead: true,
+        },
+      ),
+    );
+    return items.filter((item) =>
+      prefixes.some((prefix) =>
+        prefix.endsWith('#') ? String(item.sk).startsWith(prefix) : item.sk === prefix,
+      ),
+    );
+  };
   return {
+    async forgetDeliveries(context) {
+      const keys = [
+        ...(await keysOf(context, [WEBHOOK_SK_PREFIX, 'accepted#'])),
+        // A prefix ends in `#`; anything else is a whole sort key (`full#Cust1`, not `full#Cust10`).
+        ...(await keysOf(OPS_CONTEXT, [`watch#${context}#`, `full#${context}`])),
+      ];
+      for (const key of keys)
+        await client.send(new DeleteCommand({ TableName: table, Key: { context: key.context, sk: key.sk } }));
+      return keys.length;
+    },
     async get(context) {
       const answer = await client.send(
         new GetCommand({ TableName: table, Key: { context, sk: RECORD_SK }, ConsistentRead: true }),
