@@ -32,6 +32,7 @@ import { loadSchedules, startSchedules } from './schedules.js';
 import { type SqsEmulator, startSqsEmulator } from './sqs-emulator.js';
 import { startLocalSsm } from './ssm-endpoint.js';
 import { StartupError } from './startup-error.js';
+import { localTenants } from './tenants.js';
 import { ensureSecret, type LocalSecret } from './webhook-secret.js';
 
 export interface LocalRuntimeOptions {
@@ -225,6 +226,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
         app.state.ready = false;
         await app.ingest.close();
         await Promise.all([...mappings.map((mapping) => mapping.stop()), schedules.stop()]);
+        app.tenants.stop();
         await eventBus.close();
         await ssm.close();
         const left = describeQueued(resources.queues, (name) => sqsEmulator.peek(name).length);
@@ -367,6 +369,15 @@ async function createServers(
     ready: false,
   };
   const reconciliation = localReconciliation(env, queues, clients.sqs);
+  const tenants = localTenants({
+    env,
+    doc,
+    webhooksTable: tables.webhooks!,
+    region,
+    credentials: clients.credentials,
+    targetUrl: () => state.info?.urls.webhook ?? '',
+    log,
+  });
   const admin = createAdminServer({
     source: createLocalSource({
       store,
@@ -389,8 +400,9 @@ async function createServers(
     // cpuMs: what this process has spent, every thread (the emulators' too): bench load's CPU per event.
     info: () => ({ ...state.info, dataDir, queues, tables, cpuMs: cpuMs() }),
     dashboard: createDashboard(),
+    tenants,
   });
-  return { functions, handlers, ingest, admin, untapMetrics, state, reconciliation };
+  return { functions, handlers, ingest, admin, untapMetrics, state, reconciliation, tenants };
 }
 
 /** Both servers listening (the ingest on `host`, the admin API on loopback); their ports. */

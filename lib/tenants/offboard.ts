@@ -2,7 +2,7 @@ import { nowOf, type TenantDeps, TenantError } from './deps.js';
 import { withLease } from './lease.js';
 import { tenantEvent } from './lifecycle.js';
 import { newRecord, saveRecord } from './records.js';
-import { retireOthers } from './secrets.js';
+import { retireOthers, retireTime } from './secrets.js';
 import type { TenantRecord } from './tenant-store.js';
 import { describeWebhooks, findWebhooks } from './webhooks.js';
 
@@ -51,7 +51,8 @@ export async function offboard(
     }
     await deps.tenants.forgetDeliveries(context);
     const stored = (await deps.tenants.get(context)) ?? newRecord(deps, context);
-    const { dataWebhookId: _, stateWebhookId: __, ...rest } = retireOthers(deps, stored);
+    const retireAt = retireTime(deps);
+    const { dataWebhookId: _, stateWebhookId: __, ...rest } = retireOthers(stored, retireAt);
     const offboardedAt = new Date(nowOf(deps)).toISOString();
     const record = await saveRecord(deps, {
       ...rest,
@@ -69,7 +70,6 @@ export async function offboard(
           `${context}'s rows and history are not erased yet: this version has no whole-tenant erase`,
         );
     }
-    const retireAt = new Date(nowOf(deps) + deps.graceMs).toISOString();
     await tenantEvent(deps, 'receiver.tenant.offboarded', {
       context,
       webhooksDeleted: deleted,

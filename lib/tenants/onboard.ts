@@ -4,7 +4,7 @@ import { withLease } from './lease.js';
 import { tenantEvent } from './lifecycle.js';
 import { newRecord, saveRecord } from './records.js';
 import { fingerprint, newSecret } from './secret-set.js';
-import { acceptSecret, currentSecret, retireOthers, waitAccepted } from './secrets.js';
+import { acceptSecret, currentSecret, retireOthers, retireTime, waitAccepted } from './secrets.js';
 import type { TenantRecord } from './tenant-store.js';
 import { describeWebhooks, findWebhooks, sameEvents, stateEventsOf } from './webhooks.js';
 
@@ -63,7 +63,7 @@ export async function onboard(
       const save = (next: TenantRecord) => saveRecord(deps, next);
       record = await acceptSecret(deps, record, secret, save);
       // A secret the webhook may still sign with (adopted) stays accepted for the grace period.
-      record = await save(retireOthers(deps, record, fingerprint(secret)));
+      record = await save(retireOthers(record, retireTime(deps), fingerprint(secret)));
       changes.push('a new secret accepted');
     } else await waitAccepted(deps, record, record.secrets.find((entry) => !entry.retireAt)!.fingerprint);
 

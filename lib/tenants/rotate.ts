@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CrmApiError } from '../crm/index.js';
-import { nowOf, type TenantDeps, TenantError } from './deps.js';
+import { type TenantDeps, TenantError } from './deps.js';
 import { withLease } from './lease.js';
 import { tenantEvent } from './lifecycle.js';
 import { saveRecord } from './records.js';
 import { fingerprint, newSecret } from './secret-set.js';
-import { acceptSecret, retireOthers } from './secrets.js';
+import { acceptSecret, retireOthers, retireTime } from './secrets.js';
 import type { TenantRecord } from './tenant-store.js';
 
 /** Attempts of one PATCH the CRM answers 409 (another change of the webhook under way). */
@@ -31,8 +31,8 @@ export async function rotateSecret(
     record = await acceptSecret(deps, record, secret, save);
     const ids = [record.dataWebhookId, record.stateWebhookId].filter((id): id is number => id !== undefined);
     for (const id of ids) await patchSecret(deps, context, id, secret);
-    record = await save(retireOthers(deps, record, fingerprint(secret)));
-    const retireAt = new Date(nowOf(deps) + deps.graceMs).toISOString();
+    const retireAt = retireTime(deps);
+    record = await save(retireOthers(record, retireAt, fingerprint(secret)));
     await tenantEvent(deps, 'receiver.tenant.rotated', { context, webhookIds: ids, retireAt });
     return { record, retireAt };
   });

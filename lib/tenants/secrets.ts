@@ -57,13 +57,17 @@ export async function waitAccepted(deps: TenantDeps, record: TenantRecord, print
   if (left > 0) await sleepOf(deps)(left);
 }
 
-/** The record with every secret but `keep` set to retire after the grace period (those already retiring keep their time). */
-export function retireOthers(deps: TenantDeps, record: TenantRecord, keep?: string): TenantRecord {
-  const at = iso(nowOf(deps) + deps.graceMs);
+/** When a secret replaced now stops being accepted: after the grace period. */
+export function retireTime(deps: TenantDeps): string {
+  return iso(nowOf(deps) + deps.graceMs);
+}
+
+/** The record with every secret but `keep` set to retire at `retireAt` (those already retiring keep their time). */
+export function retireOthers(record: TenantRecord, retireAt: string, keep?: string): TenantRecord {
   return {
     ...record,
     secrets: record.secrets.map((entry) =>
-      entry.fingerprint === keep || entry.retireAt !== undefined ? entry : { ...entry, retireAt: at },
+      entry.fingerprint === keep || entry.retireAt !== undefined ? entry : { ...entry, retireAt },
     ),
   };
 }
