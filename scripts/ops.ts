@@ -35,6 +35,13 @@ import {
 import { serveDashboard } from './ops/dashboard.js';
 import { reconcile } from './ops/reconcile-command.js';
 import { redriveSubscription, rotateSubscriptionKey } from './ops/subscription-commands.js';
+import {
+  isTenantCommand,
+  parseTenantArgs,
+  TENANT_COMMANDS,
+  TENANT_HELP,
+  tenantCommand,
+} from './ops/tenant-commands.js';
 
 /**
  * The clients of every command, CloudWatch and EventBridge for the dashboard and the subscriptions, SSM for
@@ -62,7 +69,7 @@ export const COMMANDS = [
   'rotate-subscription-key',
 ] as const;
 
-const USAGE = `usage: npm run ops -- <${COMMANDS.join('|')}> --stage S [options] (--help lists them)`;
+const USAGE = `usage: npm run ops -- <${[...COMMANDS, ...TENANT_COMMANDS].join('|')}> --stage S [options] (--help lists them)`;
 
 /** What `--help` prints: every command and its options. */
 export const HELP = `npm run ops -- <command> --stage S [--region R] [options]
@@ -80,6 +87,7 @@ export const HELP = `npm run ops -- <command> --stage S [--region R] [options]
   dashboard [--port P]                 the dashboard on 127.0.0.1:P (default 3002)
   redrive-subscription <name> [--max N]        a subscription's DLQ → its target again
   rotate-subscription-key <name> < key         a url subscription's API key, in SSM and in effect
+${TENANT_HELP}
 
 Region and credentials come from the usual AWS environment (AWS_REGION, AWS_PROFILE, ...), or --region.`;
 const ROOT = join(import.meta.dirname, '..');
@@ -94,6 +102,7 @@ export async function main(
   clients?: DashboardClients,
   input: () => Promise<string> = readStdin,
 ): Promise<unknown> {
+  if (isTenantCommand(argv)) return tenants(argv, clients);
   const { values, positionals } = parseCommandLine(argv);
   if (values.help) return HELP;
   const [command, ...rest] = positionals;
@@ -188,6 +197,16 @@ export async function main(
     default:
       throw new OpsError(USAGE);
   }
+}
+
+/** A tenant command (scripts/ops/tenant-commands.ts), with the SSM and EventBridge clients it needs. */
+async function tenants(argv: string[], clients: DashboardClients | undefined): Promise<unknown> {
+  const { command, values } = parseTenantArgs(argv);
+  if (values.stage === undefined) throw new OpsError(`--stage is missing; ${USAGE}`);
+  const ops = clients ?? (await awsClients(values.region));
+  const ssm = ops.ssm ?? new SSMClient({ region: values.region });
+  const outputs = await readOutputs(ops, values.stage);
+  return tenantCommand({ ...ops, ssm }, outputs, values.stage, command, values);
 }
 
 /** The arguments parsed, or an OpsError naming the unknown option or missing value in one line. */

@@ -35,7 +35,10 @@ export interface Answered {
  * GetParameter (the local SSM endpoint, cached `maxAgeSeconds`), dynalite's webhooks table for the
  * records and leases, and the tenant deps over all of it.
  */
-export async function startTenantWorld(options: { graceMs?: number; retryDelaysMs?: [number, number] } = {}) {
+export async function startTenantWorld(
+  options: { graceMs?: number; retryDelaysMs?: [number, number]; secretsParameter?: string } = {},
+) {
+  const parameter = options.secretsParameter ?? LOCAL_SECRETS_PARAMETER;
   const dir = mkdtempSync(join(tmpdir(), 'tenants-'));
   const crm: RunningCrm = await startCrm({
     dataDir: join(dir, 'crm'),
@@ -47,7 +50,7 @@ export async function startTenantWorld(options: { graceMs?: number; retryDelaysM
   const ssmClient = new SSMClient({ region: REGION, endpoint: ssm.endpoint, credentials: CREDENTIALS });
   const config = readIngestConfig({
     ...Object.fromEntries(Object.values(QUEUE_ENV_VARS).map((name) => [name, `http://queue/${name}`])),
-    WEBHOOK_SECRETS_PARAMETER: LOCAL_SECRETS_PARAMETER,
+    WEBHOOK_SECRETS_PARAMETER: parameter,
     WEBHOOK_SECRETS_MAX_AGE_SECONDS: '1',
   });
   const policy = createPolicySource(
@@ -93,7 +96,7 @@ export async function startTenantWorld(options: { graceMs?: number; retryDelaysM
   });
   const deps: TenantDeps = {
     crm: crmClient,
-    secrets: ssmSecretSet({ client: ssmClient, name: LOCAL_SECRETS_PARAMETER }),
+    secrets: ssmSecretSet({ client: ssmClient, name: parameter }),
     tenants: dynamoTenantStore({ client: dynamo.doc, table: tables.webhooks }),
     targetUrl,
     stateEventToken: undefined,
