@@ -9,6 +9,7 @@ import { createCrmClient } from '../lib/crm/index.js';
 import { SECRET_GRACE_MS } from '../lib/tenants/deps.js';
 import { ssmSecretSet } from '../lib/tenants/secret-set.js';
 import { createTenantService, type TenantService } from '../lib/tenants/service.js';
+import { tenantEndpoints } from '../lib/tenants/tenant-state.js';
 import { dynamoTenantStore } from '../lib/tenants/tenant-store.js';
 import { LOCAL_SECRETS_MAX_AGE_SECONDS, LOCAL_SECRETS_PARAMETER } from './ssm-endpoint.js';
 
@@ -53,9 +54,15 @@ export function localTenants(with_: {
   const publisher = env.EVENT_BUS_NAME
     ? createEventBridgePublisher({ client: eventBridge, eventBusName: env.EVENT_BUS_NAME })
     : undefined;
+  const endpoints = tenantEndpoints();
   const service = createTenantService(
     {
-      crm: createCrmClient({ apiUrl: config.apiUrl, credentials: config.credentials }),
+      crm: createCrmClient({
+        apiUrl: config.apiUrl,
+        credentials: config.credentials,
+        apiBaseOf: endpoints.apiBaseOf,
+      }),
+      follow: endpoints.follow,
       secrets: ssmSecretSet({ client: ssm, name: LOCAL_SECRETS_PARAMETER }),
       tenants: dynamoTenantStore({ client: with_.doc, table: with_.webhooksTable }),
       get targetUrl() {

@@ -17,6 +17,11 @@ export interface CrmClientOptions {
   limits?: Partial<CrmLimits>;
   /** Milliseconds the caller may still spend; unbounded by default. */
   timeLeftMs?: () => number;
+  /**
+   * A tenant's API base when it is not CRM_API_URL's (`https://sod3.../Cust1/api/v1`, from its state's
+   * `Api`: the tenant moved); undefined for CRM_API_URL's.
+   */
+  apiBaseOf?: (context: string) => string | undefined;
   /** Replaces the credential step (OAuth client credentials, later). */
   authorizer?: Authorizer;
   random?: () => number;
@@ -75,7 +80,7 @@ export function createCrmClient(options: CrmClientOptions) {
         `${JSON.stringify(context)} is not a ContextIdentifier (letters, digits, _ and -)`,
         context,
       );
-    return options.apiUrl.replace(CONTEXT_PLACEHOLDER, context);
+    return options.apiBaseOf?.(context) ?? options.apiUrl.replace(CONTEXT_PLACEHOLDER, context);
   };
   const authorizer =
     options.authorizer ??

@@ -40,6 +40,8 @@ export interface TenantDeps {
   graceMs: number;
   /** Who runs the command (`ops@host`, `admin-api`), in leases. */
   owner: string;
+  /** Points the CRM client at a tenant's API as its state names it (lib/tenants/tenant-state.ts). */
+  follow?: (context: string, api: string) => void;
   /** Publishes a lifecycle event; none by default. */
   publish?: (entry: BusEntry) => Promise<void>;
   sleep?: (ms: number) => Promise<void>;

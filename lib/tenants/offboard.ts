@@ -3,6 +3,7 @@ import { withLease } from './lease.js';
 import { tenantEvent } from './lifecycle.js';
 import { newRecord, saveRecord } from './records.js';
 import { retireOthers, retireTime } from './secrets.js';
+import { observeState } from './tenant-state.js';
 import type { TenantRecord } from './tenant-store.js';
 import { describeWebhooks, findWebhooks } from './webhooks.js';
 
@@ -30,7 +31,8 @@ export async function offboard(
 ): Promise<OffboardResult> {
   return withLease(deps, context, async () => {
     const notes: string[] = [];
-    const state = await deps.crm.tenantState(context);
+    const stored = (await deps.tenants.get(context)) ?? newRecord(deps, context);
+    const { state, fields } = await observeState(deps, context, stored.version > 0 ? stored : undefined);
     const deleted: number[] = [];
     if (state.state === 'Deleted') notes.push(`${context} is Deleted in the CRM: its webhooks went with it`);
     else if (!state.running)
@@ -50,14 +52,14 @@ export async function offboard(
         );
     }
     await deps.tenants.forgetDeliveries(context);
-    const stored = (await deps.tenants.get(context)) ?? newRecord(deps, context);
+    const current = (await deps.tenants.get(context)) ?? stored;
     const retireAt = retireTime(deps);
-    const { dataWebhookId: _, stateWebhookId: __, ...rest } = retireOthers(stored, retireAt);
+    const { dataWebhookId: _, stateWebhookId: __, ...rest } = retireOthers(current, retireAt);
     const offboardedAt = new Date(nowOf(deps)).toISOString();
     const record = await saveRecord(deps, {
       ...rest,
+      ...fields,
       status: 'offboarded',
-      tenantState: state.state,
       offboardedAt,
     });
     let erased = false;

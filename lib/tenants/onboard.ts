@@ -5,6 +5,7 @@ import { tenantEvent } from './lifecycle.js';
 import { newRecord, saveRecord } from './records.js';
 import { fingerprint, newSecret } from './secret-set.js';
 import { acceptSecret, currentSecret, retireOthers, retireTime, waitAccepted } from './secrets.js';
+import { observeState } from './tenant-state.js';
 import type { TenantRecord } from './tenant-store.js';
 import { describeWebhooks, findWebhooks, sameEvents, stateEventsOf } from './webhooks.js';
 
@@ -35,7 +36,8 @@ export async function onboard(
 ): Promise<OnboardResult> {
   return withLease(deps, context, async () => {
     const changes: string[] = [];
-    const state = await deps.crm.tenantState(context);
+    const stored = await deps.tenants.get(context);
+    const { state, fields } = await observeState(deps, context, stored);
     if (!state.running)
       throw new TenantError(
         `${context} is ${state.state} in the CRM: onboard it once it is Running`,
@@ -49,7 +51,6 @@ export async function onboard(
         context,
         'conflict',
       );
-    const stored = await deps.tenants.get(context);
     let record: TenantRecord = stored
       ? { ...stored, status: stored.status === 'active' ? 'active' : 'onboarding' }
       : newRecord(deps, context);
@@ -128,8 +129,7 @@ export async function onboard(
       ...record,
       status: 'active',
       stateWebhookId: stateHook.WebhookId,
-      tenantState: state.state,
-      ...(state.endpoint !== undefined && { endpoint: state.endpoint }),
+      ...fields,
       onboardedAt: record.onboardedAt ?? new Date(nowOf(deps)).toISOString(),
     });
     if (first || changes.length > 0)

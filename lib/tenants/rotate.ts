@@ -6,6 +6,7 @@ import { tenantEvent } from './lifecycle.js';
 import { saveRecord } from './records.js';
 import { fingerprint, newSecret } from './secret-set.js';
 import { acceptSecret, retireOthers, retireTime } from './secrets.js';
+import { observeState } from './tenant-state.js';
 import type { TenantRecord } from './tenant-store.js';
 
 /** Attempts of one PATCH the CRM answers 409 (another change of the webhook under way). */
@@ -26,6 +27,15 @@ export async function rotateSecret(
     let record = await deps.tenants.get(context);
     if (record?.status !== 'active' || record.dataWebhookId === undefined)
       throw new TenantError(`${context} is not onboarded: onboard it first`, context, 'not-onboarded');
+    const { state, fields } = await observeState(deps, context, record);
+    if (!state.running)
+      throw new TenantError(
+        `${context} is ${state.state} in the CRM: rotate its secret once it is Running`,
+        context,
+        'not-running',
+      );
+    if (fields.tenantState !== record.tenantState || fields.endpoint !== record.endpoint)
+      record = await saveRecord(deps, { ...record, ...fields });
     const save = (next: TenantRecord) => saveRecord(deps, next);
     const secret = newSecret();
     record = await acceptSecret(deps, record, secret, save);

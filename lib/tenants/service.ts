@@ -1,10 +1,12 @@
 import type { EntityFilter } from '../config/entities.js';
+import { CrmApiError } from '../crm/index.js';
 import type { TenantDeps } from './deps.js';
 import { wantedEvents } from './events.js';
 import { type OffboardResult, offboard } from './offboard.js';
 import { type OnboardResult, onboard } from './onboard.js';
 import { rotateSecret } from './rotate.js';
 import { retireDueSecrets } from './secrets.js';
+import { observeState } from './tenant-state.js';
 import type { TenantRecord } from './tenant-store.js';
 
 /** A tenant as `GET /tenants` and `ops tenants` show it: its record, and its secret's age. */
@@ -13,6 +15,8 @@ export type TenantView = Omit<TenantRecord, 'version'> & {
   secretAgeSeconds: number | undefined;
   /** Older secrets still accepted, until when. */
   retiring: string[];
+  /** What an operator should do, when anything (a tenant Deleted in the CRM: offboard it). */
+  proposal?: string;
 };
 
 /** The tenant commands behind the admin API and `npm run ops`: each retires the secrets that are due first. */
@@ -30,35 +34,53 @@ export function createTenantService(
   entities: EntityFilter | undefined,
 ): TenantService {
   const sweep = () => retireDueSecrets(deps);
+  /** Runs a command again, once, when the tenant's old host answered 421 (it moved meanwhile; the run follows it). */
+  const followingMoves = async <T>(work: () => Promise<T>): Promise<T> => {
+    await sweep();
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof CrmApiError) || error.status !== 421) throw error;
+      return work();
+    }
+  };
   return {
     sweep,
     async list() {
       await sweep();
       const now = deps.now?.() ?? Date.now();
-      return (await deps.tenants.list()).map(({ version: _, ...record }) => {
+      const records = await Promise.all(
+        (await deps.tenants.list()).map(async (record) => {
+          if (record.status === 'offboarded') return record;
+          const { fields } = await observeState(deps, record.context, record);
+          if (fields.tenantState === record.tenantState && fields.endpoint === record.endpoint) return record;
+          // Another writer first: the next look records it.
+          await deps.tenants.put({ ...record, ...fields });
+          return { ...record, ...fields };
+        }),
+      );
+      return records.map(({ version: _, ...record }) => {
         const current = record.secrets.find((entry) => entry.retireAt === undefined);
         const since = Date.parse(current?.acceptedAt ?? current?.addedAt ?? '');
         return {
           ...record,
           secretAgeSeconds: Number.isFinite(since) ? Math.round((now - since) / 1000) : undefined,
           retiring: record.secrets.flatMap((entry) => (entry.retireAt ? [entry.retireAt] : [])),
+          ...(record.tenantState === 'Deleted' &&
+            record.status !== 'offboarded' && { proposal: 'Deleted in the CRM: offboard it' }),
         };
       });
     },
-    async onboard(context, options) {
-      await sweep();
-      return onboard(deps, context, {
-        events: wantedEvents(entities, options.events),
-        ...(options.errorsEmail !== undefined && { errorsEmail: options.errorsEmail }),
-      });
+    onboard(context, options) {
+      const events = wantedEvents(entities, options.events);
+      return followingMoves(() =>
+        onboard(deps, context, {
+          events,
+          ...(options.errorsEmail !== undefined && { errorsEmail: options.errorsEmail }),
+        }),
+      );
     },
-    async rotate(context) {
-      await sweep();
-      return rotateSecret(deps, context);
-    },
-    async offboard(context, options) {
-      await sweep();
-      return offboard(deps, context, options);
-    },
+    rotate: (context) => followingMoves(() => rotateSecret(deps, context)),
+    offboard: (context, options) => followingMoves(() => offboard(deps, context, options)),
   };
 }

@@ -12,6 +12,7 @@ import { CrmApiError, createCrmClient } from '../../lib/crm/index.js';
 import { SECRET_GRACE_MS, TenantError } from '../../lib/tenants/deps.js';
 import { ssmSecretSet } from '../../lib/tenants/secret-set.js';
 import { createTenantService } from '../../lib/tenants/service.js';
+import { tenantEndpoints } from '../../lib/tenants/tenant-state.js';
 import { dynamoTenantStore } from '../../lib/tenants/tenant-store.js';
 import { type OpsClients, OpsError, output, type StackOutputs } from './commands.js';
 
@@ -73,12 +74,15 @@ export async function tenantCommand(
     throw new OpsError(
       `--context is missing: npm run ops -- ${command} --stage ${stage} --context <ContextIdentifier>`,
     );
+  const endpoints = tenantEndpoints();
   const service = createTenantService(
     {
       crm: createCrmClient({
         apiUrl: crmApiUrl(env),
         credentials: await credentials(clients.ssm, stage, env),
+        apiBaseOf: endpoints.apiBaseOf,
       }),
+      follow: endpoints.follow,
       secrets: ssmSecretSet({ client: clients.ssm, name: `/${SERVICE}/${stage}/webhook-secrets` }),
       tenants: dynamoTenantStore({ client: clients.dynamo, table: output(outputs, 'WebhooksTableName') }),
       targetUrl:

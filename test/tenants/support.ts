@@ -12,6 +12,7 @@ import { QUEUE_ENV_VARS } from '../../lib/queue/port.js';
 import { SsmParameterProvider } from '../../lib/secrets/ssm.js';
 import { SECRET_GRACE_MS, type TenantDeps } from '../../lib/tenants/deps.js';
 import { ssmSecretSet } from '../../lib/tenants/secret-set.js';
+import { tenantEndpoints } from '../../lib/tenants/tenant-state.js';
 import { dynamoTenantStore } from '../../lib/tenants/tenant-store.js';
 import { LOCAL_SECRETS_PARAMETER, startLocalSsm } from '../../local/ssm-endpoint.js';
 import { type RunningCrm, startCrm } from '../../tools/crm/start.js';
@@ -90,12 +91,15 @@ export async function startTenantWorld(
   await new Promise<void>((resolve) => ingest.listen(0, '127.0.0.1', resolve));
   const targetUrl = `http://127.0.0.1:${(ingest.address() as AddressInfo).port}/webhook`;
   const published: BusEntry[] = [];
+  const endpoints = tenantEndpoints();
   const crmClient = createCrmClient({
     apiUrl: `${crm.url}/{ContextIdentifier}/api/v1`,
     credentials: { '*': { type: 'basic', user: 'crm', password: 'crm' } },
+    apiBaseOf: endpoints.apiBaseOf,
   });
   const deps: TenantDeps = {
     crm: crmClient,
+    follow: endpoints.follow,
     secrets: ssmSecretSet({ client: ssmClient, name: parameter }),
     tenants: dynamoTenantStore({ client: dynamo.doc, table: tables.webhooks }),
     targetUrl,
