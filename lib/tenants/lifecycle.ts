@@ -33,6 +33,25 @@ export const TENANT_LIFECYCLE_TYPES = [
   'receiver.tenant.state-changed',
 ] as const satisfies readonly TenantLifecycleType[];
 
+type TenantLifecycleField = {
+  [T in TenantLifecycleType]: keyof TenantLifecycleDetails[T];
+}[TenantLifecycleType];
+/** The detail fields of the tenant events (lib/bus/never-matching.ts knows them). */
+export const TENANT_LIFECYCLE_FIELDS = [
+  'context',
+  'dataWebhookId',
+  'stateWebhookId',
+  'events',
+  'changes',
+  'webhookIds',
+  'retireAt',
+  'webhooksDeleted',
+  'erased',
+  'from',
+  'to',
+  'endpoint',
+] as const satisfies readonly TenantLifecycleField[];
+
 /** Publishes one tenant lifecycle event (nothing when the deps have no publisher). */
 export async function tenantEvent<T extends TenantLifecycleType>(
   deps: TenantDeps,
