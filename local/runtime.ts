@@ -375,6 +375,7 @@ async function createServers(
     webhooksTable: tables.webhooks!,
     region,
     credentials: clients.credentials,
+    activity: store,
     targetUrl: () => state.info?.urls.webhook ?? '',
     log,
   });

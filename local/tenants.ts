@@ -11,6 +11,7 @@ import { ssmSecretSet } from '../lib/tenants/secret-set.js';
 import { createTenantService, type TenantService } from '../lib/tenants/service.js';
 import { tenantEndpoints } from '../lib/tenants/tenant-state.js';
 import { dynamoTenantStore } from '../lib/tenants/tenant-store.js';
+import type { TenantActivity } from '../lib/tenants/view.js';
 import { LOCAL_SECRETS_MAX_AGE_SECONDS, LOCAL_SECRETS_PARAMETER } from './ssm-endpoint.js';
 
 /** How often the local runtime retires the secrets whose grace period ended. */
@@ -35,6 +36,8 @@ export function localTenants(with_: {
   webhooksTable: string;
   region: string;
   credentials: { accessKeyId: string; secretAccessKey: string };
+  /** The receiver's own view of each tenant's deliveries (GET /tenants shows it). */
+  activity: TenantActivity;
   /** The local ingest's /webhook URL, known once it listens. */
   targetUrl: () => string;
   log: (line: string) => void;
@@ -79,6 +82,7 @@ export function localTenants(with_: {
       }),
     },
     readEntities(env),
+    with_.activity,
   );
   const timer = setInterval(() => {
     service

@@ -3,8 +3,9 @@ import { confirmed, h, poll, say, time } from './dom.js';
 
 /**
  * The tenants (`GET /tenants`): each context with its status, its state in the CRM, its two webhooks,
- * how many Events, the age of its secret and the older ones still accepted; and the actions: onboard a
- * context, rotate a tenant's secret, offboard it (each a request with the page token).
+ * how many Events, its last delivery and reconcile, the age of its secret and the replaced ones still
+ * accepted; and the actions: onboard a context, rotate a tenant's secret, offboard it (each a request
+ * with the page token).
  */
 export function mount(container) {
   const list = h('div', {}, h('p', {}, 'Loading…'));
@@ -44,8 +45,8 @@ function table(tenants, refresh) {
       h(
         'tr',
         {},
-        ...['Context', 'Status', 'In the CRM', 'Webhooks', 'Events', 'Secret', ''].map((title) =>
-          h('th', {}, title),
+        ...['Context', 'Status', 'In the CRM', 'Webhooks', 'Events', 'Last delivery', 'Secret', ''].map(
+          (title) => h('th', {}, title),
         ),
       ),
     ),
@@ -68,8 +69,24 @@ function table(tenants, refresh) {
             'td',
             {},
             tenant.dataWebhookId ? `${tenant.dataWebhookId} (state ${tenant.stateWebhookId ?? '?'})` : '–',
+            ...(tenant.webhooks ?? []).map((webhook) =>
+              h('p', { class: 'note' }, `${webhook.webhookId} ${webhook.state} since `, time(webhook.since)),
+            ),
           ),
           h('td', {}, String(tenant.events?.length ?? 0)),
+          h(
+            'td',
+            {},
+            tenant.lastDelivery ? time(tenant.lastDelivery) : '–',
+            tenant.lastReconcile
+              ? h(
+                  'p',
+                  { class: 'note' },
+                  `last reconcile ${tenant.lastReconcile.status} `,
+                  time(tenant.lastReconcile.at),
+                )
+              : '',
+          ),
           h(
             'td',
             {},

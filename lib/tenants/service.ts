@@ -8,16 +8,7 @@ import { rotateSecret } from './rotate.js';
 import { retireDueSecrets } from './secrets.js';
 import { observeState } from './tenant-state.js';
 import type { TenantRecord } from './tenant-store.js';
-
-/** A tenant as `GET /tenants` and `ops tenants` show it: its record, and its secret's age. */
-export type TenantView = Omit<TenantRecord, 'version'> & {
-  /** Seconds since the secret its webhooks sign with was accepted. */
-  secretAgeSeconds: number | undefined;
-  /** Older secrets still accepted, until when. */
-  retiring: string[];
-  /** What an operator should do, when anything (a tenant Deleted in the CRM: offboard it). */
-  proposal?: string;
-};
+import { type TenantActivity, type TenantView, tenantView } from './view.js';
 
 /** The tenant commands behind the admin API and `npm run ops`: each retires the secrets that are due first. */
 export interface TenantService {
@@ -32,6 +23,7 @@ export interface TenantService {
 export function createTenantService(
   deps: TenantDeps & { eraseTenant?: (context: string) => Promise<void> },
   entities: EntityFilter | undefined,
+  activity?: TenantActivity,
 ): TenantService {
   const sweep = () => retireDueSecrets(deps);
   /** Runs a command again, once, when the tenant's old host answered 421 (it moved meanwhile; the run follows it). */
@@ -59,17 +51,7 @@ export function createTenantService(
           return { ...record, ...fields };
         }),
       );
-      return records.map(({ version: _, ...record }) => {
-        const current = record.secrets.find((entry) => entry.retireAt === undefined);
-        const since = Date.parse(current?.acceptedAt ?? current?.addedAt ?? '');
-        return {
-          ...record,
-          secretAgeSeconds: Number.isFinite(since) ? Math.round((now - since) / 1000) : undefined,
-          retiring: record.secrets.flatMap((entry) => (entry.retireAt ? [entry.retireAt] : [])),
-          ...(record.tenantState === 'Deleted' &&
-            record.status !== 'offboarded' && { proposal: 'Deleted in the CRM: offboard it' }),
-        };
-      });
+      return Promise.all(records.map((record) => tenantView(record, now, activity)));
     },
     onboard(context, options) {
       const events = wantedEvents(entities, options.events);

@@ -2,13 +2,15 @@ import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
-import { SERVICE } from '../../infra/definitions.js';
+import { SERVICE, tableOutput } from '../../infra/definitions.js';
 import { createEventBridgePublisher } from '../../lib/bus/publisher.js';
 import { parseCrmCredentials, readCrmConfig } from '../../lib/config/crm.js';
 import { readEntities } from '../../lib/config/entities.js';
 import { ConfigError, intEnv } from '../../lib/config/env.js';
 import { SECRETS_MAX_AGE_SECONDS } from '../../lib/config/ingest.js';
 import { CrmApiError, createCrmClient } from '../../lib/crm/index.js';
+import { createWebhookStore } from '../../lib/store/index.js';
+import { listRecoveries } from '../../lib/store/recovery-list.js';
 import { SECRET_GRACE_MS, TenantError } from '../../lib/tenants/deps.js';
 import { ssmSecretSet } from '../../lib/tenants/secret-set.js';
 import { createTenantService } from '../../lib/tenants/service.js';
@@ -75,6 +77,7 @@ export async function tenantCommand(
       `--context is missing: npm run ops -- ${command} --stage ${stage} --context <ContextIdentifier>`,
     );
   const endpoints = tenantEndpoints();
+  const table = output(outputs, tableOutput('webhooks'));
   const service = createTenantService(
     {
       crm: createCrmClient({
@@ -84,7 +87,7 @@ export async function tenantCommand(
       }),
       follow: endpoints.follow,
       secrets: ssmSecretSet({ client: clients.ssm, name: `/${SERVICE}/${stage}/webhook-secrets` }),
-      tenants: dynamoTenantStore({ client: clients.dynamo, table: output(outputs, 'WebhooksTableName') }),
+      tenants: dynamoTenantStore({ client: clients.dynamo, table }),
       targetUrl:
         values['receiver-url'] ?? env.RECEIVER_URL?.trim() ?? `${output(outputs, 'HttpApiUrl')}/webhook`,
       stateEventToken: env.STATE_EVENT_TOKEN?.trim() || undefined,
@@ -103,6 +106,10 @@ export async function tenantCommand(
       }),
     },
     readEntities({ ENTITIES: stageEntities(outputs) ?? env.ENTITIES }),
+    {
+      ...createWebhookStore({ client: clients.dynamo, table }),
+      listRecoveries: (context) => listRecoveries(clients.dynamo, table, context),
+    },
   );
   try {
     if (command === 'tenants') return await service.list();

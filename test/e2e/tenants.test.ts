@@ -79,8 +79,10 @@ describe('tenants through the admin API of npm start', () => {
 
     const listed = await admin<Array<Record<string, unknown>>>('/tenants');
     expect(listed.body).toEqual([
-      expect.objectContaining({ context: CONTEXT, status: 'active', retiring: [] }),
+      expect.objectContaining({ context: CONTEXT, status: 'active', retiring: [], tenantState: 'Running' }),
     ]);
+    // The first delivery's Timestamp, from the marker its worker raised.
+    expect(listed.body[0]!.lastDelivery).toMatch(/^\d{4}-\d\d-\d\dT/);
 
     const rotated = await admin<{ retireAt: string }>(`/tenants/${CONTEXT}/rotate-secret`, 'POST');
     expect(rotated.status).toBe(200);
