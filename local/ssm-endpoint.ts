@@ -16,6 +16,26 @@ export interface LocalSsm {
 
 type Stored = Record<string, { value: string; version: number }>;
 
+const parametersFile = (dataDir: string) => join(dataDir, 'ssm-parameters.json');
+
+/**
+ * The secrets the tenant commands wrote for `context` into DATA_DIR's secrets parameter, newest first
+ * (none when they wrote none): what a local sender signs an onboarded tenant's deliveries with.
+ */
+export function tenantSecrets(dataDir: string, context: string): string[] {
+  try {
+    const stored = JSON.parse(readFileSync(parametersFile(dataDir), 'utf8')) as Stored;
+    const set = JSON.parse(stored[LOCAL_SECRETS_PARAMETER]?.value ?? '{}') as Record<string, unknown>;
+    const secrets = set[context];
+    return Array.isArray(secrets)
+      ? secrets.filter((secret): secret is string => typeof secret === 'string')
+      : [];
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new Error(`${parametersFile(dataDir)} cannot be read (${(error as Error).message})`);
+  }
+}
+
 /**
  * SSM's GetParameter and PutParameter on 127.0.0.1, kept in DATA_DIR/ssm-parameters.json: the local
  * ingest reads its secrets parameter through the same call it makes on AWS, and the tenant commands
@@ -23,7 +43,7 @@ type Stored = Record<string, { value: string; version: number }>;
  * written over it, context by context.
  */
 export async function startLocalSsm(dataDir: string, fallback: () => string | undefined): Promise<LocalSsm> {
-  const file = join(dataDir, 'ssm-parameters.json');
+  const file = parametersFile(dataDir);
   const load = (): Stored => {
     try {
       return JSON.parse(readFileSync(file, 'utf8')) as Stored;
