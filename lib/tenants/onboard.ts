@@ -59,7 +59,9 @@ export async function onboard(
     let secret = await currentSecret(deps, record);
     // A data webhook this record did not make (or a secret the set lost) gets a secret of this run.
     const adopt = found.data !== undefined && found.data.WebhookId !== record.dataWebhookId;
-    if (secret === undefined || adopt) {
+    // A new secret goes onto the webhooks that exist: they may sign with one the set no longer holds.
+    const fresh = secret === undefined || adopt;
+    if (fresh) {
       secret = newSecret();
       const save = (next: TenantRecord) => saveRecord(deps, next);
       record = await acceptSecret(deps, record, secret, save);
@@ -82,7 +84,7 @@ export async function onboard(
       data = found.data;
       const patch: Partial<WebhookFields> = {
         ...(!sameEvents(data.Events, options.events) && { Events: options.events }),
-        ...(adopt && { Secret: secret }),
+        ...(fresh && { Secret: secret }),
         ...(options.errorsEmail !== undefined &&
           data.ErrorsEmail !== options.errorsEmail && { ErrorsEmail: options.errorsEmail }),
       };
@@ -113,7 +115,7 @@ export async function onboard(
       const patch: Partial<WebhookFields> = {
         ...(!sameEvents(stateHook.Events, stateEvents) && { Events: stateEvents }),
         ...(JSON.stringify(stateHook.Headers ?? {}) !== JSON.stringify(headers) && { Headers: headers }),
-        ...(adopt && { Secret: secret }),
+        ...(fresh && { Secret: secret }),
       };
       if (Object.keys(patch).length > 0) {
         stateHook = await deps.crm.patchWebhook(context, stateHook.WebhookId, patch);

@@ -77,3 +77,20 @@ describe('a CRM and people that do not cooperate', () => {
     expect((await world.deps.secrets.read())[CONTEXT]).toHaveLength(record!.secrets.length);
   });
 });
+
+describe('a secret set edited by hand', () => {
+  it('a tenant whose secret was removed from the set gets a new one on both webhooks by onboarding again, and its deliveries are taken', async () => {
+    await world.deps.secrets.write({});
+    const { changes } = await onboard(world.deps, CONTEXT, { events });
+    expect(changes).toEqual([
+      'a new secret accepted',
+      'data webhook 1: Secret changed',
+      'state webhook 2: Secret changed',
+    ]);
+    const [secret] = (await world.deps.secrets.read())[CONTEXT]!;
+    expect(webhooks().map((webhook) => webhook.secret)).toEqual([secret, secret]);
+    world.crm.core.change(CONTEXT, { op: 'create', table: 'contact', fields: { name: 'A' } } as never);
+    await world.crm.core.dispatcher.idle();
+    expect(world.answered.at(-1)).toMatchObject({ event: 'contact.created', status: 200 });
+  });
+});
