@@ -42,6 +42,8 @@ export interface TenantDeps {
   owner: string;
   /** Points the CRM client at a tenant's API as its state names it (lib/tenants/tenant-state.ts). */
   follow?: (context: string, api: string) => void;
+  /** Tells the operator what a long step waits for (`ops` writes it to stderr). */
+  progress?: (line: string) => void;
   /** Publishes a lifecycle event; none by default. */
   publish?: (entry: BusEntry) => Promise<void>;
   sleep?: (ms: number) => Promise<void>;

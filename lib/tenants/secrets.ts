@@ -54,7 +54,11 @@ export async function waitAccepted(deps: TenantDeps, record: TenantRecord, print
   const entry = record.secrets.find((candidate) => candidate.fingerprint === print);
   const since = Date.parse(entry?.acceptedAt ?? '');
   const left = Number.isFinite(since) ? since + deps.propagationMs - nowOf(deps) : deps.propagationMs;
-  if (left > 0) await sleepOf(deps)(left);
+  if (left <= 0) return;
+  deps.progress?.(
+    `${record.context}: waiting ${Math.ceil(left / 1000)} s until every ingest reads the new secret (its cache of the secrets parameter)`,
+  );
+  await sleepOf(deps)(left);
 }
 
 /** When a secret replaced now stops being accepted: after the grace period. */

@@ -20,6 +20,9 @@ export interface TenantService {
   sweep(): Promise<number>;
 }
 
+/** Tenants looked at in parallel by `list`. */
+const LIST_BATCH = 8;
+
 export function createTenantService(
   deps: TenantDeps & { eraseTenant?: (context: string) => Promise<void> },
   entities: EntityFilter | undefined,
@@ -41,17 +44,26 @@ export function createTenantService(
     async list() {
       await sweep();
       const now = deps.now?.() ?? Date.now();
-      const records = await Promise.all(
-        (await deps.tenants.list()).map(async (record) => {
-          if (record.status === 'offboarded') return record;
-          const { fields } = await observeState(deps, record.context, record);
-          if (fields.tenantState === record.tenantState && fields.endpoint === record.endpoint) return record;
-          // Another writer first: the next look records it.
-          await deps.tenants.put({ ...record, ...fields });
-          return { ...record, ...fields };
-        }),
-      );
-      return Promise.all(records.map((record) => tenantView(record, now, activity)));
+      const look = async (record: TenantRecord): Promise<TenantRecord> => {
+        if (record.status === 'offboarded') return record;
+        const { fields } = await observeState(deps, record.context, record);
+        if (fields.tenantState === record.tenantState && fields.endpoint === record.endpoint) return record;
+        // Another writer first: the next look records it.
+        await deps.tenants.put({ ...record, ...fields });
+        return { ...record, ...fields };
+      };
+      // A few tenants at a time: hundreds of state and table reads at once would be a burst on both.
+      const stored = await deps.tenants.list();
+      const views: TenantView[] = [];
+      for (let at = 0; at < stored.length; at += LIST_BATCH)
+        views.push(
+          ...(await Promise.all(
+            stored
+              .slice(at, at + LIST_BATCH)
+              .map(async (record) => tenantView(await look(record), now, activity)),
+          )),
+        );
+      return views;
     },
     onboard(context, options) {
       const events = wantedEvents(entities, options.events);

@@ -95,6 +95,7 @@ export async function tenantCommand(
       propagationMs: (intEnv('WEBHOOK_SECRETS_MAX_AGE_SECONDS', SECRETS_MAX_AGE_SECONDS, env) + 1) * 1000,
       graceMs: SECRET_GRACE_MS,
       owner: `ops@${hostname()}`,
+      progress: (line) => process.stderr.write(`${line}\n`),
       ...(outputs.EventBusName && {
         publish: async (entry) => {
           const publisher = createEventBridgePublisher({
