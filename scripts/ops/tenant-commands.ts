@@ -24,8 +24,10 @@ export const TENANT_HELP = `  tenants                              each tenant: 
   onboard --context C [--events a,b] [--errors-email E] [--receiver-url U]
                                        the tenant's webhooks created in the CRM, a fresh secret accepted first
                                        (waits ${SECRETS_MAX_AGE_SECONDS + 1} s: the ingest's cache of the secrets parameter)
-  rotate-secret --context C            a new secret accepted, set on the webhooks; the old one retires in ${SECRET_GRACE_MS / 60_000} min
-  offboard --context C [--erase]       the tenant's webhooks deleted in the CRM, its secrets retiring
+  rotate-secret --context C [--wait]   a new secret accepted, set on the webhooks; the old one retires in ${SECRET_GRACE_MS / 60_000} min
+  offboard --context C [--erase] [--wait]   the tenant's webhooks deleted in the CRM, its secrets retiring
+                                       (a replaced secret is removed by the first tenant command after its grace
+                                        period; --wait stays until then and removes it)
   (CRM_API_URL as the stage's crmApiUrl; CRM_CREDENTIALS, or the stage's crm-credentials parameter;
    STATE_EVENT_TOKEN and WEBHOOK_SECRETS_MAX_AGE_SECONDS as the stage's)`;
 
@@ -49,6 +51,7 @@ export function parseTenantArgs(argv: string[]) {
         'errors-email': { type: 'string' },
         'receiver-url': { type: 'string' },
         erase: { type: 'boolean', default: false },
+        wait: { type: 'boolean', default: false },
       },
     });
     return { command: positionals[0] as (typeof TENANT_COMMANDS)[number], values };
@@ -93,7 +96,7 @@ export async function tenantCommand(
       stateEventToken: env.STATE_EVENT_TOKEN?.trim() || undefined,
       // As long as the ingest caches the secrets parameter (its WEBHOOK_SECRETS_MAX_AGE_SECONDS), and a second.
       propagationMs: (intEnv('WEBHOOK_SECRETS_MAX_AGE_SECONDS', SECRETS_MAX_AGE_SECONDS, env) + 1) * 1000,
-      graceMs: SECRET_GRACE_MS,
+      graceMs: intEnv('TENANT_SECRET_GRACE_SECONDS', SECRET_GRACE_MS / 1000, env) * 1000,
       owner: `ops@${hostname()}`,
       progress: (line) => process.stderr.write(`${line}\n`),
       ...(outputs.EventBusName && {
@@ -124,8 +127,17 @@ export async function tenantCommand(
         }),
         ...(values['errors-email'] && { errorsEmail: values['errors-email'] }),
       });
-    if (command === 'rotate-secret') return await service.rotate(context!);
-    return await service.offboard(context!, { erase: values.erase });
+    const done =
+      command === 'rotate-secret'
+        ? await service.rotate(context!)
+        : await service.offboard(context!, { erase: values.erase });
+    if (!values.wait) return done;
+    const wait = Math.max(0, Date.parse(done.retireAt) - Date.now()) + 1000;
+    process.stderr.write(
+      `${context}: waiting ${Math.ceil(wait / 1000)} s for the grace period, then retiring\n`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    return { ...done, retired: await service.sweep() };
   } catch (error) {
     if (
       error instanceof TenantError ||

@@ -2,6 +2,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { GetParameterCommand } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type DashboardClients, main } from '../../scripts/ops.js';
@@ -49,11 +50,23 @@ beforeEach(async () => {
   });
 });
 afterEach(async () => {
-  for (const name of ['CRM_API_URL', 'CRM_CREDENTIALS', 'WEBHOOK_SECRETS_MAX_AGE_SECONDS'])
+  for (const name of [
+    'CRM_API_URL',
+    'CRM_CREDENTIALS',
+    'WEBHOOK_SECRETS_MAX_AGE_SECONDS',
+    'TENANT_SECRET_GRACE_SECONDS',
+  ])
     if (saved[name] === undefined) delete process.env[name];
     else process.env[name] = saved[name];
   await world.close();
 });
+
+/** The stage's secret set as the ingest reads it. */
+const stageSet = async () =>
+  JSON.parse(
+    (await world.ssmClient.send(new GetParameterCommand({ Name: PARAMETER, WithDecryption: true })))
+      .Parameter!.Value!,
+  ) as Record<string, string[]>;
 
 describe('npm run ops -- onboard, tenants, rotate-secret, offboard', () => {
   it('onboards a tenant on the stage (its secrets parameter, its webhooks table), lists it, rotates and offboards it', async () => {
@@ -82,15 +95,7 @@ describe('npm run ops -- onboard, tenants, rotate-secret, offboard', () => {
       errorsEmail: 'ops@example.com',
       targetUrl: world.targetUrl,
     });
-    const set = JSON.parse(
-      (
-        await world.ssmClient.send(
-          new (
-            await import('@aws-sdk/client-ssm')
-          ).GetParameterCommand({ Name: PARAMETER, WithDecryption: true }),
-        )
-      ).Parameter!.Value!,
-    );
+    const set = await stageSet();
     expect(set).toEqual({ Cust9: [data!.secret] });
     expect(eventBridge.commandCalls(PutEventsCommand)[0]?.args[0].input.Entries?.[0]).toMatchObject({
       DetailType: 'receiver.tenant.onboarded',
@@ -103,8 +108,18 @@ describe('npm run ops -- onboard, tenants, rotate-secret, offboard', () => {
     ]);
 
     const first = data!.secret;
-    await main(['rotate-secret', '--stage', 'test', '--context', 'Cust9'], clients);
-    expect(world.crm.core.webhook('Cust9', data!.id).secret).not.toBe(first);
+    process.env.TENANT_SECRET_GRACE_SECONDS = '2';
+    const rotated = (await main(
+      ['rotate-secret', '--stage', 'test', '--context', 'Cust9', '--wait'],
+      clients,
+    )) as {
+      retired: number;
+    };
+    const now = world.crm.core.webhook('Cust9', data!.id).secret;
+    expect(now).not.toBe(first);
+    // --wait stayed for the grace period and removed the replaced secret from the stage's set.
+    expect(rotated.retired).toBe(1);
+    expect(await stageSet()).toEqual({ Cust9: [now] });
     const offboarded = (await main(['offboard', '--stage', 'test', '--context', 'Cust9'], clients)) as {
       deleted: number[];
     };
