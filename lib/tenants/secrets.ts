@@ -1,4 +1,4 @@
-import { nowOf, sleepOf, type TenantDeps } from './deps.js';
+import { nowOf, sleepOf, type TenantDeps, TenantError } from './deps.js';
 import { withLease } from './lease.js';
 import { fingerprint, type SecretSet, secretOf, withoutSecrets, withSecret } from './secret-set.js';
 import type { TenantRecord } from './tenant-store.js';
@@ -91,13 +91,19 @@ export async function retireDueSecrets(deps: TenantDeps): Promise<number> {
     );
     if (due.length === 0) continue;
     const prints = due.map((entry) => entry.fingerprint);
-    await changeSecretSet(deps, (set) => withoutSecrets(set, record.context, prints));
-    const secrets = record.secrets.filter((entry) => !prints.includes(entry.fingerprint));
-    const written = await deps.tenants.put({ ...record, secrets, updatedAt: iso(now) });
-    if (written) retired += due.length;
-    // Deliveries taken during the grace period marked the offboarded context again: the poll forgets it.
-    if (written && record.status === 'offboarded' && secrets.length === 0)
-      await deps.tenants.forgetDeliveries(record.context);
+    const retire = async () => {
+      await changeSecretSet(deps, (set) => withoutSecrets(set, record.context, prints));
+      const secrets = record.secrets.filter((entry) => !prints.includes(entry.fingerprint));
+      const written = await deps.tenants.put({ ...record, secrets, updatedAt: iso(now) });
+      if (written) retired += due.length;
+      // Deliveries taken during the grace period marked the offboarded context again: the poll forgets it.
+      if (written && record.status === 'offboarded' && secrets.length === 0)
+        await deps.tenants.forgetDeliveries(record.context);
+    };
+    // A tenant a command is changing now is left for the next sweep (its record would move under it).
+    await withLease(deps, record.context, retire, 0).catch((error: unknown) => {
+      if (!(error instanceof TenantError && error.kind === 'busy')) throw error;
+    });
   }
   return retired;
 }

@@ -4,6 +4,7 @@ import { wantedEvents } from '../../lib/tenants/events.js';
 import { offboard } from '../../lib/tenants/offboard.js';
 import { onboard } from '../../lib/tenants/onboard.js';
 import { rotateSecret } from '../../lib/tenants/rotate.js';
+import { retireDueSecrets } from '../../lib/tenants/secrets.js';
 import { startTenantWorld, type TenantWorld } from './support.js';
 
 const CONTEXT = 'Cust1';
@@ -92,5 +93,18 @@ describe('a secret set edited by hand', () => {
     world.crm.core.change(CONTEXT, { op: 'create', table: 'contact', fields: { name: 'A' } } as never);
     await world.crm.core.dispatcher.idle();
     expect(world.answered.at(-1)).toMatchObject({ event: 'contact.created', status: 200 });
+  });
+});
+
+describe('the sweep and a command at once', () => {
+  it('leaves a tenant a command is changing for the next sweep, and retires its due secret after', async () => {
+    const short = { ...world.deps, graceMs: 0 };
+    await rotateSecret(short, CONTEXT);
+    expect(await world.deps.tenants.lease(CONTEXT, 'a command under way', 30_000)).toBe(true);
+    expect(await retireDueSecrets(world.deps)).toBe(0);
+    expect((await world.deps.secrets.read())[CONTEXT]).toHaveLength(2);
+    await world.deps.tenants.release(CONTEXT, 'a command under way');
+    expect(await retireDueSecrets(world.deps)).toBe(1);
+    expect((await world.deps.secrets.read())[CONTEXT]).toHaveLength(1);
   });
 });
