@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * `npm run test:convergence`: issue 25's end-to-end proof (`npm start` killed for 20 s, the CRM
+ * `npm run test:convergence`: reconciliation's end-to-end proof (`npm start` killed for 20 s, the CRM
  * simulator disabling its webhook, then convergence), apart from `npm test`: about a minute bound to
  * real time (the 20 s outage, the CRM's 1 s and 4 s retries, two starts), too easily starved in a parallel run.
  */

@@ -7,6 +7,7 @@ import {
   replayEventMatcher,
 } from '../lib/ingest/index.js';
 import type { RowEntity } from '../lib/model/types.js';
+import { eraseRoutes } from './erase-routes.js';
 import { reconcileRoutes } from './reconcile-routes.js';
 import { type AdminRoute, HttpError } from './route-server.js';
 import type { DashboardSource, SubscriptionStatus } from './source.js';
@@ -42,6 +43,7 @@ export function sourceRoutes(source: DashboardSource): AdminRoute[] {
       handle: async () => (await store.listWebhooks()).map(toWebhookView),
     },
     ...reconcileRoutes(source),
+    ...eraseRoutes(source),
     { method: 'GET', pattern: /^\/queues$/, handle: () => source.queues() },
     {
       method: 'POST',

@@ -1,3 +1,4 @@
+import type { ErasureReport, ErasureTarget } from '../lib/erasure/request.js';
 import type { ReplayFilter, ReplayReport } from '../lib/ingest/index.js';
 import type { ReconcileRequest } from '../lib/reconcile/request.js';
 import type { StoreReader } from '../lib/store/types.js';
@@ -58,7 +59,7 @@ export interface RedriveResult {
   failureReason?: string;
 }
 
-/** Reconciliation as a source offers it (issue 25): whether a gap can be recovered, and how to ask. */
+/** Reconciliation as a source offers it: whether a gap can be recovered, and how to ask. */
 export interface Reconciliation {
   /** False without CRM_API_URL: nothing can fetch a gap's changes back. */
   enabled: boolean;
@@ -89,4 +90,6 @@ export interface DashboardSource {
   replayParked(request: ReplayFilter): Promise<ReplayReport>;
   /** Reconciliation, where this source can ask for one (the local runtime); absent: `POST /reconcile` is 404. */
   reconciliation?: Reconciliation;
+  /** Erases a row's or a tenant's personal data on request (lib/erasure/request.ts); absent: `POST /erase` is 404. */
+  erase?: (target: ErasureTarget) => Promise<ErasureReport>;
 }

@@ -4,7 +4,7 @@ import type { Context } from 'aws-lambda';
 import { readCrmConfig } from '../lib/config/crm.js';
 import { optionalEnv, requireEnv } from '../lib/config/env.js';
 import { readWatchConfig } from '../lib/config/watch.js';
-import { createCrmClient, crmCredentials } from '../lib/crm/index.js';
+import { createCrmClient, credentialsCover, crmCredentials } from '../lib/crm/index.js';
 import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import { runScheduledPolls } from '../lib/reconcile/poll-schedule.js';
 import { SsmParameterProvider } from '../lib/secrets/ssm.js';
@@ -12,6 +12,7 @@ import { defaultClient } from '../lib/store/dynamo-calls.js';
 import { createRecoveryStore, createWebhookStore } from '../lib/store/index.js';
 import { TABLE_ENV_VARS } from '../lib/store/tables.js';
 import { createWatchStore } from '../lib/store/watch-memory.js';
+import { abortSignalOf } from './abort-signal.js';
 import { publicationFromEnv } from './publication.js';
 import { reconcileQueueFromEnv } from './reconcile-queue.js';
 
@@ -38,7 +39,9 @@ const ssm =
 let invocation: Context | undefined;
 const timeLeftMs = () => (invocation?.getRemainingTimeInMillis() ?? 0) - RESERVE_MS;
 /** One client per credentials read (SSM cached 5 minutes): its tickets and limits outlive an invocation. */
-let client: { json: string; crm: ReturnType<typeof createCrmClient> } | undefined;
+let client:
+  | { json: string; crm: ReturnType<typeof createCrmClient>; covers: (context: string) => boolean }
+  | undefined;
 
 async function crmClient() {
   if (!crmConfig.enabled) return undefined;
@@ -50,9 +53,20 @@ async function crmClient() {
   if (client?.json !== json) {
     const { apiUrl, maxInFlight, maxCallsPerSecond, timeoutMs } = crmConfig;
     const limits = { inFlight: maxInFlight, perSecond: maxCallsPerSecond, timeoutMs };
-    client = { json, crm: createCrmClient({ apiUrl, credentials, limits, timeLeftMs }) };
+    client = {
+      json,
+      crm: createCrmClient({
+        apiUrl,
+        credentials,
+        limits,
+        timeLeftMs,
+        signal: () => abortSignalOf(invocation),
+      }),
+      // Contexts no credentials cover (a local throwaway context) are not polled.
+      covers: (context) => credentialsCover(credentials, context),
+    };
   }
-  return client.crm;
+  return client;
 }
 
 /**
@@ -71,7 +85,8 @@ export const handler = async (_event: unknown, lambdaContext: Context): Promise<
     }
     const reports = await runScheduledPolls(
       {
-        crm,
+        crm: crm.crm,
+        covers: crm.covers,
         store: createWatchStore(doc, table),
         lastAccepted: (ctx, name) => receiverStore.getLastAccepted(ctx, name),
         queue,
@@ -81,7 +96,7 @@ export const handler = async (_event: unknown, lambdaContext: Context): Promise<
         logger,
         metrics,
       },
-      { timeLeftMs },
+      { timeLeftMs, signal: abortSignalOf(lambdaContext) },
     );
     for (const report of reports.filter((polled) => polled.polled))
       logger.info('webhooks polled', { ...report });

@@ -6,6 +6,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readCrmConfig } from '../lib/config/crm.js';
 import { readEntities } from '../lib/config/entities.js';
 import { ConfigError, intEnv, optionalEnv, requireEnv } from '../lib/config/env.js';
+import { readRunBounds } from '../lib/config/reconcile-bounds.js';
 import { type CrmClient, createCrmClient, crmCredentials } from '../lib/crm/index.js';
 import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import { QUEUE_ENV_VARS, type QueueKey } from '../lib/queue/port.js';
@@ -16,7 +17,9 @@ import { createSqsReconcileQueue } from '../lib/reconcile/sqs-queue.js';
 import { SsmParameterProvider } from '../lib/secrets/ssm.js';
 import { defaultClient } from '../lib/store/dynamo-calls.js';
 import { createRecoveryStore, createStoredRowKeys } from '../lib/store/index.js';
+import { createSenderClock } from '../lib/store/sender-clock.js';
 import { TABLE_ENV_VARS } from '../lib/store/tables.js';
+import { abortSignalOf } from './abort-signal.js';
 import { publicationFromEnv } from './publication.js';
 
 /** Kept back from the invocation's remaining time: the last page's snapshots and the carry-on message. */
@@ -39,6 +42,8 @@ const stored = createStoredRowKeys({ client: doc, table: requireEnv(TABLE_ENV_VA
 // A run that names a webhook records its state on the webhook's recovery item (the gap's card shows it).
 const recovery = createRecoveryStore(doc, requireEnv(TABLE_ENV_VARS.webhooks));
 const send = createSnapshotSender({ client: sqs, queueUrls });
+// The sender's clock from the live events' markers: what a skew of the CRM API's Date is measured against.
+const senderAheadMs = createSenderClock(doc, requireEnv(TABLE_ENV_VARS.webhooks));
 const reconcileQueue = createSqsReconcileQueue({ client: sqs, queueUrl: reconcileQueueUrl });
 
 // One client per process, so that tickets and the per-tenant limits outlive an invocation. Its time
@@ -79,6 +84,7 @@ const crmClient = async (): Promise<CrmClient> => {
         timeoutMs: crmConfig.timeoutMs,
       },
       timeLeftMs,
+      signal: () => abortSignalOf(current.getStore()?.lambdaContext),
       // Every HTTP request (logins and retries too): the run's apiCalls.
       fetch: (input, init) => {
         const invocation = current.getStore();
@@ -97,6 +103,7 @@ const reconcile = createReconcileHandler({
       crm: await crmClient(),
       stored,
       send,
+      senderAheadMs,
       stores: (entity) => entities === undefined || entities(entity),
       apiCalls: () => current.getStore()?.calls ?? 0,
       timeLeftMs,
@@ -116,6 +123,7 @@ const reconcile = createReconcileHandler({
   },
   publisher: publicationFromEnv()?.publisher,
   maxReceives: intEnv('RECONCILE_MAX_RECEIVE_COUNT', 5),
+  bounds: readRunBounds(),
   recovery,
   logger,
   metrics: new Metrics({ namespace: METRICS_NAMESPACE }),

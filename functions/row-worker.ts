@@ -21,6 +21,7 @@ export function rowWorkerHandler(
     store: createDynamoStore({ tables: config.tables, retentionDays: config.retentionDays }),
     hooks,
     ignoreAssociateIds: config.ignoreAssociateIds,
+    erasesOnDelete: config.erasesOnDelete,
     publication: publicationFromEnv(),
     logger: new Logger(),
     metrics: new Metrics({ namespace: METRICS_NAMESPACE }),

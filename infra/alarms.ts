@@ -7,7 +7,7 @@
  *   so that scanners (405s, bodies without the event headers) do not keep an alarm firing;
  * - Lambda Errors and Throttles of every function of serverless.yml;
  * - DynamoDB read and write throttles of every table (and of its indexes);
- * - reconciliation (issue 25): a request in the reconcile DLQ, a run that gave up (ReconcileFailed), a
+ * - reconciliation: a request in the reconcile DLQ, a run that gave up (ReconcileFailed), a
  *   webhook the poll could not set Active again (WebhookNotReactivated);
  * - optionally, a heartbeat: no delivery accepted for `heartbeatHours` hours.
  */
@@ -192,7 +192,7 @@ function reconcileAlarms(prefix: string, metricsService: string): Template {
     WebhookNotReactivatedAlarm: alarm({
       AlarmName: `${prefix}-webhook-not-reactivated`,
       AlarmDescription:
-        'A webhook the CRM disabled could not be set Active again 3 times in a row (the reconcile-poll ' +
+        'A webhook the CRM disabled could not be set Active again, or did not stay Active, 3 times in a row (the reconcile-poll ' +
         "function's error line names it and the CRM's reason, usually the test delivery not answered 200): no " +
         'events arrive meanwhile. The poll keeps trying with backoff; or set it Active in the CRM.',
       ...metric(

@@ -34,12 +34,14 @@ export const METRIC = {
   WebhookPollFailures: 'WebhookPollFailures',
   WebhooksReactivated: 'WebhooksReactivated',
   ReactivationFailures: 'ReactivationFailures',
-  /** A webhook still not Active after 3 re-activations in a row (once until it is); the alarm webhook-not-reactivated watches it. */
+  /** A webhook not Active, or not staying Active, after 3 re-activations in a row (once until it lasts); the alarm webhook-not-reactivated watches it. */
   WebhookNotReactivated: 'WebhookNotReactivated',
-  /** A reconcile run ended (issue 25): its counters are in its receiver.reconcile.completed event. */
+  /** A reconcile run ended: its counters are in its receiver.reconcile.completed event. */
   ReconcileCompleted: 'ReconcileCompleted',
   /** A reconcile run gave up (receiver.reconcile.failed); the alarm reconcile-failed watches it. */
   ReconcileFailed: 'ReconcileFailed',
+  /** A reconcile run met the CRM API's Date skewed beyond a minute from its events' Timestamps (logged, on the gap's card). */
+  CrmClockSkew: 'CrmClockSkew',
 } as const;
 
 /** The metric a merge outcome is counted by, in the row and the state workers alike. */

@@ -34,7 +34,17 @@ export interface AdminApiDeps {
  * host or come from a web page of another origin are refused (see `guardPort` in port-guard.js).
  */
 export function createAdminServer(deps: AdminApiDeps): Server {
-  const routes: AdminRoute[] = [
+  return createRouteServer({
+    name: 'admin',
+    routes: adminRoutes(deps),
+    ...(deps.dashboard && { intercept: deps.dashboard.intercept }),
+    ...(deps.log && { log: deps.log }),
+  });
+}
+
+/** The admin API's routes (the README's table lists each); `GET /` is the dashboard's page besides them. */
+export function adminRoutes(deps: AdminApiDeps): AdminRoute[] {
+  return [
     {
       method: 'GET',
       pattern: /^\/health$/,
@@ -59,12 +69,6 @@ export function createAdminServer(deps: AdminApiDeps): Server {
     ...sourceRoutes(deps.source),
     ...tenantRoutes(deps.tenants?.service, deps.tenants?.off ?? 'no tenant commands here'),
   ];
-  return createRouteServer({
-    name: 'admin',
-    routes,
-    ...(deps.dashboard && { intercept: deps.dashboard.intercept }),
-    ...(deps.log && { log: deps.log }),
-  });
 }
 
 function limit(query: URLSearchParams): number {

@@ -69,6 +69,12 @@ export interface LocalBus extends EventPublisher {
   idle(): Promise<void>;
   /** Stops: what is not delivered yet stays journaled for the next start. */
   close(): Promise<void>;
+  /**
+   * Drops the dead letters and the deliveries still to do whose event `carries` names (an erasure on
+   * request, local/erase.ts), from the journal and the views; a delivery under way is not retried or
+   * dead-lettered afterwards. Returns how many it dropped.
+   */
+  erase(carries: (eventText: string) => boolean): number;
 }
 
 interface State {
@@ -110,6 +116,8 @@ export async function startLocalBus(options: LocalBusOptions): Promise<LocalBus>
     states.push({ subscription, target, view: emptyView(subscription), ready: new Set(), running: 0 });
   }
   const journal: JournaledQueues = openJournaledQueues(options.journalPath);
+  /** Deliveries an erasure dropped: one under way, or waiting for its retry, ends there. */
+  const erased = new Set<string>();
 
   let pending = 0;
   let closed = false;
@@ -152,6 +160,10 @@ export async function startLocalBus(options: LocalBusOptions): Promise<LocalBus>
     const { subscription, view } = state;
     const { name, retry } = subscription;
     const maxAgeMs = retry.maxAgeSeconds * 1000;
+    if (erased.has(delivery.key)) {
+      done(state);
+      return;
+    }
     if (Date.now() - delivery.acceptedAt > maxAgeMs) {
       deadLetter(state, delivery, `not delivered within retry.maxAgeSeconds (${retry.maxAgeSeconds} s)`);
       return;
@@ -204,6 +216,10 @@ export async function startLocalBus(options: LocalBusOptions): Promise<LocalBus>
 
   const deadLetter = (state: State, delivery: Delivery, error: string) => {
     const { name } = state.subscription;
+    if (erased.has(delivery.key)) {
+      done(state);
+      return;
+    }
     const at = new Date().toISOString();
     journal.put(dlqOf(name), toRecord(delivery, { error, at }));
     addDeadLetter(state.view, { ...viewOf(delivery), at, error, event: delivery.text }, (dropped) =>
@@ -262,6 +278,22 @@ export async function startLocalBus(options: LocalBusOptions): Promise<LocalBus>
       });
     },
     view: () => states.map(({ view }) => structuredClone(view)),
+    erase(carries) {
+      let dropped = 0;
+      for (const { subscription, view } of states) {
+        for (const queue of [subscription.name, dlqOf(subscription.name)]) {
+          for (const record of [...(journal.state.get(queue)?.values() ?? [])]) {
+            const delivery = fromRecord(record);
+            if (!carries(delivery.text)) continue;
+            journal.remove(queue, delivery.key);
+            erased.add(delivery.key);
+            view.dlq = view.dlq.filter((letter) => letter.id !== idOf(delivery));
+            dropped++;
+          }
+        }
+      }
+      return dropped;
+    },
     async idle() {
       if (pending > 0 && !closed) await new Promise<void>((resolve) => idlers.push(resolve));
     },

@@ -6,6 +6,7 @@ import { queueView } from '../dashboard/queue-view.js';
 import { HttpError } from '../dashboard/route-server.js';
 import type { DashboardSource, Reconciliation } from '../dashboard/source.js';
 import { toMessageView, toParkedView } from '../dashboard/views.js';
+import { eraseLocal, type LocalErasureDeps } from './erase.js';
 import { type FindEventDeps, findEvent } from './find-event.js';
 import { replayLocalParked } from './replay.js';
 import type { LocalQueue } from './resources.js';
@@ -24,6 +25,8 @@ export interface LocalSourceDeps extends FindEventDeps {
   redriveTimeoutMs?: number;
   /** Whether gaps can be recovered, and how a reconcile is queued (local/reconciliation.ts). */
   reconciliation?: Reconciliation;
+  /** What an erasure on request writes to (local/erase.ts); absent: `POST /erase` is 404. */
+  erasure?: LocalErasureDeps;
 }
 
 /**
@@ -70,6 +73,7 @@ export function createLocalSource(deps: LocalSourceDeps): DashboardSource {
     },
     replayParked: (request) => replayLocalParked(deps, request),
     ...(deps.reconciliation && { reconciliation: deps.reconciliation }),
+    ...(deps.erasure && { erase: (target) => eraseLocal(deps.erasure!, target) }),
   };
 }
 

@@ -1,5 +1,5 @@
 /**
- * The event bus step of `npm start` (issue 14): subscriptions.yml (or SUBSCRIPTIONS_FILE) evaluated by
+ * The event bus step of `npm start`: subscriptions.yml (or SUBSCRIPTIONS_FILE) evaluated by
  * the local bus, PutEvents served on a loopback port, and the functions' environment pointed at them
  * as serverless.yml points the workers at the stage's bus.
  */

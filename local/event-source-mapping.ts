@@ -38,7 +38,7 @@ export interface EventSourceMapping {
   readonly stats: EventSourceMappingStats;
   /** Number of batches being handled right now. */
   readonly inFlight: number;
-  /** Stops polling, waits for the batches in flight to finish and their successes to be deleted. */
+  /** Stops polling, aborts the batches in flight (their contexts' `abortSignal`), waits for them to finish and their successes to be deleted. */
   stop(): Promise<void>;
 }
 
@@ -98,6 +98,8 @@ export function startEventSourceMapping(options: EventSourceMappingOptions): Eve
         functionName: options.functionName,
         timeoutMs: options.timeoutMs ?? 30_000,
         region: options.region,
+        // Stopping aborts the handler's own waits too (a CRM call): it ends, its batch is settled.
+        signal: abort.signal,
       });
       const response = await options.handler({ Records: records }, context);
       failedIds = new Set((response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier));

@@ -7,10 +7,16 @@ export interface LambdaContextOptions {
   memoryLimitInMB?: number;
   region?: string;
   accountId?: string;
+  /** Aborted when the runtime stops: carried as the context's `abortSignal` (functions/abort-signal.ts). */
+  signal?: AbortSignal;
 }
 
-/** A Lambda invocation context as the runtime builds it, with a deadline `timeoutMs` from now. */
-export function createLambdaContext(options: LambdaContextOptions): Context {
+/**
+ * A Lambda invocation context as the runtime builds it, with a deadline `timeoutMs` from now, and the
+ * runtime's stop signal as `abortSignal` (Lambda's own contexts have none: it freezes or ends the
+ * process instead), so Ctrl-C does not wait for a call to a CRM that is gone.
+ */
+export function createLambdaContext(options: LambdaContextOptions): Context & { abortSignal?: AbortSignal } {
   const deadline = Date.now() + options.timeoutMs;
   const region = options.region ?? 'us-east-1';
   const accountId = options.accountId ?? '123456789012';
@@ -27,5 +33,6 @@ export function createLambdaContext(options: LambdaContextOptions): Context {
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
+    ...(options.signal && { abortSignal: options.signal }),
   };
 }

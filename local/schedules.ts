@@ -88,7 +88,7 @@ export function rateMs(functionName: string, rate: string): number {
 export interface ScheduleRunner {
   /** Invocations started so far, per function. */
   readonly runs: ReadonlyMap<string, number>;
-  /** No more ticks; resolves once the runs under way end. */
+  /** No more ticks; aborts the runs under way (their contexts' `abortSignal`) and resolves once they end. */
   stop(): Promise<void>;
 }
 
@@ -98,7 +98,7 @@ type ScheduledHandler = (event: unknown, context: Context) => unknown;
  * Invokes each schedule's handler at the start and then every `everyMs`, with EventBridge's Scheduled
  * Event (or the schedule's `input`) and a Lambda context of the function's timeout. At the start, not
  * one period later as a new rule would: on AWS the rule went on ticking while the receiver was away,
- * so a restarted runtime must not wait a period before it polls the CRM again (issue 25's convergence
+ * so a restarted runtime must not wait a period before it polls the CRM again (the convergence goal:
  * within 60 s of the receiver's return). An error is logged with the function's name; the next tick
  * runs as usual.
  */
@@ -111,6 +111,8 @@ export function startSchedules(options: {
   const { schedules, handlers, region, log } = options;
   const runs = new Map<string, number>();
   const running = new Set<Promise<void>>();
+  // Aborted by stop(): the runs under way end their CRM calls instead of waiting them out.
+  const abort = new AbortController();
   let stopped = false;
   const timers = schedules.map((schedule) => {
     const handler = handlers.get(schedule.functionName);
@@ -126,7 +128,7 @@ export function startSchedules(options: {
         return;
       }
       runs.set(schedule.functionName, (runs.get(schedule.functionName) ?? 0) + 1);
-      const run = invoke(handler as ScheduledHandler, schedule, region)
+      const run = invoke(handler as ScheduledHandler, schedule, region, abort.signal)
         .catch((error: unknown) =>
           log(`[${schedule.functionName}] ${error instanceof Error ? error.stack : String(error)}`),
         )
@@ -146,12 +148,18 @@ export function startSchedules(options: {
     async stop() {
       stopped = true;
       for (const timer of timers) clearInterval(timer);
+      abort.abort();
       await Promise.allSettled([...running]);
     },
   };
 }
 
-async function invoke(handler: ScheduledHandler, schedule: LocalSchedule, region: string): Promise<void> {
+async function invoke(
+  handler: ScheduledHandler,
+  schedule: LocalSchedule,
+  region: string,
+  signal: AbortSignal,
+): Promise<void> {
   const account = '123456789012';
   const event = {
     version: '0',
@@ -168,6 +176,7 @@ async function invoke(handler: ScheduledHandler, schedule: LocalSchedule, region
     functionName: schedule.functionName,
     timeoutMs: schedule.timeoutMs,
     region,
+    signal,
   });
   await handler(schedule.input ?? event, context);
 }

@@ -5,18 +5,47 @@
  * docs/capacity.md shows its output for the 10,000-tenant case.
  */
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseCommandLine as parseArgv, UsageError, usageLines } from '../tools/command-line.js';
 import { type Capacity, capacity, type Load } from './capacity/model.js';
 import { QUOTAS, REGIONS, type Region } from './capacity/quotas.js';
 import { defaultParams, loadStageShape } from './capacity/shape.js';
 
 const USAGE =
-  'usage: npm run capacity -- --tenants N --events-per-second R --peak P --region REGION [--peak-share S] [--function-url] [--no-subscriptions] [--param name=value ...]';
+  'Usage: npm run capacity -- --tenants N --events-per-second R --peak P --region REGION [--peak-share S] [--function-url] [--no-subscriptions] [--param name=value ...]';
+
+/** What `--help` prints. */
+const HELP = `${USAGE}
+
+Each stage's ceiling for that load from AWS's default quotas and this stage's settings (serverless.yml,
+infra/resources.yml), and the first bottleneck with what moves it (docs/capacity.md).
+
+Options:
+  --tenants N              how many tenants (CRM contexts)
+  --events-per-second R    each tenant's average events per second
+  --peak P                 a tenant's peak over its average (1 or more)
+  --peak-share S           the share of tenants at their peak at once (over 0, at most 1; default 1)
+  --region REGION          ${REGIONS.join(', ')}
+  --function-url           a Lambda function URL instead of the HTTP API in front of the ingest
+  --no-subscriptions       no subscriptions: nothing published to EventBridge
+  --param name=value       a numeric param of serverless.yml over its default, as a deploy's --param
+  --help, -h               this text`;
+
+const OPTIONS = {
+  tenants: { type: 'string' },
+  'events-per-second': { type: 'string' },
+  peak: { type: 'string' },
+  'peak-share': { type: 'string', default: '1' },
+  region: { type: 'string' },
+  'function-url': { type: 'boolean', default: false },
+  'no-subscriptions': { type: 'boolean', default: false },
+  param: { type: 'string', multiple: true, default: [] as string[] },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
 
 /** A mistake on the command line: one line, naming the option and what it accepts. */
-export class CapacityUsageError extends Error {
+export class CapacityUsageError extends UsageError {
   constructor(message: string) {
-    super(`${message}; ${USAGE}`);
+    super(message);
     this.name = 'CapacityUsageError';
   }
 }
@@ -27,29 +56,19 @@ export interface CommandLine {
   params: Record<string, number>;
 }
 
-/** The command line, or a CapacityUsageError naming the first wrong option and what it accepts. */
-export function parseCommandLine(argv: string[], numericParams: readonly string[]): CommandLine {
+/**
+ * The command line ('help' for --help), or a CapacityUsageError naming the first wrong option and what it
+ * accepts.
+ */
+export function parseCommandLine(argv: string[], numericParams: readonly string[]): CommandLine | 'help' {
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
-    values = parseArgs({
-      args: argv,
-      options: {
-        tenants: { type: 'string' },
-        'events-per-second': { type: 'string' },
-        peak: { type: 'string' },
-        'peak-share': { type: 'string', default: '1' },
-        region: { type: 'string' },
-        'function-url': { type: 'boolean', default: false },
-        'no-subscriptions': { type: 'boolean', default: false },
-        param: { type: 'string', multiple: true, default: [] },
-      },
-    }).values;
+    values = parseArgv({ args: argv, options: OPTIONS }).values;
   } catch (error) {
-    // Node's parseArgs errors carry a code (ERR_PARSE_ARGS_UNKNOWN_OPTION, …) and a long second sentence.
-    if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
-      throw new CapacityUsageError(error.message.split('. ')[0] ?? error.message);
+    if (error instanceof UsageError) throw new CapacityUsageError(error.message);
     throw error;
   }
+  if (values.help === true) return 'help';
   const number = (name: string, accepted: string, valid: (n: number) => boolean): number => {
     const raw = values[name];
     if (raw === undefined) throw new CapacityUsageError(`--${name} is missing: it takes ${accepted}`);
@@ -147,10 +166,12 @@ export function report(load: Load, result: Capacity): string {
 /** Runs the command: the report on success, else throws a CapacityUsageError. */
 export async function main(argv: string[]): Promise<string> {
   const numeric = Object.entries(defaultParams()).filter(([, value]) => typeof value === 'number');
-  const { load, params } = parseCommandLine(
+  const commandLine = parseCommandLine(
     argv,
     numeric.map(([name]) => name),
   );
+  if (commandLine === 'help') return HELP;
+  const { load, params } = commandLine;
   const result = capacity(await loadStageShape(params), load);
   const changed = Object.entries(params).map(([name, value]) => `${name}=${value}`);
   return `${changed.length > 0 ? `serverless.yml's default params with ${changed.join(', ')}\n` : ''}${report(load, result)}`;
@@ -161,7 +182,12 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   main(process.argv.slice(2)).then(
     (text) => console.log(text),
     (error: unknown) => {
-      console.error(error instanceof CapacityUsageError ? error.message : error);
+      if (error instanceof UsageError) {
+        console.error(usageLines(error, 'capacity', OPTIONS));
+        process.exitCode = 2;
+        return;
+      }
+      console.error(error);
       process.exitCode = 1;
     },
   );

@@ -5,7 +5,7 @@
  * Item sizes (so write units) are those of real rows and history records, log bytes those the
  * handlers print at the stage's log level, access log bytes those of serverless.yml's format filled in
  * from the same requests. `tsx scripts/cost.ts` prints the tables in docs/deploy.md: per worker batch size,
- * the total beside the floor (what the architecture must pay per event, issue 26) and their ratio, on the
+ * the total beside the floor (what the architecture must pay per event) and their ratio, on the
  * HTTP API and on the function URL, without and with subscriptions. Each section of the output is one
  * function in {@link SECTIONS}; a new one is added there.
  */
@@ -17,7 +17,12 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@
 import type { APIGatewayProxyEventV2, Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
 import { loadAccessLogFormat } from '../infra/definitions.js';
+import { parseDeliveryEvent } from '../lib/events/index.js';
+import { isRowEvent } from '../lib/events/registry.js';
 import { METRICS_NAMESPACE } from '../lib/metrics.js';
+import type { Row } from '../lib/model/types.js';
+import { apply, contentHash } from '../lib/projection.js';
+import { toRowItem } from '../lib/store/row-item.js';
 import {
   buildSampleBody,
   buildSampleDelivery,
@@ -440,7 +445,7 @@ export function logBytesPerEvent(measured: Measured, advancedLogging: boolean, b
 }
 
 /**
- * One line of a cost table. `floor`: what the architecture must pay per event (issue 26): one HTTP API
+ * One line of a cost table. `floor`: what the architecture must pay per event: one HTTP API
  * request, the ingest's invocation, one SendMessage and its share of a receive and a delete, the worker's
  * invocation, one write each for the history and the row, one read of the row, the metric lines the
  * alarms need; with subscriptions, what EventBridge itself charges. `httpApi`: paid only behind the HTTP
@@ -656,7 +661,7 @@ export async function workerBatchSection(): Promise<string[]> {
   return out;
 }
 
-// ---------------------------------------------------------------- reconciliation (issue 25)
+// ---------------------------------------------------------------- reconciliation
 
 /**
  * What reconciliation assumes (docs/deploy.md, "Cost per million events"): the reconcile function waits on
@@ -677,13 +682,19 @@ export const RECONCILE_ASSUMPTIONS = {
 };
 
 /**
- * Reconciliation's cost at AWS list prices, apart from the live events' table: per reconciled row (its
- * share of the archive page the reconcile function waits for, its SendMessageBatch entry, and the worker
- * applying the snapshot as it applies a live event: its queue receive and delete, invocation, duration,
- * and at most the writes of one event) and per poll (one scheduled invocation; a scheduled EventBridge
- * rule's events cost nothing). The CRM's own API calls are free here and counted in the `per` column.
+ * Reconciliation's cost at AWS list prices, apart from the live events' table: per reconciled row that
+ * changes its row (its share of the archive page the reconcile function waits for, its SendMessageBatch
+ * entry, and the worker applying the snapshot as it applies a live event: its queue receive and delete,
+ * invocation, duration, and at most the writes of one event); per row the CRM did not change (its share
+ * of the page, the reconcile's read of the stored row, and no message, no worker: lib/reconcile/snapshots.ts);
+ * and per poll (one scheduled invocation; a scheduled EventBridge rule's events cost nothing). The CRM's
+ * own API calls are free here and counted in the `per` column.
  */
-export function reconcileCostRows(workerBatchSize = 1): { perRow: CostLine[]; perPoll: CostLine[] } {
+export function reconcileCostRows(workerBatchSize = 1): {
+  perRow: CostLine[];
+  perUnchangedRow: CostLine[];
+  perPoll: CostLine[];
+} {
   const r = RECONCILE_ASSUMPTIONS;
   const p = PRICES;
   const a = ASSUMPTIONS;
@@ -721,6 +732,18 @@ export function reconcileCostRows(workerBatchSize = 1): { perRow: CostLine[]; pe
       1.5 * p.dynamoPerRru + 2 * p.dynamoPerWru,
     ),
   ];
+  // A row the CRM did not change: the page's share and the read the reconcile makes anyway (a row under
+  // 4 KB, eventually consistent). Its order keys stay where they are when they are at or after the CRM's
+  // last write of it (its `updated`/`registered`): the row holds what the CRM wrote then, from that
+  // write's own event or an earlier snapshot, and any event still to come is older than them or newer
+  // than the read. Only a row held from before that write (a snapshot equal to it, its keys older) gets
+  // one conditional PutItem: priced separately in reconcileSection, it is not the usual case.
+  const perUnchangedRow = [
+    perRow[0]!,
+    perRow[1]!,
+    line('SQS, worker', 'none: no message, no invocation', 0),
+    line('DynamoDB', "0.5 RRU (the reconcile's read of the stored row); no write", 0.5 * p.dynamoPerRru),
+  ];
   const perPoll = [
     line('Scheduled rule', '1 event (free)', 0),
     line('Poll Lambda requests', '1 invocation', p.lambdaPerRequest),
@@ -731,14 +754,34 @@ export function reconcileCostRows(workerBatchSize = 1): { perRow: CostLine[]; pe
     ),
     line('CRM API calls', "1 webhook list per context (the CRM's quota)", 0),
   ];
-  return { perRow, perPoll };
+  return { perRow, perUnchangedRow, perPoll };
+}
+
+/**
+ * Write units of one conditional put of a contact row as the workers store it (lib/store/row-item.ts)
+ * after the stream {@link measure} delivers: the created event of the spec's sample, then nine changed.
+ */
+export function contactRowWru(): number {
+  let row: Row | undefined;
+  const start = Date.parse('2025-05-14T10:00:00Z');
+  for (const [i, name] of ['contact.created', ...Array(9).fill('contact.changed')].entries()) {
+    const body = buildSampleBody(name, {
+      primaryKey: 418_233,
+      timestamp: dotNetTimestamp(new Date(start + i * 1000)),
+    });
+    const parsed = parseDeliveryEvent(body);
+    if (!parsed.ok || !isRowEvent(parsed.event)) throw new Error(`the sample ${name} does not parse`);
+    row = apply(row, parsed.event, { contentHash: contentHash(JSON.stringify(body), String(body.EventId)) });
+  }
+  return units(itemBytes(toRowItem(row!, 10)), 1024);
 }
 
 /** Reconciliation's two tables, and what the every-minute schedule costs a month at the default interval. */
 export async function reconcileSection(): Promise<string[]> {
   const r = RECONCILE_ASSUMPTIONS;
   const p = PRICES;
-  const { perRow, perPoll } = reconcileCostRows();
+  const { perRow, perUnchangedRow, perPoll } = reconcileCostRows();
+  const keysMoved = contactRowWru() * p.dynamoPerWru;
   const sum = (lines: CostLine[]) => lines.reduce((total, line) => total + line.dollars, 0);
   const minutes = 30.4 * 24 * 60;
   const polls = (30.4 * 86_400) / r.pollSeconds;
@@ -746,12 +789,15 @@ export async function reconcileSection(): Promise<string[]> {
     Math.max(0, minutes - polls) *
     (p.lambdaPerRequest + (r.idleMs / 1000) * r.memoryGb * p.lambdaArmPerGbSecond + p.dynamoPerWru);
   return [
-    '\n### Reconciliation: $ per million reconciled rows (worker batches of 1)\n',
+    '\n### Reconciliation: $ per million reconciled rows that change their row (worker batches of 1)\n',
     ...table(perRow).map((row) => row.replace('Per event', 'Per row')),
+    '\n### Reconciliation: $ per million rows the CRM did not change (a full pass)\n',
+    ...table(perUnchangedRow).map((row) => row.replace('Per event', 'Per row')),
+    `\nA row held from before the CRM's last write of it (its order keys older) adds one conditional PutItem of ${contactRowWru()} WRU (a contact row): $${((sum(perUnchangedRow) + keysMoved) * 1e6).toFixed(3)} per million such rows.`,
     '\n### Reconciliation: $ per million polls\n',
     ...table(perPoll).map((row) => row.replace('Per event', 'Per poll')),
     `\nPolling every ${r.pollSeconds} s: ${Math.round(polls)} polls and ${Math.round(minutes - polls)} idle scheduled invocations a month, $${(sum(perPoll) * polls + idle).toFixed(4)} a month.`,
-    `A scheduled full pass (RECONCILE_FULL_HOURS) reconciles every stored row: $${(sum(perRow) * 1e5).toFixed(4)} per 100,000 rows a pass, and about 0.01 CRM API calls per row.`,
+    `A scheduled full pass (RECONCILE_FULL_HOURS) reconciles every stored row: $${(sum(perUnchangedRow) * 1e5).toFixed(4)} per 100,000 unchanged rows a pass ($${(sum(perRow) * 1e5).toFixed(4)} per 100,000 changed ones), and about 0.01 CRM API calls per row.`,
   ];
 }
 

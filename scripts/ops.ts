@@ -7,7 +7,6 @@
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -17,6 +16,7 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { PatternError } from '../lib/bus/pattern/errors.js';
 import { ReplayBusyError, replayEventMatcher } from '../lib/ingest/index.js';
+import { parseCommandLine, UsageError, usageLines } from '../tools/command-line.js';
 import { createAwsSource } from './ops/aws-source.js';
 import { backfillRowIndexOnStage } from './ops/backfill-command.js';
 import {
@@ -33,6 +33,7 @@ import {
   webhooks,
 } from './ops/commands.js';
 import { serveDashboard } from './ops/dashboard.js';
+import { erase } from './ops/erase-command.js';
 import { reconcile } from './ops/reconcile-command.js';
 import { redriveSubscription, rotateSubscriptionKey } from './ops/subscription-commands.js';
 import {
@@ -67,12 +68,13 @@ export const COMMANDS = [
   'dashboard',
   'redrive-subscription',
   'rotate-subscription-key',
+  'erase',
 ] as const;
 
 const USAGE = `usage: npm run ops -- <${[...COMMANDS, ...TENANT_COMMANDS].join('|')}> --stage S [options] (--help lists them)`;
 
 /** What `--help` prints: every command and its options. */
-export const HELP = `npm run ops -- <command> --stage S [--region R] [options]
+export const HELP = `Usage: npm run ops -- <command> --stage S [--region R] [options]
 
   status                               queues: visible, in flight, dead-lettered
   parked [--max N]                     parked deliveries and why (each look is a receive)
@@ -88,8 +90,11 @@ export const HELP = `npm run ops -- <command> --stage S [--region R] [options]
   redrive-subscription <name> [--max N]        a subscription's DLQ → its target again
   rotate-subscription-key <name> < key         a url subscription's API key, in SSM and in effect
 ${TENANT_HELP}
+  erase --context C [--entity E --id N]        a row's personal data (or a whole tenant's) erased:
+                                       row, history, parked and dead-letter messages (docs/privacy.md)
 
-Region and credentials come from the usual AWS environment (AWS_REGION, AWS_PROFILE, ...), or --region.`;
+Region and credentials come from the usual AWS environment (AWS_REGION, AWS_PROFILE, ...), or --region.
+--help, -h lists this.`;
 const ROOT = join(import.meta.dirname, '..');
 
 /** Standard input as text, or "" when it is a terminal (a key typed there would show on the screen). */
@@ -103,13 +108,13 @@ export async function main(
   input: () => Promise<string> = readStdin,
 ): Promise<unknown> {
   if (isTenantCommand(argv)) return tenants(argv, clients);
-  const { values, positionals } = parseCommandLine(argv);
+  const { values, positionals } = parseCommandLine({ args: argv, allowPositionals: true, options: OPTIONS });
   if (values.help) return HELP;
   const [command, ...rest] = positionals;
-  if (command === undefined) throw new OpsError(USAGE);
+  if (command === undefined) throw new UsageError(USAGE);
   if (!(COMMANDS as readonly string[]).includes(command))
-    throw new OpsError(`unknown command ${command}; ${USAGE}`);
-  if (values.stage === undefined) throw new OpsError(`--stage is missing; ${USAGE}`);
+    throw new UsageError(`unknown command ${command}; ${USAGE}`);
+  if (values.stage === undefined) throw new UsageError(`--stage is missing; ${USAGE}`);
   const region = values.region;
   const ops = clients ?? (await awsClients(region));
   const outputs = await readOutputs(ops, values.stage);
@@ -176,6 +181,8 @@ export async function main(
       return gaps(ops, outputs, values.context);
     case 'reconcile':
       return reconcile(ops, outputs, values);
+    case 'erase':
+      return erase(ops, outputs, values);
     case 'backfill-row-index':
       return backfillRowIndexOnStage(ops, outputs, {
         progress: (line) => process.stderr.write(`${line}\n`),
@@ -209,35 +216,24 @@ async function tenants(argv: string[], clients: DashboardClients | undefined): P
   return tenantCommand({ ...ops, ssm }, outputs, values.stage, command, values);
 }
 
-/** The arguments parsed, or an OpsError naming the unknown option or missing value in one line. */
-function parseCommandLine(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        stage: { type: 'string' },
-        region: { type: 'string' },
-        max: { type: 'string' },
-        rate: { type: 'string' },
-        context: { type: 'string' },
-        from: { type: 'string' },
-        to: { type: 'string' },
-        entities: { type: 'string' },
-        full: { type: 'boolean', default: false },
-        event: { type: 'string' },
-        events: { type: 'boolean', default: false },
-        port: { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (error) {
-    // Node's parseArgs errors carry a code (ERR_PARSE_ARGS_UNKNOWN_OPTION, …) and a long second sentence.
-    if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))
-      throw new OpsError(`${error.message.split('. ')[0]}; ${USAGE}`);
-    throw error;
-  }
-}
+/** The options of every command (HELP says which takes which). */
+const OPTIONS = {
+  stage: { type: 'string' },
+  region: { type: 'string' },
+  max: { type: 'string' },
+  rate: { type: 'string' },
+  context: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  entities: { type: 'string' },
+  entity: { type: 'string' },
+  id: { type: 'string' },
+  full: { type: 'boolean', default: false },
+  event: { type: 'string' },
+  events: { type: 'boolean', default: false },
+  port: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
 
 /**
  * The SDK clients for the region given or found in the environment, once the region and the credentials
@@ -284,6 +280,11 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   main(process.argv.slice(2)).then(
     (result) => console.log(typeof result === 'string' ? result : JSON.stringify(result, null, 2)),
     (error: unknown) => {
+      if (error instanceof UsageError) {
+        console.error(usageLines(error, 'ops', OPTIONS));
+        process.exitCode = 2;
+        return;
+      }
       console.error(error instanceof OpsError ? error.message : error);
       process.exitCode = 1;
     },

@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { familyOf } from '../lib/events/index.js';
-import { nearestEventName } from '../lib/events/nearest.js';
+import { nearestEventName, nearMissOf } from '../lib/events/nearest.js';
 import { loadEnvFile } from '../local/env-file.js';
+import { parseCommandLine, runCommand, UsageError } from './command-line.js';
 import { httpRequest } from './http-client.js';
 import {
   ALL_SAMPLE_EVENTS,
@@ -12,11 +12,22 @@ import {
 } from './samples.js';
 import { localWebhookUrl, senderSecret } from './sender-config.js';
 
-const USAGE = `Usage: npm run send -- <event> [--primary-key N] [--context C] [--webhook-id N] [--url U]
-                                [--prefix X-SuperOffice] [--secret S] [--unsigned] [--token T]
+const USAGE = `Usage: npm run send -- <event> [options]
 
 Builds a realistic delivery of <event> (all its headers, a fresh EventId, FieldValues and Changes as the
 spec or the CRM's samples show them), signs it with the configured secret and POSTs it to the local receiver.
+
+Options:
+  --primary-key N      the row's PrimaryKey (default: a sample's)
+  --context C          the ContextIdentifier (default Cust12345)
+  --webhook-id N       the webhook of a webhook<id>.started|stopped|errors event
+  --url U              where to POST (default: npm start's /webhook, from PORT and HOST)
+  --prefix P           the header prefix (default X-SuperOffice)
+  --secret S           sign with S (default: WEBHOOK_SECRET(S), else the secret npm start generated)
+  --unsigned           send it without a signature
+  --token T            X-Receiver-Token of a state event (default STATE_EVENT_TOKEN)
+  --force              send a name a typo away from the catalogue's as it is (the receiver parks it)
+  --help, -h           this text
 
 Events: ${ALL_SAMPLE_EVENTS.join(', ')}
         (any list.<name>.created|changed|softdeleted and y_<table>.created|changed|deleted works too;
@@ -27,28 +38,28 @@ Events: ${ALL_SAMPLE_EVENTS.join(', ')}
 /**
  * `npm run send`: one delivery, as the CRM would send it, to the local receiver (like `stripe trigger`).
  */
+const OPTIONS = {
+  'primary-key': { type: 'string' },
+  context: { type: 'string' },
+  'webhook-id': { type: 'string' },
+  url: { type: 'string' },
+  prefix: { type: 'string' },
+  secret: { type: 'string' },
+  unsigned: { type: 'boolean' },
+  token: { type: 'string' },
+  force: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 async function main(argv: string[]): Promise<number> {
   loadEnvFile(process.env.ENV_FILE ?? '.env');
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      'primary-key': { type: 'string' },
-      context: { type: 'string' },
-      'webhook-id': { type: 'string' },
-      url: { type: 'string' },
-      prefix: { type: 'string' },
-      secret: { type: 'string' },
-      unsigned: { type: 'boolean' },
-      token: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values, positionals } = parseCommandLine({ args: argv, allowPositionals: true, options: OPTIONS });
   const [name] = positionals;
-  if (values.help || name === undefined) {
+  if (values.help) {
     console.log(USAGE);
-    return values.help ? 0 : 2;
+    return 0;
   }
+  if (name === undefined) throw new UsageError('the event to send is missing (for example contact.created)');
 
   const stateMatch = /^webhook(\d*)\.(started|stopped|errors)$/.exec(name);
   const webhookId = values['webhook-id'] ?? stateMatch?.[1];
@@ -56,7 +67,7 @@ async function main(argv: string[]): Promise<number> {
   const integer = (option: string, raw: string | undefined): number | undefined => {
     if (raw === undefined || raw === '') return undefined;
     const value = Number(raw);
-    if (!Number.isSafeInteger(value)) throw new Error(`--${option} must be an integer`);
+    if (!Number.isSafeInteger(value)) throw new UsageError(`--${option} must be an integer, not ${raw}`);
     return value;
   };
   const primaryKey = stateMatch
@@ -64,6 +75,7 @@ async function main(argv: string[]): Promise<number> {
     : integer('primary-key', values['primary-key']);
 
   let body: Record<string, unknown>;
+  let warning: string | undefined;
   if (stateMatch) {
     body = buildSampleBody(`webhook.${stateMatch[2]}` as SampleEventName, {
       primaryKey: primaryKey ?? 1,
@@ -74,18 +86,22 @@ async function main(argv: string[]): Promise<number> {
   } else if (familyOf(name) !== undefined) {
     body = buildSampleBody(name, { primaryKey, context });
   } else if (/^[\w-]+\.[\w-]+$/.test(name)) {
-    // An event outside the catalogue: same envelope, its own Event and Entity.
-    console.warn(
-      `warning: ${name} is outside the catalogue (did you mean ${nearestEventName(name)}?): the receiver parks it`,
-    );
+    // An event outside the catalogue: same envelope, its own Event and Entity; a typo is refused.
+    const typo = nearMissOf(name);
+    if (typo !== undefined && !values.force)
+      throw new UsageError(
+        `${name} is not an event of the catalogue: did you mean ${typo}? (--force sends ${name}, which the receiver parks)`,
+      );
+    warning = `warning: ${name} is outside the catalogue (did you mean ${nearestEventName(name)}?): the receiver parks it`;
     body = {
       ...buildSampleBody('contact.changed', { primaryKey, context }),
       Event: name,
       Entity: name.split('.')[0],
     };
   } else {
-    console.error(`Unknown event ${JSON.stringify(name)}.\n\n${USAGE}`);
-    return 2;
+    throw new UsageError(
+      `unknown event ${JSON.stringify(name)}: it takes an event name such as contact.created`,
+    );
   }
 
   const secret = values.unsigned ? undefined : (values.secret ?? senderSecret(context));
@@ -101,6 +117,7 @@ async function main(argv: string[]): Promise<number> {
     const answer = await httpRequest('POST', url, delivery.headers, delivery.body);
     console.log(`← ${answer.status} in ${answer.ms.toFixed(1)} ms`);
     if (answer.body) console.log(answer.body);
+    if (warning) console.warn(warning);
     return answer.status === 200 ? 0 : 1;
   } catch (error) {
     console.error(
@@ -110,10 +127,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(2);
-  },
-);
+runCommand('send', OPTIONS, () => main(process.argv.slice(2)));

@@ -1,16 +1,16 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { listEnv } from '../lib/config/env.js';
 import { parseSecretsJson, secretConfig } from '../lib/config/ingest.js';
 import { readLocalConfig } from '../local/local-config.js';
 import { tenantSecrets } from '../local/ssm-endpoint.js';
-import { secretFile } from '../local/webhook-secret.js';
+import { ensureSecret, secretFile } from '../local/webhook-secret.js';
 
 const fromEnvironment = () => 'in the environment';
 
 /**
  * The secret a local sender signs with for `context`, read by the runtime's own readers: the newest
- * secret the tenant commands gave it (DATA_DIR's secrets parameter), else the context's first secret of WEBHOOK_SECRETS (its `*` entry for any other context), else the first of
- * WEBHOOK_SECRET, else the secret `npm start` generated under DATA_DIR. `undefined` when there is
+ * secret the tenant commands gave it (DATA_DIR's secrets parameter), else the context's first secret
+ * of WEBHOOK_SECRETS (its `*` entry for any other context), else the first of WEBHOOK_SECRET, else the secret `npm start` generated under DATA_DIR. `undefined` when there is
  * none (unsigned). A malformed setting is the runtime's one-line error.
  */
 export function senderSecret(context: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -30,6 +30,19 @@ export function senderSecret(context: string, env: NodeJS.ProcessEnv = process.e
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+}
+
+/**
+ * The secret a webhook registered for the local receiver signs with: {@link senderSecret}, else the one
+ * `npm start` will generate, generated now into DATA_DIR the way it does (so `npm run crm` may start
+ * first); undefined only with ALLOW_UNSIGNED=true.
+ */
+export function receiverSecret(context: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const configured = senderSecret(context, env);
+  if (configured !== undefined) return configured;
+  const { dataDir } = readLocalConfig(env, fromEnvironment);
+  mkdirSync(dataDir, { recursive: true });
+  return ensureSecret({ ...env }, dataDir).value;
 }
 
 /** Where `npm start` listens for deliveries: PORT and HOST as the runtime reads them. */

@@ -1,39 +1,47 @@
-import { parseArgs } from 'node:util';
 import { loadEnvFile } from '../local/env-file.js';
+import { parseCommandLine, runCommand, UsageError } from './command-line.js';
 import { localAdminUrl, localWebhookUrl, senderSecret } from './sender-config.js';
 import { formatReport, runSimulation } from './simulate.js';
 
-const USAGE = `Usage: npm run simulate -- --events N --rows M [--duplicates P] [--shuffle] [--concurrency C]
-                                    [--families spec|all] [--url U] [--admin-url A] [--context C] [--seed S] [--json]
+const USAGE = `Usage: npm run simulate -- [options]
 
 Sends a realistic stream of N events over M rows to the local receiver with a sender that behaves like
 the CRM's (3 attempts, 1 s and 4 s apart, only 200 counts, 9 consecutive failures stop the webhook),
 waits for the queues to drain, and checks every row through the admin API. Exits 1 on any mismatch.
---families all mixes in every family of the catalogue (person, sale, quote actions, list.category,
-y_equipment, ...); the default, spec, sends contacts and activities.`;
 
-/** A mistake in the arguments: its message and the usage text, exit 2 (anything else is one line, exit 1). */
-class UsageError extends Error {}
+Options:
+  --events N           events to send (default 1000)
+  --rows M             rows they change (default 100)
+  --duplicates P       percent of events sent twice (0-100, default 0)
+  --shuffle            send them out of order
+  --concurrency C      senders at once (1-1000, default 10)
+  --families F         spec (contacts and activities, the default) or all (every family of the catalogue:
+                       person, sale, quote actions, list.category, y_equipment, ...)
+  --url U              the receiver's /webhook (default: npm start's, from PORT and HOST)
+  --admin-url A        its admin API (default: from ADMIN_PORT)
+  --context C          the ContextIdentifier (default Cust12345)
+  --seed S             the random seed, to repeat a run
+  --json               the report as JSON
+  --help, -h           this text`;
+
+const OPTIONS = {
+  events: { type: 'string', default: '1000' },
+  rows: { type: 'string', default: '100' },
+  duplicates: { type: 'string', default: '0' },
+  shuffle: { type: 'boolean', default: false },
+  concurrency: { type: 'string', default: '10' },
+  url: { type: 'string' },
+  'admin-url': { type: 'string' },
+  context: { type: 'string' },
+  seed: { type: 'string' },
+  families: { type: 'string', default: 'spec' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 async function main(argv: string[]): Promise<number> {
   loadEnvFile(process.env.ENV_FILE ?? '.env');
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      events: { type: 'string', default: '1000' },
-      rows: { type: 'string', default: '100' },
-      duplicates: { type: 'string', default: '0' },
-      shuffle: { type: 'boolean', default: false },
-      concurrency: { type: 'string', default: '10' },
-      url: { type: 'string' },
-      'admin-url': { type: 'string' },
-      context: { type: 'string' },
-      seed: { type: 'string' },
-      families: { type: 'string', default: 'spec' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values } = parseCommandLine({ args: argv, options: OPTIONS });
   if (values.help) {
     console.log(USAGE);
     return 0;
@@ -73,17 +81,10 @@ async function main(argv: string[]): Promise<number> {
   return report.mismatches === 0 && report.drained ? 0 : 1;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    const parseError =
-      error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS');
-    if (error instanceof UsageError || parseError) {
-      console.error(`${error.message}\n\n${USAGE}`);
-      process.exit(2);
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    console.error(`simulate stopped: ${message} (is npm start running, and at these URLs?)`);
-    process.exit(1);
-  },
+runCommand(
+  'simulate',
+  OPTIONS,
+  () => main(process.argv.slice(2)),
+  (error) =>
+    `simulate stopped: ${error instanceof Error ? error.message : String(error)} (is npm start running, and at these URLs?)`,
 );

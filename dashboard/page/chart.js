@@ -1,4 +1,4 @@
-import { h, svg } from './dom.js';
+import { clockTime, h, svg } from './dom.js';
 
 const WIDTH = 720;
 const HEIGHT = 160;
@@ -107,5 +107,5 @@ export function outcomeChart({ outcomes, perMinute }) {
 }
 
 function clock(iso) {
-  return iso ? new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }) : '';
+  return iso ? clockTime(new Date(iso)) : '';
 }

@@ -24,12 +24,26 @@ function build(element, attributes, children) {
   return element;
 }
 
-/** A `<time>` showing an ISO instant in the reader's locale, the exact value in its title. */
+/** A `<time>` showing an ISO instant as {@link clockTime} does, the exact value in its title. */
 export function time(iso) {
   if (!iso) return '—';
   const date = new Date(iso);
-  const shown = Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+  const shown = Number.isNaN(date.getTime()) ? iso : clockTime(date, { seconds: true });
   return h('time', { datetime: iso, title: iso }, shown);
+}
+
+/**
+ * Every time on the page in one format: the reader's locale with two-digit hours and minutes (and
+ * seconds where asked), preceded by the date when it is not today.
+ */
+export function clockTime(date, { seconds = false, now = new Date() } = {}) {
+  const clock = date.toLocaleTimeString([], {
+    hour: '2-digit',
+    minute: '2-digit',
+    ...(seconds && { second: '2-digit' }),
+  });
+  if (date.toDateString() === now.toDateString()) return clock;
+  return `${date.toLocaleDateString([], { year: 'numeric', month: 'short', day: 'numeric' })} ${clock}`;
 }
 
 /** A value as compact JSON, or a dash. */

@@ -27,15 +27,46 @@ export function gapList(gaps) {
             ]),
         ...recovery(gap),
         lastReconcile(gap.lastReconcile),
-        gap.reactivatedAt &&
+        reactivatedIn(gap) &&
           h(
             'p',
             { class: 'reactivated' },
             '↻ Webhook set Active again by the poll ',
             time(gap.reactivatedAt),
+            gap.closedAt ? ', which closed this gap' : ', in this gap',
           ),
       ),
     ),
+  );
+}
+
+/** The poll records a re-activation once the CRM answered, moments after the state event that closes the gap. */
+const CLOSING_MS = 60_000;
+
+/**
+ * Whether the webhook's last re-activation (`reactivatedAt`, the same on each of its gaps) fell in this
+ * gap: from its opening to its closing, or moments after (a gap still open takes any later one). A re-activation is shown
+ * under the gap it ended, never under one that opened after it.
+ */
+function reactivatedIn(gap) {
+  if (!gap.reactivatedAt) return false;
+  const at = Date.parse(gap.reactivatedAt);
+  return at >= Date.parse(gap.openedAt) && (!gap.closedAt || at <= Date.parse(gap.closedAt) + CLOSING_MS);
+}
+
+/**
+ * The webhook's last re-activation when it fell in none of its gaps (the state event that would have
+ * opened one was lost too): said on its own, with its time, under the gaps.
+ */
+export function reactivatedOutsideGaps(gaps) {
+  const [first] = gaps;
+  if (!first?.reactivatedAt || gaps.some(reactivatedIn)) return undefined;
+  return h(
+    'p',
+    { class: 'reactivated' },
+    '↻ Webhook set Active again by the poll ',
+    time(first.reactivatedAt),
+    ', outside the gaps above (the state event that would have opened one did not arrive)',
   );
 }
 
@@ -97,6 +128,17 @@ function notReconciled(reasons) {
   );
 }
 
+/** The CRM API's clock skew a run met (seconds, ahead positive); nothing when within the bound. */
+function clockSkew(seconds) {
+  if (typeof seconds !== 'number') return '';
+  const how = seconds > 0 ? 'ahead of' : 'behind';
+  return h(
+    'span',
+    { class: 'clock-skew' },
+    ` The CRM's API clock is ${Math.abs(seconds)} s ${how} its events' Timestamps: snapshots are ordered by the rows' own updated, not by it.`,
+  );
+}
+
 /** The webhook's last reconcile (`GET /gaps`' lastReconcile): its trigger, then where it got to. */
 function lastReconcile(run) {
   if (!run) return undefined;
@@ -112,6 +154,7 @@ function lastReconcile(run) {
       time(run.at),
       `: ${count(run.rowsListed, 'row')} listed, ${run.rowsChanged ?? 0} changed, ${run.rowsDeleted ?? 0} deleted, ${count(run.apiCalls, 'API call')}.`,
       notReconciled(run.notReconciled),
+      clockSkew(run.clockSkewSeconds),
     );
   if (run.status === 'failed')
     return h(

@@ -1,7 +1,7 @@
 import { api } from './api.js';
 import { outcomeChart } from './chart.js';
 import { confirmed, eventLink, h, poll, say, time } from './dom.js';
-import { gapList } from './gaps.js';
+import { gapList, reactivatedOutsideGaps } from './gaps.js';
 
 const STATE_NAMES = ['Active', 'Stopped', 'TooManyErrors'];
 const STATE_ICONS = { Active: '✔', Stopped: '■', TooManyErrors: '✖' };
@@ -155,14 +155,13 @@ function webhookCard(webhook, gaps) {
   return h(
     'article',
     { class: 'card webhook', 'data-webhook': `${webhook.context}/${webhook.webhookId}` },
-    h('h4', {}, webhook.webhookName || '(no name)'),
+    // The CRM's webhook by its id: its state events may come through another webhook, whose name they carry.
+    h('h4', {}, `Webhook ${webhook.webhookId} · ${webhook.context}`),
     h(
       'dl',
       { class: 'facts' },
-      h('dt', {}, 'Id'),
-      h('dd', {}, webhook.webhookId),
-      h('dt', {}, 'Context'),
-      h('dd', {}, webhook.context),
+      h('dt', { title: 'WebhookName of its last state event' }, 'State events via'),
+      h('dd', {}, webhook.webhookName || '—'),
       h('dt', {}, 'State'),
       h('dd', { class: `state state-${name}` }, `${STATE_ICONS[name] ?? '?'} ${name}`),
       h('dt', {}, 'Since'),
@@ -190,6 +189,7 @@ function webhookCard(webhook, gaps) {
     ),
     h('h5', {}, 'Gap windows'),
     gapList(gaps),
+    reactivatedOutsideGaps(gaps),
   );
 }
 

@@ -1,5 +1,5 @@
 /**
- * The event published on the bus for one applied change (issue 14): built from the delivery body
+ * The event published on the bus for one applied change: built from the delivery body
  * *text*, so the envelope's fields reach the bus byte for byte (a FieldValues long above 2^53 keeps
  * its digits), plus what the receiver knows after the write.
  */

@@ -35,6 +35,7 @@ const LIFECYCLE_FIELDS = [
   'to',
   'reason',
   'entities',
+  'scopeFrom',
   'notReconciled',
   'rowsListed',
   'rowsChanged',
@@ -42,6 +43,10 @@ const LIFECYCLE_FIELDS = [
   'apiCalls',
   'durationMs',
   'error',
+  'entity',
+  'primaryKey',
+  'erasedAt',
+  'rows',
 ] as const satisfies readonly LifecycleField[];
 const everyLifecycleField: Exclude<LifecycleField, (typeof LIFECYCLE_FIELDS)[number]> extends never
   ? true

@@ -2,8 +2,8 @@ import type { BusEntry } from './entry.js';
 
 /**
  * PUBLISH_DETAIL_TYPES for the workers: the event names (`detail-type`) some subscription can match, so a
- * worker puts on the bus only the changes of those (EventBridge bills every entry put, matched or not;
- * issue 26). Sound by construction: a rule matches an event only if its `detail-type` list does, so
+ * worker puts on the bus only the changes of those (EventBridge bills every entry put, matched or not).
+ * Sound by construction: a rule matches an event only if its `detail-type` list does, so
  * nothing a rule would deliver is left out; EventBridge's rules stay the filter that delivers. "" (publish
  * every change) when the `publishEvents` param forces publishing (a consumer outside subscriptions.yml may
  * listen), when there is no subscription, or when a pattern does not list its `detail-type` values as

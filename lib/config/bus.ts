@@ -3,7 +3,7 @@ import { boolEnv, ConfigError, listEnv, optionalEnv } from './env.js';
 
 type Env = Record<string, string | undefined>;
 
-/** What the workers need to publish applied events (issue 14). */
+/** What the workers need to publish applied events. */
 export interface BusConfig {
   /** EVENT_BUS_NAME; required when `publish` is true. */
   eventBusName: string | undefined;

@@ -5,7 +5,7 @@ type Env = Record<string, string | undefined>;
 /** Which webhooks the poll sets Active again: none, those the CRM disabled for errors, or Stopped ones too. */
 export type ReactivatePolicy = 'off' | 'too-many-errors' | 'stopped-too';
 
-/** The watch of the receiver's webhooks in the CRM (issue 25, items 2(b) and 5). */
+/** The watch of the receiver's webhooks in the CRM. */
 export interface WatchConfig {
   /** RECONCILE_POLL_SECONDS: seconds between two polls of the CRM's webhooks (default 300, at least 10). */
   pollSeconds: number;
@@ -15,12 +15,21 @@ export interface WatchConfig {
   receiverUrl: string | undefined;
   /** RECONCILE_FULL_HOURS: hours between two full passes of each context (0, the default: none). */
   fullHours: number;
+  /** RECONCILE_POLL_MAX_IN_FLIGHT: contexts polled at once, each one CRM request at a time (default 64). */
+  pollMaxInFlight: number;
 }
 
 export const DEFAULT_POLL_SECONDS = 300;
 export const MIN_POLL_SECONDS = 10;
 /** The longest interval between two scheduled full passes: a year. */
 export const MAX_FULL_HOURS = 8760;
+/**
+ * Contexts one poll serves at once (so CRM requests in flight): far below Lambda's 1,024 file
+ * descriptors, which the SDK clients share, and enough for about 2,560 contexts a minute at 3 calls of
+ * 0.5 s each (docs/workers.md, "The poll against a hostile CRM").
+ */
+export const DEFAULT_POLL_MAX_IN_FLIGHT = 64;
+const MAX_POLL_IN_FLIGHT = 512;
 
 /**
  * Reads the watch's environment once, strictly: each wrong value is a one-line ConfigError naming the
@@ -32,6 +41,7 @@ export function readWatchConfig(env: Env = process.env): WatchConfig {
     reactivate: reactivate(optionalEnv('REACTIVATE_WEBHOOKS', env)),
     receiverUrl: receiverUrl(optionalEnv('RECEIVER_URL', env)),
     fullHours: fullHours(optionalEnv('RECONCILE_FULL_HOURS', env)),
+    pollMaxInFlight: pollMaxInFlight(optionalEnv('RECONCILE_POLL_MAX_IN_FLIGHT', env)),
   };
 }
 
@@ -53,6 +63,17 @@ function fullHours(raw: string | undefined): number {
     throw new ConfigError(
       `RECONCILE_FULL_HOURS must be a whole number of hours from 1 to ${MAX_FULL_HOURS} between two full passes of every row, or 0 (the default: none)`,
       'RECONCILE_FULL_HOURS',
+    );
+  return value;
+}
+
+function pollMaxInFlight(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_POLL_MAX_IN_FLIGHT;
+  const value = Number(raw.trim());
+  if (!/^\d+$/.test(raw.trim()) || value < 1 || value > MAX_POLL_IN_FLIGHT)
+    throw new ConfigError(
+      `RECONCILE_POLL_MAX_IN_FLIGHT must be a whole number from 1 to ${MAX_POLL_IN_FLIGHT}: the CRM requests one poll has in flight at once (default ${DEFAULT_POLL_MAX_IN_FLIGHT})`,
+      'RECONCILE_POLL_MAX_IN_FLIGHT',
     );
   return value;
 }

@@ -1,5 +1,6 @@
 import { TABLE_ENV_VARS } from '../store/tables.js';
 import { ConfigError, intEnv, listEnv, optionalEnv, requireEnv } from './env.js';
+import { erasesOnDelete } from './erasure.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -9,6 +10,8 @@ export interface RowWorkerConfig {
   retentionDays: number;
   /** IGNORE_ASSOCIATE_IDS: comma-separated associate ids whose changes are echoes. */
   ignoreAssociateIds: ReadonlySet<number>;
+  /** ERASE_ON_DELETE: the entities whose rows are erased on a hard delete (lib/config/erasure.ts). */
+  erasesOnDelete: (entity: string) => boolean;
 }
 
 export interface StateWorkerConfig {
@@ -30,6 +33,7 @@ export function readRowWorkerConfig(env: Env = process.env): RowWorkerConfig {
     },
     retentionDays: intEnv('EVENT_RETENTION_DAYS', 30, env),
     ignoreAssociateIds: new Set(listEnv('IGNORE_ASSOCIATE_IDS', env).map(associateId)),
+    erasesOnDelete: erasesOnDelete(env),
   };
 }
 

@@ -34,6 +34,11 @@ const RETRYABLE = new Set([429, 502, 503, 504]);
 /** A call needs at least this long to be worth starting. */
 const MIN_CALL_MS = 250;
 const BACKOFF_BASE_MS = 250;
+/**
+ * The longest Retry-After honoured: 15 minutes. A tenant that asks for longer (`Retry-After: 315360000`)
+ * is asked again then; a run that cannot finish gives up at its bounds (lib/reconcile/bounds.ts).
+ */
+export const MAX_RETRY_AFTER_MS = 15 * 60_000;
 const BACKOFF_CAP_MS = 8_000;
 
 /** Full jitter: a random wait up to an exponential ceiling, so tenants' retries do not come back together. */
@@ -50,6 +55,8 @@ export interface CallerOptions {
   authorizer: Authorizer;
   /** Milliseconds the caller may still spend (a Lambda's remaining time less a margin). */
   timeLeftMs: () => number;
+  /** The current invocation's stop signal, if any: aborts the call in flight and its waits. */
+  signal?: (() => AbortSignal | undefined) | undefined;
   random: () => number;
 }
 
@@ -71,13 +78,24 @@ export function createCaller(options: CallerOptions) {
   const { limits, timeLeftMs } = options;
   const spent = (what: string, context: string) =>
     new CrmRetryLater(`${what}: the time budget is spent, continue in another run`, context, 'budget', 0);
+  const stopped = (what: string, context: string) =>
+    new CrmRetryLater(
+      `${what}: stopped (the runtime is stopping), continue in another run`,
+      context,
+      'budget',
+      0,
+    );
 
   return async function call(context: string, url: URL, request: CallRequest = {}): Promise<CrmResponse> {
     const method = request.method ?? 'GET';
     const what = `${method} ${url.pathname}`;
     const body = request.body === undefined ? undefined : JSON.stringify(request.body);
     let renewed = false;
+    const signal = options.signal?.();
+    // A wait for a retry ends early when the invocation stops (then the loop says so).
+    const wait = (ms: number) => sleep(ms, undefined, { signal }).catch(() => undefined);
     for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted) throw stopped(what, context);
       const left = timeLeftMs();
       if (left < MIN_CALL_MS) throw spent(what, context);
       let response: CrmResponse;
@@ -97,15 +115,17 @@ export function createCaller(options: CallerOptions) {
             timeoutMs: Math.max(1, Math.min(limits.timeoutMs, timeLeftMs())),
             maxBodyBytes: limits.maxBodyBytes,
             fetch: options.fetch,
+            signal,
           }),
         );
       } catch (error) {
         if (!(error instanceof ExchangeError)) throw error;
+        if (signal?.aborted) throw stopped(what, context);
         if (attempt >= limits.maxAttempts)
           throw new CrmApiError(`${error.message} (${attempts(attempt)})`, context, { cause: error });
-        const wait = backoffMs(attempt, options.random);
-        if (wait > timeLeftMs() - MIN_CALL_MS) throw spent(what, context);
-        await sleep(wait);
+        const backoff = backoffMs(attempt, options.random);
+        if (backoff > timeLeftMs() - MIN_CALL_MS) throw spent(what, context);
+        await wait(backoff);
         continue;
       }
       if (response.status === 401 && request.authorize !== false) {
@@ -118,18 +138,19 @@ export function createCaller(options: CallerOptions) {
         });
       }
       if (RETRYABLE.has(response.status)) {
-        const wait =
-          (retryAfterMs(response.headers.get('retry-after')) ?? 0) + backoffMs(attempt, options.random);
+        const after =
+          Math.min(MAX_RETRY_AFTER_MS, retryAfterMs(response.headers.get('retry-after')) ?? 0) +
+          backoffMs(attempt, options.random);
         const reason = response.status === 429 ? 'throttled' : 'unavailable';
-        if (attempt >= limits.maxAttempts || wait > timeLeftMs() - MIN_CALL_MS)
+        if (attempt >= limits.maxAttempts || after > timeLeftMs() - MIN_CALL_MS)
           throw new CrmRetryLater(
-            `${what}: HTTP ${response.status} after ${attempts(attempt)}, retry in ${Math.ceil(wait / 1000)} s`,
+            `${what}: HTTP ${response.status} after ${attempts(attempt)}, retry in ${Math.ceil(after / 1000)} s`,
             context,
             reason,
-            wait,
+            after,
             { status: response.status },
           );
-        await sleep(wait);
+        await wait(after);
         continue;
       }
       return response;

@@ -3,7 +3,9 @@ import { type Authorizer, createAuthorizer, credentialsLookup } from './auth/ind
 import { type CallRequest, type CrmLimits, createCaller, DEFAULT_CRM_LIMITS } from './call.js';
 import { CrmApiError } from './errors.js';
 import { type CrmResponse, ExchangeError, exchange, jsonOf } from './http.js';
+import { type AskKeyRange, type KeyPage, keyRange, pageAfterKey, wholeNumber } from './key-pages.js';
 import { createTenantLimiter } from './limiter.js';
+import { createSecretSet, remembering, scrubbing } from './scrub.js';
 import type { CrmTable } from './tables.js';
 import { createWebhookAdmin } from './webhook-admin.js';
 import { createWebhookApi } from './webhooks.js';
@@ -22,6 +24,8 @@ export interface CrmClientOptions {
    * `Api`: the tenant moved); undefined for CRM_API_URL's.
    */
   apiBaseOf?: (context: string) => string | undefined;
+  /** The current invocation's stop signal (the local runtime's, as it stops): aborts calls in flight and their waits. */
+  signal?: () => AbortSignal | undefined;
   /** Replaces the credential step (OAuth client credentials, later). */
   authorizer?: Authorizer;
   random?: () => number;
@@ -44,6 +48,8 @@ export interface Page<T> {
   continuation: string | undefined;
   /** The CRM's clock when it answered (its Date header), ms since the epoch. */
   crmTime: number;
+  /** Paging by key: the key the next page starts after, absent on the last page. */
+  nextKey?: number | undefined;
 }
 
 /** How long a tenant whose API is not running is left alone before it is asked again. */
@@ -82,13 +88,17 @@ export function createCrmClient(options: CrmClientOptions) {
       );
     return options.apiBaseOf?.(context) ?? options.apiUrl.replace(CONTEXT_PLACEHOLDER, context);
   };
-  const authorizer =
+  // Every credential known or seen in use, removed from whatever the client throws or hands on.
+  const secrets = createSecretSet(options.credentials);
+  const authorizing =
     options.authorizer ??
     createAuthorizer({
       credentialsFor: credentialsLookup(options.credentials),
       loginUrl: new URL('/Login/api/PartnerSystemUser/Authenticate', origin),
       async postJson(url, body) {
         const what = `POST ${url.pathname}`;
+        const signed = (body as { SignedSystemToken?: unknown }).SignedSystemToken;
+        if (typeof signed === 'string') secrets.add(signed);
         const response = await exchange(url, {
           method: 'POST',
           headers: { accept: 'application/json', 'content-type': 'application/json' },
@@ -96,17 +106,20 @@ export function createCrmClient(options: CrmClientOptions) {
           timeoutMs: Math.max(1, Math.min(limits.timeoutMs, timeLeftMs())),
           maxBodyBytes: limits.maxBodyBytes,
           fetch: send,
+          signal: options.signal?.(),
         });
         if (response.status !== 200) throw new ExchangeError(`${what}: HTTP ${response.status}`);
         return jsonOf(response, what);
       },
     });
+  const authorizer = remembering(authorizing, secrets);
   const call = createCaller({
     fetch: send,
     limits,
     limiter: createTenantLimiter(limits),
     authorizer,
     timeLeftMs,
+    signal: options.signal,
     random: options.random ?? Math.random,
   });
 
@@ -138,6 +151,32 @@ export function createCrmClient(options: CrmClientOptions) {
   };
 
   /**
+   * The page of `table`'s rows (`select`ed, in `window` if given) after `afterKey`, its keys checked
+   * rather than trusted (lib/crm/key-pages.ts); or, from a continuation this client gave, its page.
+   */
+  const keyPaged = async (
+    context: string,
+    table: CrmTable,
+    query: { select: string[]; window?: string },
+    afterKey: number | undefined,
+    continuation: string | undefined,
+  ): Promise<KeyPage> => {
+    if (continuation !== undefined)
+      return { ...(await archivePage(context, {}, continuation)), nextKey: undefined };
+    const key = `${table.table}.${table.key}`;
+    const ask: AskKeyRange = (after, upTo, top) => {
+      const filter = [query.window, keyRange(key, after, upTo)].filter((part) => part !== undefined);
+      return archivePage(context, {
+        $select: query.select.join(','),
+        ...(filter.length > 0 && { $filter: filter.map((part) => `(${part})`).join(' and ') }),
+        $orderBy: key,
+        $top: String(top),
+      });
+    };
+    return pageAfterKey(ask, afterKey, limits.pageSize, { context, what: `the archive's ${table.table}` });
+  };
+
+  /**
    * One row by id through the REST entity (PascalCase properties): `deleted` on 404, `unchanged` on
    * 304 when `ifModifiedSince` is given.
    */
@@ -156,121 +195,95 @@ export function createCrmClient(options: CrmClientOptions) {
     return { status: 'found' as const, row: body, crmTime };
   };
 
-  return {
-    /** `GET /api/state/{ctx}`: whether the tenant's API runs (states such as OfflineMaintenance do not). */
-    async tenantState(context: string): Promise<TenantState> {
-      base(context);
-      const url = new URL(`/api/state/${context}`, origin);
-      const { body } = await getJson(context, url, { authorize: false });
-      const { State, IsRunning, Api } = body as Record<string, unknown>;
-      const state = typeof State === 'string' ? State : 'Unknown';
-      return IsRunning === true
-        ? { running: true, state, endpoint: typeof Api === 'string' ? Api : undefined }
-        : { running: false, state, retryAfterMs: NOT_RUNNING_RETRY_MS };
-    },
+  return scrubbing(
+    {
+      /** `GET /api/state/{ctx}`: whether the tenant's API runs (states such as OfflineMaintenance do not). */
+      async tenantState(context: string): Promise<TenantState> {
+        base(context);
+        const url = new URL(`/api/state/${context}`, origin);
+        const { body } = await getJson(context, url, { authorize: false });
+        const { State, IsRunning, Api } = body as Record<string, unknown>;
+        const state = typeof State === 'string' ? State : 'Unknown';
+        return IsRunning === true
+          ? { running: true, state, endpoint: typeof Api === 'string' ? Api : undefined }
+          : { running: false, state, retryAfterMs: NOT_RUNNING_RETRY_MS };
+      },
 
-    /**
-     * The rows of `table` created or updated after `since`, one page: `fields` are the FieldValues'
-     * database names (the key, `updated` and `registered` are always selected). A row created and never
-     * updated has `updated` at the minimum date, so `registered` is filtered too. Rows deleted meanwhile
-     * are not listed: find them with `listIds` or `getRow`. With `afterKey` (and no continuation) the
-     * page starts after that primary key: paging by key, a row deleted meanwhile shifts no later page
-     * (a continuation pages by offset, `$skip`).
-     */
-    async listChanged(
-      context: string,
-      table: CrmTable,
-      fields: readonly string[],
-      since: Date,
-      continuation?: string,
-      afterKey?: number,
-    ): Promise<Page<ArchiveRow>> {
-      const t = table.table;
-      const select = [...new Set([table.key, ...fields, 'updated', 'registered'])].map(
-        (field) => `${t}.${field}`,
-      );
-      const at = crmWindowTime(since);
-      const window = `${t}.updated afterTime '${at}' or ${t}.registered afterTime '${at}'`;
-      const page = await archivePage(
-        context,
-        {
-          $select: select.join(','),
-          $filter: afterKey === undefined ? window : `(${window}) and ${keyAfter(table, afterKey)}`,
-          $orderBy: `${t}.${table.key}`,
-          $top: String(limits.pageSize),
-        },
-        continuation,
-      );
-      const items = page.rows.map((row) => archiveRow(row, t));
-      return { items, continuation: page.continuation, crmTime: page.crmTime };
-    },
+      /**
+       * The rows of `table` created or updated after `since`, one page: `fields` are the FieldValues'
+       * database names (the key, `updated` and `registered` are always selected). A row created and never
+       * updated has `updated` at the minimum date, so `registered` is filtered too. Rows deleted meanwhile
+       * are not listed: find them with `listIds` or `getRow`. With `afterKey` (and no continuation) the
+       * page starts after that primary key: paging by key, a row deleted meanwhile shifts no later page
+       * (a continuation pages by offset, `$skip`).
+       */
+      async listChanged(
+        context: string,
+        table: CrmTable,
+        fields: readonly string[],
+        since: Date,
+        continuation?: string,
+        afterKey?: number,
+      ): Promise<Page<ArchiveRow>> {
+        const t = table.table;
+        const select = [...new Set([table.key, ...fields, 'updated', 'registered'])].map(
+          (field) => `${t}.${field}`,
+        );
+        const at = crmWindowTime(since);
+        const window = `${t}.updated afterTime '${at}' or ${t}.registered afterTime '${at}'`;
+        const page = await keyPaged(context, table, { select, window }, afterKey, continuation);
+        const items = page.rows.map((row) => archiveRow(row, t));
+        return { items, continuation: page.continuation, nextKey: page.nextKey, crmTime: page.crmTime };
+      },
 
-    /**
-     * The primary keys of every row of `table`, one page (to find the rows deleted since they were
-     * stored); with `afterKey` (and no continuation) those after that key.
-     */
-    async listIds(
-      context: string,
-      table: CrmTable,
-      continuation?: string,
-      afterKey?: number,
-    ): Promise<Page<string>> {
-      const field = `${table.table}.${table.key}`;
-      const page = await archivePage(
-        context,
-        {
+      /**
+       * The primary keys of every row of `table`, one page (to find the rows deleted since they were
+       * stored); with `afterKey` (and no continuation) those after that key.
+       */
+      async listIds(
+        context: string,
+        table: CrmTable,
+        continuation?: string,
+        afterKey?: number,
+      ): Promise<Page<string>> {
+        const select = [`${table.table}.${table.key}`];
+        const page = await keyPaged(context, table, { select }, afterKey, continuation);
+        const items = page.rows.map((row) => String(row.PrimaryKey));
+        return { items, continuation: page.continuation, nextKey: page.nextKey, crmTime: page.crmTime };
+      },
+
+      getRow,
+
+      /**
+       * Whether the row `id` of `table` is gone from the CRM, each candidate delete confirmed by one call:
+       * its REST entity's 404 where it has one (crm-rest-api.md), else the archive's answer to
+       * `$filter=<table>.<key> eq <id>` being empty. `crmTime` is that answer's.
+       */
+      async isDeleted(
+        context: string,
+        table: CrmTable,
+        id: number,
+      ): Promise<{ deleted: boolean; crmTime: number }> {
+        if (table.rest !== undefined) {
+          const answer = await getRow(context, table, id);
+          return { deleted: answer.status === 'deleted', crmTime: answer.crmTime };
+        }
+        const field = `${table.table}.${table.key}`;
+        const page = await archivePage(context, {
           $select: field,
-          ...(afterKey !== undefined && { $filter: keyAfter(table, afterKey) }),
-          $orderBy: field,
-          $top: String(limits.pageSize),
-        },
-        continuation,
-      );
-      return {
-        items: page.rows.map((row) => String(row.PrimaryKey)),
-        continuation: page.continuation,
-        crmTime: page.crmTime,
-      };
+          $filter: `${field} eq ${wholeNumber(id)}`,
+        });
+        return { deleted: page.rows.length === 0, crmTime: page.crmTime };
+      },
+
+      ...createWebhookApi({ base, getJson, scrub: secrets.scrub }),
+      ...createWebhookAdmin({ base, call, okJson }),
     },
-
-    getRow,
-
-    /**
-     * Whether the row `id` of `table` is gone from the CRM, each candidate delete confirmed by one call:
-     * its REST entity's 404 where it has one (crm-rest-api.md), else the archive's answer to
-     * `$filter=<table>.<key> eq <id>` being empty. `crmTime` is that answer's.
-     */
-    async isDeleted(
-      context: string,
-      table: CrmTable,
-      id: number,
-    ): Promise<{ deleted: boolean; crmTime: number }> {
-      if (table.rest !== undefined) {
-        const answer = await getRow(context, table, id);
-        return { deleted: answer.status === 'deleted', crmTime: answer.crmTime };
-      }
-      const field = `${table.table}.${table.key}`;
-      const page = await archivePage(context, { $select: field, $filter: `${field} eq ${wholeNumber(id)}` });
-      return { deleted: page.rows.length === 0, crmTime: page.crmTime };
-    },
-
-    ...createWebhookApi({ base, getJson }),
-    ...createWebhookAdmin({ base, call, okJson }),
-  };
+    secrets,
+  );
 }
 
 export type CrmClient = ReturnType<typeof createCrmClient>;
-
-/** `$filter` of the rows after a primary key. */
-function keyAfter(table: CrmTable, afterKey: number): string {
-  return `${table.table}.${table.key} gt ${wholeNumber(afterKey, 'afterKey')}`;
-}
-
-/** A primary key for a `$filter`: a whole number, so nothing else reaches the filter. */
-function wholeNumber(key: number, name = 'a primary key'): number {
-  if (!Number.isSafeInteger(key)) throw new RangeError(`${name} must be a whole number, not ${key}`);
-  return key;
-}
 
 /** The archive row with its fields by database name (the `table.` prefix dropped), values untouched. */
 function archiveRow(row: Record<string, unknown>, table: string): ArchiveRow {
@@ -297,14 +310,17 @@ function crmTimeOf(response: CrmResponse): number {
 /** The JSON of a 200, or a one-line CrmApiError with the status and the CRM's short reason. */
 export function okJson(response: CrmResponse, context: string, what: string): unknown {
   if (response.status !== 200) {
-    let reason = '';
+    // The first line of the CRM's reason: its JSON's Error or Message, else its text.
+    let text: unknown = response.text;
     try {
       const error = (JSON.parse(response.text) as { Error?: unknown; Message?: unknown }) ?? {};
-      const text = error.Error ?? error.Message;
-      if (typeof text === 'string') reason = `: ${text.replace(/\s+/g, ' ').slice(0, 200)}`;
+      text = error.Error ?? error.Message;
     } catch {
-      // no readable reason
+      // not JSON: its text
     }
+    const line =
+      typeof text === 'string' ? (text.trim().split('\n', 1)[0] ?? '').replace(/\s+/g, ' ').trim() : '';
+    const reason = line === '' ? '' : `: ${line.slice(0, 200)}`;
     throw new CrmApiError(`${what} answered HTTP ${response.status}${reason}`, context, {
       status: response.status,
     });

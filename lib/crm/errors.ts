@@ -1,4 +1,7 @@
-/** A CRM API call that did not succeed; the message names the call, never a credential. */
+/**
+ * A CRM API call that did not succeed; the message names the call, and whatever text of the CRM's it
+ * quotes is scrubbed of credentials at the client's boundary (lib/crm/scrub.ts).
+ */
 export class CrmApiError extends Error {
   constructor(
     message: string,
@@ -42,4 +45,33 @@ export class CrmAuthError extends CrmApiError {
     super(message, context, options);
     this.name = 'CrmAuthError';
   }
+}
+
+/**
+ * The CRM answered a listing that paging by primary key cannot follow without skipping rows or
+ * never ending (keys out of the order asked, or not after the last key): retrying does not help.
+ */
+export class CrmPagingError extends CrmApiError {
+  constructor(message: string, context: string) {
+    super(message, context);
+    this.name = 'CrmPagingError';
+  }
+}
+
+/** Statuses that are no refusal: 401 (the credentials), 408 (a timeout) and 429 (throttled) pass. */
+const NOT_REFUSALS = new Set([401, 408, 429]);
+
+/**
+ * Whether the CRM refused a call in a way retrying cannot fix: a 4xx other than 401, 408 and 429, a
+ * 501 (a table or operator it does not have), or a listing paging cannot follow. A refusal of one
+ * table is that table's alone; anything else (429, 5xx, no answer) is retried.
+ */
+export function isRefusal(error: unknown): error is CrmApiError {
+  if (error instanceof CrmPagingError) return true;
+  if (!(error instanceof CrmApiError) || error instanceof CrmRetryLater || error instanceof CrmAuthError)
+    return false;
+  const { status } = error;
+  return (
+    status === 501 || (status !== undefined && status >= 400 && status < 500 && !NOT_REFUSALS.has(status))
+  );
 }

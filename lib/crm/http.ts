@@ -21,6 +21,8 @@ export interface ExchangeOptions {
   timeoutMs: number;
   maxBodyBytes: number;
   fetch: typeof fetch;
+  /** Aborts the exchange early (a runtime that stops). */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -36,7 +38,9 @@ export async function exchange(url: URL, options: ExchangeOptions): Promise<CrmR
       headers: options.headers,
       body: options.body,
       redirect: 'manual',
-      signal: AbortSignal.timeout(options.timeoutMs),
+      signal: options.signal
+        ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs), options.signal])
+        : AbortSignal.timeout(options.timeoutMs),
     });
     return {
       status: response.status,

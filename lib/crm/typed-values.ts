@@ -43,15 +43,23 @@ export function encodeTyped(value: PlainValue, tag: TypedTag): string | undefine
   const text = String(value);
   let written: string | undefined = text;
   if (tag === 'I' || tag === 'F') {
-    // A decimal numeral only: Number() also reads '', ' 5 ', '0x10' and '0b11' as numbers.
-    const number = DECIMAL.test(text) ? Number(text) : Number.NaN;
+    const number = numeralValue(text);
     written =
-      Number.isFinite(number) && (tag === 'F' || Number.isSafeInteger(number)) ? String(number) : undefined;
+      number !== undefined && (tag === 'F' || Number.isSafeInteger(number)) ? String(number) : undefined;
   } else if (tag === 'B')
     written = /^(true|1)$/i.test(text) ? 'True' : /^(false|0)$/i.test(text) ? 'False' : undefined;
   else if (tag === 'DT' && !CRM_DATE_TIME.test(text))
     written = text.replace(ISO_TIME, '$2/$3/$1 $4').match(CRM_DATE_TIME)?.[0];
   return written === undefined ? undefined : `[${tag}:${written}]`;
+}
+
+/**
+ * The number a decimal numeral spells (`"5"`, `"-1.5"`, `"129.90"`), undefined for any other text:
+ * Number() also reads `''`, `' 5 '`, `'0x10'` and `'0b11'` as numbers.
+ */
+export function numeralValue(text: string): number | undefined {
+  const number = DECIMAL.test(text) ? Number(text) : Number.NaN;
+  return Number.isFinite(number) ? number : undefined;
 }
 
 /** The form of a plain value by its own type: integer I, other number F, boolean B, ISO time DT, text S. */

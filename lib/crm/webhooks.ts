@@ -33,10 +33,12 @@ interface Deps {
     url: URL,
     request?: CallRequest,
   ) => Promise<{ body: unknown; response: CrmResponse }>;
+  /** Removes credentials from the CRM's text (lib/crm/scrub.ts): a last error may echo a request. */
+  scrub: (text: string) => string;
 }
 
 /** The Webhook resource of a tenant: list by state, one, LastError, usage counters, and set Active. */
-export function createWebhookApi({ base, getJson }: Deps) {
+export function createWebhookApi({ base, getJson, scrub }: Deps) {
   const parse = (context: string, body: unknown, what: string): CrmWebhook => {
     const parsed = z.safeParse(CrmWebhookSchema, body);
     if (!parsed.success) throw new CrmApiError(`${what}: the answer is not a webhook`, context);
@@ -61,7 +63,7 @@ export function createWebhookApi({ base, getJson }: Deps) {
     /** `GET /Webhook/{id}/LastError`: the last delivery error the CRM recorded ('' when none). */
     async webhookLastError(context: string, id: number): Promise<string> {
       const { body } = await getJson(context, url(context, `/${id}/LastError`));
-      return typeof body === 'string' ? body : body === null ? '' : JSON.stringify(body);
+      return scrub(typeof body === 'string' ? body : body === null ? '' : JSON.stringify(body));
     },
     /** The usage counters of a webhook, or undefined when the CRM lists none for it. */
     async webhookUsage(context: string, id: number): Promise<WebhookUsage | undefined> {
@@ -76,7 +78,7 @@ export function createWebhookApi({ base, getJson }: Deps) {
         totalCalls: Number(row['webhook_usage.total_calls'] ?? 0),
         totalErrors: Number(row['webhook_usage.total_errors'] ?? 0),
         consecutiveErrors: Number(row['webhook_usage.consecutive_errors'] ?? 0),
-        lastError: String(row['webhook_usage.last_error'] ?? ''),
+        lastError: scrub(String(row['webhook_usage.last_error'] ?? '')),
       };
     },
     /**

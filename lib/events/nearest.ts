@@ -1,4 +1,4 @@
-import { closest } from 'fastest-levenshtein';
+import { closest, distance } from 'fastest-levenshtein';
 import { FIXED_EVENT_NAMES } from './registry.js';
 
 /**
@@ -7,4 +7,16 @@ import { FIXED_EVENT_NAMES } from './registry.js';
  */
 export function nearestEventName(name: string): string {
   return closest(name, FIXED_EVENT_NAMES);
+}
+
+/** How many edits away a name outside the catalogue is taken for a typo of a name in it. */
+const NEAR_MISS_EDITS = 2;
+
+/**
+ * The catalogue's name `name` is most likely a typo of (`contact.craeted` → `contact.created`: at most two
+ * edits away), or undefined when it is none (`invoice.created`, a name of its own).
+ */
+export function nearMissOf(name: string): string | undefined {
+  const nearest = nearestEventName(name);
+  return nearest !== name && distance(name, nearest) <= NEAR_MISS_EDITS ? nearest : undefined;
 }

@@ -9,7 +9,7 @@ export const RECONCILED_VERB = 'reconciled';
 export const RECONCILE_ASSOCIATE_ID = 0;
 
 /**
- * `<entity>.reconciled`: one row as the CRM's REST API returned it at fetch time F (issue 25, item 4).
+ * `<entity>.reconciled`: one row as the CRM's REST API returned it at fetch time F.
  * Built by the receiver only (lib/reconcile/event.ts), never accepted over HTTP (the ingest refuses
  * it). The envelope's fields as a delivery has them, so it is ordered, recorded and published like
  * one:

@@ -1,5 +1,5 @@
 import { compileWildcard } from '../bus/pattern/wildcard.js';
-import type { ParkedSource, QueueSender, ReceivedParked } from '../queue/port.js';
+import type { OutboundMessage, ParkedSource, QueueSender, ReceivedParked } from '../queue/port.js';
 import { parkedCopy, replayDecision } from './replay.js';
 import type { ReplayLock } from './replay-lock.js';
 import type { DeliveryPolicy } from './request.js';
@@ -56,14 +56,56 @@ export interface ReplayReport {
  * its receives towards the parked queue's DLQ (5).
  */
 export async function replayParked(options: ReplayOptions): Promise<ReplayReport> {
-  const { source, sender, policy, lock } = options;
+  const { policy } = options;
   const max = options.max ?? Number.POSITIVE_INFINITY;
   const matches = replayEventMatcher(options.eventPattern);
-  const now = options.now ?? (() => new Date());
-  const replayedAt = now();
-  const stopAt = replayedAt.getTime() + source.hiddenForMs / 2;
+  const replayedAt = (options.now ?? (() => new Date()))();
   const report: ReplayReport = { replayed: 0, kept: 0, keptBy: {}, complete: true };
   const decided = () => report.replayed + report.kept;
+  const { complete } = await sweepParked(
+    { ...options, now: options.now ?? (() => new Date()) },
+    (message) => {
+      const outcome =
+        decided() < max && matches(message.attributes.event ?? '')
+          ? replayDecision(message, policy, replayedAt)
+          : undefined;
+      if (outcome?.kind === 'replay') report.replayed++;
+      else if (outcome?.kind === 'keep') {
+        report.kept++;
+        report.keptBy[outcome.reason] = (report.keptBy[outcome.reason] ?? 0) + 1;
+      }
+      return outcome?.message ?? parkedCopy(message);
+    },
+    () => max - decided(),
+  );
+  report.complete = complete;
+  return report;
+}
+
+/** What a sweep of a parked-like FIFO queue needs: the queue, where successors go, the lock. */
+export interface SweepOptions {
+  source: ParkedSource;
+  /** Where successors go; a successor for `parked` goes back to the queue swept. */
+  sender: QueueSender;
+  lock?: ReplayLock | undefined;
+  now?: () => Date;
+}
+
+/**
+ * Receives every message of a FIFO queue once, the way {@link replayParked} does (see there for why
+ * nothing is lost whatever runs beside it): `replace` gives each message's successor, sent before the
+ * message is removed, or `undefined` to remove it with none (an erasure). `remaining` bounds how many
+ * more are received. `complete` is false when the run stopped at its time budget.
+ */
+export async function sweepParked(
+  options: SweepOptions,
+  replace: (message: ReceivedParked) => OutboundMessage | undefined,
+  remaining: () => number = () => Number.POSITIVE_INFINITY,
+): Promise<{ complete: boolean }> {
+  const { source, sender, lock } = options;
+  const now = options.now ?? (() => new Date());
+  const stopAt = now().getTime() + source.hiddenForMs / 2;
+  let complete = true;
   /** Deduplication ids of the copies this run parked; the messages whose successor it queued. */
   const copies = new Set<string>();
   const replaced = new Set<string>();
@@ -72,38 +114,27 @@ export async function replayParked(options: ReplayOptions): Promise<ReplayReport
   /** Received and not yet handled: made visible again if the run fails. */
   let inHand: ReceivedParked[] = [];
 
-  const replace = async (message: ReceivedParked) => {
-    const outcome =
-      decided() < max && matches(message.attributes.event ?? '')
-        ? replayDecision(message, policy, replayedAt)
-        : undefined;
-    const successor = outcome?.message ?? parkedCopy(message);
-    if (successor.queue === 'parked') copies.add(successor.deduplicationId);
-    await sender.send(successor);
-    replaced.add(message.messageId);
-    if (outcome?.kind === 'replay') report.replayed++;
-    else if (outcome?.kind === 'keep') {
-      report.kept++;
-      report.keptBy[outcome.reason] = (report.keptBy[outcome.reason] ?? 0) + 1;
-    }
-  };
-
   await lock?.acquire();
   try {
-    while (decided() < max) {
+    while (remaining() > 0) {
       if (now().getTime() >= stopAt) {
-        report.complete = false;
+        complete = false;
         break;
       }
       await lock?.renew();
-      inHand = await source.receive(Math.min(10, max - decided()));
+      inHand = await source.receive(Math.min(10, remaining()));
       if (inHand.length === 0) break;
       while (inHand.length > 0) {
         const message = inHand[0]!;
         if (copies.has(message.deduplicationId)) held.set(message.messageId, message);
         else {
           // One received again after its successor was queued (its removal had not taken effect) is only removed.
-          if (!replaced.has(message.messageId)) await replace(message);
+          if (!replaced.has(message.messageId)) {
+            const successor = replace(message);
+            if (successor?.queue === 'parked') copies.add(successor.deduplicationId);
+            if (successor !== undefined) await sender.send(successor);
+            replaced.add(message.messageId);
+          }
           await source.remove(message);
         }
         inHand.shift();
@@ -114,7 +145,7 @@ export async function replayParked(options: ReplayOptions): Promise<ReplayReport
     await Promise.allSettled([...held.values(), ...inHand].map((message) => source.release(message)));
     await lock?.release();
   }
-  return report;
+  return { complete };
 }
 
 /**

@@ -54,6 +54,12 @@ export interface Row {
   softDeletedAt?: string;
   /** Timestamp of the oldest deleted event seen. */
   deletedAt?: string;
+  /**
+   * When the row's personal data was erased on request (docs/privacy.md): from then on no event brings
+   * data back into it. A row erased on the CRM's hard delete (ERASE_ON_DELETE) has none: its deleted
+   * status says it.
+   */
+  erasedAt?: string;
   /** Order keys of the newest events merged (at most RECENT_WINDOW), ascending: exact duplicate detection. */
   recentSeqs: string[];
   /** Content hash (body minus EventId) of each event of `recentSeqs` that has one: tells resends and conflicts from duplicates. */
@@ -96,6 +102,12 @@ export interface EventRecord {
    * fields whose value it changed, sorted (empty when it changed only the status or stale fields).
    */
   changed?: string[];
+  /**
+   * Its personal data erased (docs/privacy.md): `body` and `payload` keep only the envelope's identity
+   * and order, and `contentHash` is the hash of the body it had (see `contentHash`, lib/projection.ts).
+   */
+  erased?: true;
+  contentHash?: string;
 }
 
 /** A history record before the store stamps it. */
@@ -165,4 +177,6 @@ export interface LastAccepted {
   seq: string;
   timestamp: string;
   eventId: string;
+  /** The receiver's clock when the event arrived (the ingest's): against `timestamp`, the sender's clock. */
+  receivedAt?: string;
 }

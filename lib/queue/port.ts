@@ -19,7 +19,7 @@ export const QUEUE_KEYS = Object.keys(QUEUE_ENV_VARS) as QueueKey[];
 /**
  * The queues only the receiver's own functions send to, beside QUEUE_ENV_VARS: never in the ingest's
  * environment nor its policy (a forged delivery cannot start a reconcile). `reconcile`: the reconcile
- * requests of lib/reconcile/request.ts (issue 25). Each is a `<Key>Queue` of infra/resources.yml too.
+ * requests of lib/reconcile/request.ts. Each is a `<Key>Queue` of infra/resources.yml too.
  */
 export const OWN_QUEUE_ENV_VARS = { reconcile: 'RECONCILE_QUEUE_URL' } as const;
 

@@ -5,18 +5,23 @@ import type { Row } from '../model/types.js';
 import { apply, snapshotDiff } from '../projection.js';
 
 /**
- * Whether a snapshot (a `<entity>.reconciled` message body) changes the stored row a worker would
- * merge it into: the worker's own rule (lib/workers/rows.ts: `apply`, then `snapshotDiff`), judged
- * on the row as the reconcile read it. A reconcile counts these as `rowsChanged`; the worker decides
- * again when it applies the snapshot, on the row as it is then.
+ * What a snapshot would do to the stored row, by the worker's own rule (lib/workers/rows.ts: `apply`,
+ * then `snapshotDiff`), judged on the row as the reconcile read it: `changes` it (or the row is not
+ * stored, or cannot be judged here), `same` (nothing to do: the row holds these values with order keys
+ * at or after the snapshot's), or `confirms` it: equal to what a reader sees, only the order keys of
+ * its FieldValues and status move to the snapshot's, `row` (what the worker would write).
  *
- * @example changesRow(undefined, body) // true: a row the receiver never stored
+ * @example snapshotVerdict(undefined, body) // { kind: 'changes' }: a row the receiver never stored
  */
-export function changesRow(stored: Row | undefined, message: string | Uint8Array): boolean {
-  if (stored === undefined) return true;
+export function snapshotVerdict(
+  stored: Row | undefined,
+  message: string | Uint8Array,
+): { kind: 'changes' } | { kind: 'same' } | { kind: 'confirms'; row: Row } {
+  if (stored === undefined) return { kind: 'changes' };
   const body = typeof message === 'string' ? message : new TextDecoder().decode(message);
   const parsed = parseDeliveryEvent(JSON.parse(body));
-  if (!parsed.ok || !isRowEvent(parsed.event)) return true;
+  if (!parsed.ok || !isRowEvent(parsed.event)) return { kind: 'changes' };
   const merged = apply(stored, parsed.event, { json: jsonMembers(body, ['FieldValues', 'Values']) });
-  return snapshotDiff(stored, merged).changed;
+  if (snapshotDiff(stored, merged).changed) return { kind: 'changes' };
+  return merged === stored ? { kind: 'same' } : { kind: 'confirms', row: merged };
 }

@@ -3,6 +3,10 @@ import * as z from 'zod/mini';
 const IsoTime = z.iso.datetime({ offset: true });
 const Count = z.number().check(z.int(), z.nonnegative());
 
+/** Where a run's entities came from: the request's `entities`, the context's webhooks in the CRM, or the stored rows. */
+export const ScopeSourceSchema = z.enum(['request', 'webhooks', 'stored rows']);
+export type ScopeSource = z.infer<typeof ScopeSourceSchema>;
+
 /** What a run has done so far, carried from invocation to invocation. */
 export const CountersSchema = z.object({
   /** Rows the archive listed as changed in the window (each one snapshot sent). */
@@ -33,6 +37,8 @@ export const CursorSchema = z.object({
   entities: z.array(z.string()),
   /** A run not yet past its first step: `entities` is still to be fixed (lib/reconcile/scope.ts). */
   unscoped: z.optional(z.literal(true)),
+  /** Where `entities` came from (lib/reconcile/scope.ts). */
+  scopeFrom: z.optional(ScopeSourceSchema),
   /** Entities the run leaves out, with why (in `receiver.reconcile.completed`). */
   notReconciled: z.optional(z.record(z.string(), z.string())),
   entity: Count,
@@ -41,6 +47,11 @@ export const CursorSchema = z.object({
   afterKey: z.optional(z.number()),
   /** Deletes: every stored primary key up to this one has been compared. */
   after: z.optional(z.number()),
+  /**
+   * The largest skew of the CRM API's clock (its Date) against the live events' seen so far, signed
+   * (ahead: positive), when beyond the bound (lib/reconcile/clock.ts).
+   */
+  clockSkewMs: z.optional(z.number()),
   /** Not before this time (the CRM's Retry-After, a tenant in maintenance). */
   notBefore: z.optional(IsoTime),
   counters: CountersSchema,

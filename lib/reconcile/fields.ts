@@ -1,4 +1,10 @@
-import { encodeTyped, type PlainValue, type TypedTag, typedTagOf } from '../crm/typed-values.js';
+import {
+  encodeTyped,
+  numeralValue,
+  type PlainValue,
+  type TypedTag,
+  typedTagOf,
+} from '../crm/typed-values.js';
 import { type FetchedRow, SnapshotError } from './event.js';
 
 /**
@@ -60,11 +66,21 @@ export interface SnapshotShape {
   fields: readonly string[];
   /** A custom table's fields, typed as a stored row of it writes them (`[I:6]`): the tag of each. */
   tags: Readonly<Record<string, TypedTag>>;
+  /**
+   * FieldValues of the entity's stored rows (`sampleFieldValues`): the form (number or text) each
+   * field is written in where the row itself is not stored yet.
+   */
+  sample?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** The shape of a fixed entity's snapshots ({@link SNAPSHOT_FIELDS}), undefined for any other entity. */
-export function fixedShape(entity: string): SnapshotShape | undefined {
-  return Object.hasOwn(SNAPSHOT_FIELDS, entity) ? { fields: SNAPSHOT_FIELDS[entity]!, tags: {} } : undefined;
+export function fixedShape(
+  entity: string,
+  sample?: Readonly<Record<string, unknown>>,
+): SnapshotShape | undefined {
+  return Object.hasOwn(SNAPSHOT_FIELDS, entity)
+    ? { fields: SNAPSHOT_FIELDS[entity]!, tags: {}, sample }
+    : undefined;
 }
 
 /**
@@ -80,29 +96,44 @@ export function learnedShape(stored: Readonly<Record<string, unknown>>): Snapsho
     const tag = typedTagOf(value);
     if (tag !== undefined) tags[field] = tag;
   }
-  return { fields: Object.keys(stored), tags };
+  return { fields: Object.keys(stored), tags, sample: stored };
 }
 
 /**
  * A snapshot's FieldValues text from an archive row: the shape's fields in order (a missing one
- * null), a typed field written with its tag. Throws {@link SnapshotError} (the row is skipped, one
- * line) for a value its tag cannot hold.
+ * null), a typed field written with its tag, any other in the form the live events wrote it: that of
+ * the stored row (`stored`, its FieldValues), else of the entity's stored rows (the shape's sample).
+ * So a number the archive answers as text (`"5"`) compares equal to the stored `5` and is stored as a
+ * number. Throws {@link SnapshotError} (the row is skipped, one line) for a value its tag cannot hold.
  */
 export function snapshotFieldValues(
   shape: SnapshotShape,
   values: Readonly<Record<string, unknown>>,
   row: Pick<FetchedRow, 'context' | 'entity' | 'primaryKey'>,
+  stored?: Readonly<Record<string, unknown>>,
 ): string {
   const written = shape.fields.map((field) => {
     const value = values[field] ?? null;
     const tag = shape.tags[field];
-    if (tag === undefined || value === null) return [field, value];
+    if (tag === undefined || value === null)
+      return [field, inStoredForm(value, stored?.[field] ?? shape.sample?.[field])];
     const typed = encodeTyped(value as PlainValue, tag);
     if (typed === undefined)
       throw new SnapshotError(row, `${field}: ${quoted(value)} cannot be written as [${tag}:...]`);
     return [field, typed];
   });
   return JSON.stringify(Object.fromEntries(written));
+}
+
+/**
+ * `value` in the form of `reference` (the field's stored value): a numeral written as text where the
+ * rows hold a number, as the number (a whole number past 2^53 stays text: a number cannot keep its
+ * digits); anything else as the archive wrote it (a number is the CRM's own, whatever a row held).
+ */
+function inStoredForm(value: unknown, reference: unknown): unknown {
+  if (typeof reference !== 'number' || typeof value !== 'string') return value;
+  const number = numeralValue(value);
+  return number === undefined || (Number.isInteger(number) && !Number.isSafeInteger(number)) ? value : number;
 }
 
 /** Characters of a refused value a snapshot's line quotes: its start, enough to find it in the CRM. */

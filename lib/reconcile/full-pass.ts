@@ -39,7 +39,7 @@ export function fullPassStep(
 }
 
 /**
- * The scheduled full pass of one context the poll knows (RECONCILE_FULL_HOURS; issue 25, 2(d)): every
+ * The scheduled full pass of one context the poll knows (RECONCILE_FULL_HOURS): every
  * row of each entity compared, which also finds changes that raised no event. The decision is written
  * over the version read (conditionally) before it is sent, so two polls at once request it once, and a
  * request written but not sent is sent by the next poll. Off when `fullHours` is 0.

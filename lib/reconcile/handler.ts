@@ -3,8 +3,10 @@ import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod/mini';
 import type { EventPublisher } from '../bus/publisher.js';
+import { DEFAULT_RUN_BOUNDS, type RunBounds } from '../config/reconcile-bounds.js';
 import { METRIC } from '../metrics.js';
-import { parseCursor } from './cursor.js';
+import { pastBounds, supersedes } from './bounds.js';
+import { type Cursor, parseCursor } from './cursor.js';
 import { lifecycleEntry } from './lifecycle.js';
 import { type ReconcileRecorder, recordRun } from './recovery.js';
 import { type ReconcileRequest, ReconcileRequestSchema } from './request.js';
@@ -26,6 +28,8 @@ export interface ReconcileHandlerDeps {
   maxReceives: number;
   /** Where a run that names a `webhookId` records its state for the gap's card; absent: not recorded. */
   recovery?: ReconcileRecorder | undefined;
+  /** A run's age and invocations at most (RECONCILE_MAX_RUN_HOURS, RECONCILE_MAX_INVOCATIONS). */
+  bounds?: RunBounds;
   logger: Logger;
   metrics: Metrics;
   now?: () => Date;
@@ -38,11 +42,56 @@ export interface ReconcileHandlerDeps {
  * in it), so no invocation runs past its timeout. At the end: `receiver.reconcile.completed` on the bus
  * and `ReconcileCompleted`. A failure leaves the message to SQS's retries; the attempt numbered
  * `maxReceives` also publishes `receiver.reconcile.failed` and `ReconcileFailed` (the message then
- * moves to the reconcile DLQ: visible, redrivable).
+ * moves to the reconcile DLQ: visible, redrivable). A run past its bounds ({@link pastBounds}) fails the
+ * same way at once, its message deleted; a run a newer one of the same window covers ({@link supersedes})
+ * stops quietly.
  */
 export function createReconcileHandler(deps: ReconcileHandlerDeps) {
   const now = deps.now ?? (() => new Date());
   const { logger, metrics } = deps;
+  const bounds = deps.bounds ?? DEFAULT_RUN_BOUNDS;
+
+  /** `receiver.reconcile.failed`, `ReconcileFailed` (its alarm) and the failed state on the gap's card. */
+  const fail = async (request: ReconcileRequest | undefined, startedAt: string | undefined, line: string) => {
+    metrics.addMetric(METRIC.ReconcileFailed, MetricUnit.Count, 1);
+    await publish(
+      deps,
+      lifecycleEntry('receiver.reconcile.failed', {
+        context: request?.context ?? 'unknown',
+        reason: request?.reason ?? 'unknown',
+        from: request?.from,
+        to: request?.to,
+        error: line,
+      }),
+    );
+    if (request === undefined) return;
+    const at = now().toISOString();
+    await recordRun(
+      deps.recovery,
+      request,
+      { status: 'failed', startedAt: startedAt ?? at, at, error: line },
+      logger,
+    );
+  };
+
+  /** A continuation's fate before it runs: given up (past its bounds), superseded, or go on. */
+  const checkContinuation = async (request: ReconcileRequest, cursor: Cursor) => {
+    const past = pastBounds(cursor, now(), bounds);
+    if (past !== undefined) return { past };
+    if (request.webhookId === undefined || deps.recovery?.lastReconcile === undefined) return {};
+    try {
+      const last = await deps.recovery.lastReconcile(request.context, request.webhookId);
+      return { superseded: supersedes(last, request, cursor) };
+    } catch (error) {
+      // Bookkeeping: a store that cannot say lets the run go on (at worst beside a newer one).
+      logger.warn('the last reconcile of a webhook could not be read', {
+        context: request.context,
+        webhookId: request.webhookId,
+        error: (error as Error).message,
+      });
+      return {};
+    }
+  };
 
   const one = async (record: SQSRecord, lambdaContext: Context): Promise<boolean> => {
     let request: ReconcileRequest | undefined;
@@ -50,6 +99,21 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
     try {
       request = parseRequest(record.body);
       const cursor = parseCursor(request.cursor);
+      if (cursor !== undefined) {
+        const fate = await checkContinuation(request, cursor);
+        if (fate.past !== undefined) {
+          logger.error('reconcile failed', { context: request.context, error: fate.past });
+          await fail(request, cursor.startedAt, fate.past);
+          return true;
+        }
+        if (fate.superseded) {
+          logger.info('reconcile superseded: a newer run covers its window', {
+            context: request.context,
+            webhookId: request.webhookId,
+          });
+          return true;
+        }
+      }
       const notBefore = cursor?.notBefore;
       const waitMs = notBefore === undefined ? 0 : Date.parse(notBefore) - now().getTime();
       if (waitMs > 0) {
@@ -79,10 +143,11 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
       await publish(deps, lifecycleEntry('receiver.reconcile.completed', result.detail));
       const { to, rowsListed, rowsChanged, rowsDeleted, apiCalls, durationMs, notReconciled } = result.detail;
       const counts = { to, rowsListed, rowsChanged, rowsDeleted, apiCalls, durationMs, notReconciled };
+      const clockSkewSeconds = skewSaid(deps, request.context, result.clockSkewMs);
       await recordRun(
         deps.recovery,
         request,
-        { status: 'completed', startedAt, at: now().toISOString(), ...counts },
+        { status: 'completed', startedAt, at: now().toISOString(), ...counts, clockSkewSeconds },
         logger,
       );
       return true;
@@ -90,24 +155,7 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
       const attempt = Number(record.attributes.ApproximateReceiveCount) || 1;
       const line = oneLine(error);
       logger.error('reconcile failed', { context: request?.context, attempt, error: line });
-      if (attempt >= deps.maxReceives) {
-        metrics.addMetric(METRIC.ReconcileFailed, MetricUnit.Count, 1);
-        await publish(
-          deps,
-          lifecycleEntry('receiver.reconcile.failed', {
-            context: request?.context ?? 'unknown',
-            reason: request?.reason ?? 'unknown',
-            from: request?.from,
-            to: request?.to,
-            error: line,
-          }),
-        );
-        if (request !== undefined) {
-          const at = now().toISOString();
-          const state = { status: 'failed' as const, startedAt: startedAt ?? at, at, error: line };
-          await recordRun(deps.recovery, request, state, logger);
-        }
-      }
+      if (attempt >= deps.maxReceives) await fail(request, startedAt, line);
       return false;
     }
   };
@@ -142,6 +190,26 @@ function parseRequest(body: string): ReconcileRequest {
     );
   }
   return parsed.data;
+}
+
+/**
+ * A skew of the CRM API's clock the run met (lib/reconcile/clock.ts), said: one warning line and
+ * `CrmClockSkew`; its seconds for the gap's card. Snapshots are not ordered by that clock, so it
+ * changes nothing applied; it tells the tenant's administrator (and whoever reads the API's dates).
+ */
+function skewSaid(
+  deps: ReconcileHandlerDeps,
+  context: string,
+  skewMs: number | undefined,
+): number | undefined {
+  if (skewMs === undefined) return undefined;
+  const seconds = Math.round(skewMs / 1000);
+  deps.metrics.addMetric(METRIC.CrmClockSkew, MetricUnit.Count, 1);
+  deps.logger.warn(
+    `the CRM's API clock (its Date header) is ${Math.abs(seconds)} s ${seconds > 0 ? 'ahead of' : 'behind'} the clock of its events' Timestamps: snapshots are ordered by the rows' own updated/registered, not by it`,
+    { context, clockSkewSeconds: seconds },
+  );
+  return seconds;
 }
 
 /** Puts a lifecycle event on the bus; a refusal or an error is logged and counted (`PublishFailures`), never thrown. */

@@ -1,8 +1,10 @@
 import type { BusEntry } from '../bus/entry.js';
 import { SOURCE } from '../bus/entry.js';
+import type { RowErasedDetail } from '../erasure/erased-event.js';
+import type { ScopeSource } from './cursor.js';
 
 /**
- * The receiver's own events on the bus (issue 25), subscribable in subscriptions.yml like any event:
+ * The receiver's own events on the bus, subscribable in subscriptions.yml like any event:
  * a gap of a webhook, a webhook set Active again, a reconcile's end. `source` is the receiver's.
  */
 export interface LifecycleDetails {
@@ -21,6 +23,8 @@ export interface LifecycleDetails {
     from?: string | undefined;
     to: string;
     entities: string[];
+    /** Where `entities` came from: the request's, the context's webhooks in the CRM, or the stored rows. */
+    scopeFrom?: ScopeSource | undefined;
     /** Entities the run left out, with why (`{"quote": "its events carry no FieldValues: ..."}`). */
     notReconciled: Record<string, string>;
     rowsListed: number;
@@ -37,6 +41,8 @@ export interface LifecycleDetails {
     /** One line, no credentials. */
     error: string;
   };
+  /** An erasure on request (lib/erasure/request.ts): keys and counts, never data. */
+  'receiver.row.erased': RowErasedDetail;
 }
 export type LifecycleType = keyof LifecycleDetails;
 
@@ -46,6 +52,7 @@ export const LIFECYCLE_TYPES = [
   'receiver.webhook.reactivated',
   'receiver.reconcile.completed',
   'receiver.reconcile.failed',
+  'receiver.row.erased',
 ] as const satisfies readonly LifecycleType[];
 
 /** The bus entry of a lifecycle event; publish it through the workers' EventPublisher. */

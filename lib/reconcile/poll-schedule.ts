@@ -12,6 +12,8 @@ export const SCHEDULE_MS = 60_000;
 export interface ScheduleOptions {
   /** Milliseconds the invocation may still run (the Lambda's remaining time less a reserve). */
   timeLeftMs: () => number;
+  /** Ends the invocation early (the local runtime stopping): no further poll, no wait for one. */
+  signal?: AbortSignal | undefined;
   wait?: (ms: number) => Promise<unknown>;
 }
 
@@ -22,7 +24,8 @@ export interface ScheduleOptions {
  */
 export async function runScheduledPolls(deps: PollDeps, options: ScheduleOptions): Promise<PollReport[]> {
   const now = deps.now ?? Date.now;
-  const wait = options.wait ?? sleep;
+  const { signal } = options;
+  const wait = options.wait ?? ((ms: number) => sleep(ms, undefined, { signal }).catch(() => undefined));
   const intervalMs = deps.config.pollSeconds * 1000;
   const started = now();
   const reports = [await pollWebhooks(deps)];
@@ -30,6 +33,7 @@ export async function runScheduledPolls(deps: PollDeps, options: ScheduleOptions
     const next = started + reports.length * intervalMs;
     if (next >= started + SCHEDULE_MS || options.timeLeftMs() - (next - now()) < intervalMs) return reports;
     await wait(next - now());
+    if (signal?.aborted) return reports;
     reports.push(await pollWebhooks(deps));
   }
 }

@@ -3,6 +3,7 @@ import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { EventPublisher } from '../bus/publisher.js';
 import type { WatchConfig } from '../config/watch.js';
 import { type CrmClient, CrmRetryLater, type CrmWebhook } from '../crm/index.js';
+import { eachLimited } from '../each-limited.js';
 import { METRIC } from '../metrics.js';
 import type { LastAccepted } from '../model/types.js';
 import type { WatchMemory, WatchStore } from '../store/watch-memory.js';
@@ -12,7 +13,7 @@ import { type LifecycleDetails, lifecycleEntry } from './lifecycle.js';
 import { enqueue, pendingOf, withPending } from './pending.js';
 import { type ReactivationRecorder, recordReactivation } from './recovery.js';
 import type { ReconcileQueue, ReconcileRequest } from './request.js';
-import { ALERT_AFTER_ATTEMPTS, type Observed, watchStep } from './watch.js';
+import { ALERT_AFTER_ATTEMPTS, type Observed, REACTIVATION_LASTS_POLLS, watchStep } from './watch.js';
 
 export interface PollDeps {
   crm: Pick<CrmClient, 'listWebhooks' | 'webhookUsage' | 'webhookLastError' | 'activateWebhook'>;
@@ -24,6 +25,8 @@ export interface PollDeps {
   /** Where a reactivation is recorded for the gap's card; absent: not recorded. */
   recovery?: ReactivationRecorder | undefined;
   config: WatchConfig;
+  /** Whether the CRM credentials cover a context (its own entry or `*`); absent: every context. */
+  covers?: (context: string) => boolean;
   logger: Logger;
   metrics: Metrics;
   now?: () => number;
@@ -40,17 +43,20 @@ export interface PollReport {
   /** Contexts whose poll failed (logged), or was cut short by the time budget or the CRM (polled next time). */
   failed: string[];
   unfinished: string[];
+  /** Contexts left out: no CRM credentials cover them (a local throwaway context, a tenant not set up). */
+  uncovered: number;
 }
 
 /**
- * One poll of the receiver's webhooks in the CRM (issue 25, 2(b) and 5), at most once per
+ * One poll of the receiver's webhooks in the CRM, at most once per
  * RECONCILE_POLL_SECONDS whoever calls it. The receiver's webhooks are the CRM's webhooks of each
  * context named as its deliveries were (and aimed at RECEIVER_URL when set); for each, the state and
  * error counters against the last poll ({@link watchStep}) may enqueue a reconcile (reason `poll`) and
  * set it Active again. Each decision is written (conditionally) before it is acted on, so two polls
  * at once act once, and a request written but not sent is sent by the next poll. With
- * RECONCILE_FULL_HOURS, each context's full pass is requested when due, the same way ({@link requestFullPass}). Contexts are polled
- * in parallel; a CRM that does not answer costs its context, within the CRM client's time budget.
+ * RECONCILE_FULL_HOURS, each context's full pass is requested when due, the same way ({@link requestFullPass}). Only
+ * contexts the credentials cover are polled, RECONCILE_POLL_MAX_IN_FLIGHT at once (one CRM request
+ * each at a time); a CRM that does not answer costs its context, within the CRM client's time budget.
  */
 export async function pollWebhooks(deps: PollDeps): Promise<PollReport> {
   const now = deps.now ?? Date.now;
@@ -62,34 +68,48 @@ export async function pollWebhooks(deps: PollDeps): Promise<PollReport> {
     fullPasses: 0,
     failed: [],
     unfinished: [],
+    uncovered: 0,
   };
   if (!(await deps.store.claimPoll(now(), deps.config.pollSeconds * 1000))) return report;
   report.polled = true;
-  const names = await deps.store.deliveryNames();
-  await Promise.all(
-    [...names].map(async ([context, known]) => {
-      try {
-        const observedAt = now();
-        const webhooks = (await deps.crm.listWebhooks(context)).filter(
-          (webhook) => known.has(webhook.Name) && aimedAtReceiver(webhook, deps.config.receiverUrl),
-        );
-        for (const webhook of webhooks) {
-          report.webhooks++;
-          await watchWebhook(deps, context, webhook, observedAt, report);
-        }
-        await requestFullPass(deps, context, report);
-      } catch (error) {
-        const cut = error instanceof CrmRetryLater;
-        (cut ? report.unfinished : report.failed).push(context);
-        if (!cut) deps.metrics.addMetric(METRIC.WebhookPollFailures, MetricUnit.Count, 1);
-        deps.logger.warn(cut ? 'poll of a context cut short: polled next time' : 'poll of a context failed', {
-          context,
-          error: (error as Error).message,
-        });
+  const all = await deps.store.deliveryNames();
+  const names = shuffled([...all].filter(([context]) => deps.covers?.(context) ?? true));
+  report.uncovered = all.size - names.length;
+  // One context's calls follow each other: the pool bounds the CRM requests in flight across contexts.
+  await eachLimited(names, deps.config.pollMaxInFlight, async ([context, known]) => {
+    try {
+      const observedAt = now();
+      const webhooks = (await deps.crm.listWebhooks(context)).filter(
+        (webhook) => known.has(webhook.Name) && aimedAtReceiver(webhook, deps.config.receiverUrl),
+      );
+      for (const webhook of webhooks) {
+        report.webhooks++;
+        await watchWebhook(deps, context, webhook, observedAt, report);
       }
-    }),
-  );
+      await requestFullPass(deps, context, report);
+    } catch (error) {
+      const cut = error instanceof CrmRetryLater;
+      (cut ? report.unfinished : report.failed).push(context);
+      if (!cut) deps.metrics.addMetric(METRIC.WebhookPollFailures, MetricUnit.Count, 1);
+      deps.logger.warn(cut ? 'poll of a context cut short: polled next time' : 'poll of a context failed', {
+        context,
+        error: (error as Error).message,
+      });
+    }
+  });
   return report;
+}
+
+/**
+ * In a new order each poll: tenants that never answer hold a runner up to the time budget each, and
+ * in a fixed order they would leave the same contexts after them unpolled at every poll.
+ */
+function shuffled<T>(items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
 }
 
 function aimedAtReceiver(webhook: CrmWebhook, receiverUrl: string | undefined): boolean {
@@ -155,8 +175,9 @@ async function watchWebhook(
 
 /**
  * Sets the webhook Active (the CRM's test delivery must be answered 200 first). Succeeded: the
- * reconcile of its gap to now, `receiver.webhook.reactivated`, and its memory as Active. Failed:
- * counted and logged, and alerted once after {@link ALERT_AFTER_ATTEMPTS} attempts in a row.
+ * reconcile of its gap to now, `receiver.webhook.reactivated`, and its memory as Active, its attempts
+ * kept until it lasts. Failed: counted and logged. Either way alerted once after
+ * {@link ALERT_AFTER_ATTEMPTS} attempts in a row that failed or did not last.
  */
 async function reactivate(
   deps: PollDeps,
@@ -186,21 +207,7 @@ async function reactivate(
       attempts,
       error: message,
     });
-    if (attempts < ALERT_AFTER_ATTEMPTS || memory.alerted) return { memory };
-    // The alarm on this metric tells the alert topic (infra/alarms.ts); the line says which webhook and why.
-    logger.error(
-      'webhook could not be set Active again: it stays disabled until this succeeds or a person acts',
-      {
-        context,
-        webhookId,
-        webhookName: webhook.Name,
-        state: webhook.State,
-        attempts,
-        error: message,
-      },
-    );
-    metrics.addMetric(METRIC.WebhookNotReactivated, MetricUnit.Count, 1);
-    return { memory: { ...memory, alerted: true } };
+    return { memory: alertOnce(deps, webhook, context, memory, message) };
   }
   const activatedAt = (deps.now ?? Date.now)();
   report.reactivated++;
@@ -216,13 +223,44 @@ async function reactivate(
       webhookId,
       requestedAt: new Date(activatedAt).toISOString(),
     },
-    memory: {
-      state: 'Active',
-      lastHealthyAt: activatedAt,
-      totalErrors: memory.totalErrors,
-      lastError: memory.lastError,
-    },
+    // On probation: its attempts keep counting until it has stayed Active a while (lib/reconcile/watch.ts).
+    memory: alertOnce(
+      deps,
+      webhook,
+      context,
+      { ...memory, state: 'Active', lastHealthyAt: activatedAt, reactivatedAt: activatedAt },
+      `set Active ${attempts} times in a row, each time disabled again within ${REACTIVATION_LASTS_POLLS} polls: its test delivery passes, its real deliveries fail`,
+    ),
   };
+}
+
+/**
+ * After {@link ALERT_AFTER_ATTEMPTS} re-activations in a row that failed or did not last: the error
+ * line (which webhook and why) and `WebhookNotReactivated`, whose alarm tells the alert topic
+ * (infra/alarms.ts); once, until the webhook has stayed Active.
+ */
+function alertOnce(
+  deps: PollDeps,
+  webhook: CrmWebhook,
+  context: string,
+  memory: WatchMemory,
+  error: string,
+): WatchMemory {
+  const attempts = memory.attempts ?? 1;
+  if (attempts < ALERT_AFTER_ATTEMPTS || memory.alerted) return memory;
+  deps.logger.error(
+    'webhook could not be set Active again: it stays disabled until this succeeds or a person acts',
+    {
+      context,
+      webhookId: webhook.WebhookId,
+      webhookName: webhook.Name,
+      state: webhook.State,
+      attempts,
+      error,
+    },
+  );
+  deps.metrics.addMetric(METRIC.WebhookNotReactivated, MetricUnit.Count, 1);
+  return { ...memory, alerted: true };
 }
 
 /** `receiver.webhook.reactivated` on the bus; a failed publish is logged and counted (the reconcile is enqueued already). */

@@ -3,13 +3,14 @@ import type { ReconcileOutcome, RecoveryStore } from '../store/recovery.js';
 import type { ReconcileRequest } from './request.js';
 
 /** Where the reconcile function records a run's state for the webhook it names (the gap's card shows it). */
-export type ReconcileRecorder = Pick<RecoveryStore, 'recordReconcile'>;
+export type ReconcileRecorder = Pick<RecoveryStore, 'recordReconcile'> &
+  Partial<Pick<RecoveryStore, 'lastReconcile'>>;
 
 /** Where the poll records that it set a webhook Active again. */
 export type ReactivationRecorder = Pick<RecoveryStore, 'recordReactivation'>;
 
 /** What a run's state adds to the request's trigger and window: the status, when, its counts or error (and its `to`, once fixed). */
-export type RunState = Omit<ReconcileOutcome, 'reason' | 'requestedAt' | 'from'>;
+export type RunState = Omit<ReconcileOutcome, 'reason' | 'requestedAt' | 'from' | 'full' | 'entities'>;
 
 /**
  * Records `state` of the run of `request` on its webhook's recovery item, when the request names a
@@ -24,13 +25,15 @@ export async function recordRun(
   logger: Logger,
 ): Promise<void> {
   if (recorder === undefined || request.webhookId === undefined) return;
-  const { context, webhookId, reason, requestedAt, from, to } = request;
+  const { context, webhookId, reason, requestedAt, from, to, full, entities } = request;
   try {
     const written = await recorder.recordReconcile(context, webhookId, {
       reason,
       requestedAt,
       ...(from !== undefined && { from }),
       ...(to !== undefined && { to }),
+      ...(full === true && { full }),
+      ...(entities !== undefined && { entities }),
       ...state,
     });
     if (!written)

@@ -5,22 +5,30 @@ import {
   CrmRetryLater,
   type CrmTable,
   crmTableOf,
+  isRefusal,
+  MAX_CRM_TEXT_CHARS,
 } from '../crm/index.js';
 import type { OutboundMessage } from '../queue/port.js';
 import type { StoredRowKeys } from '../store/row-set.js';
-import { changesRow } from './changes-row.js';
+import { apiSkewMs, CLOCK_SKEW_BOUND_MS } from './clock.js';
 import { type Counters, type Cursor, NO_COUNTS, parseCursor } from './cursor.js';
-import { reconciledEvent, SnapshotError } from './event.js';
-import { snapshotFieldValues } from './fields.js';
+import { reconciledEvent } from './event.js';
 import type { LifecycleDetails } from './lifecycle.js';
 import type { ReconcileRequest } from './request.js';
 import { NOT_RECONCILED, runScope, type Shapes, shapeOf } from './scope.js';
 import type { SnapshotSender } from './send.js';
+import { pageSnapshots, snapshot } from './snapshots.js';
 
 export interface ReconcileDeps {
   crm: Pick<CrmClient, 'tenantState' | 'listChanged' | 'listIds' | 'isDeleted' | 'listWebhooks'>;
   stored: StoredRowKeys;
   send: SnapshotSender;
+  /**
+   * How far the sender's clock is ahead of the receiver's (a live event's Timestamp less its arrival),
+   * when the receiver has seen a live event of the context: what a skew of the CRM API's Date is
+   * measured against. Absent or undefined: the clocks are taken to agree.
+   */
+  senderAheadMs?(context: string): Promise<number | undefined>;
   /** Whether the receiver stores the rows of `entity` (ENTITIES). */
   stores(entity: string): boolean;
   /** HTTP requests the CRM client has made so far (a counter: the run adds what it moved by). */
@@ -37,6 +45,8 @@ export interface Completed {
   status: 'completed';
   detail: LifecycleDetails['receiver.reconcile.completed'];
   counters: Counters;
+  /** The largest skew of the CRM API's Date against the live events' clock beyond the bound, if any. */
+  clockSkewMs?: number;
 }
 
 /** The run goes on in another invocation: `request` (with its cursor) after `delayMs`. */
@@ -55,7 +65,7 @@ export const PAGE_RESERVE_MS = 5_000;
 const BEGINNING = new Date(0);
 
 /**
- * One invocation's share of a reconcile (issue 25): the tenant's state (not running: carry on later,
+ * One invocation's share of a reconcile: the tenant's state (not running: carry on later,
  * no failure), the entities it covers (lib/reconcile/scope.ts, once per run), then per entity the
  * archive's rows changed since `from` (every row when `full`), each a `<entity>.reconciled` snapshot
  * at F = the page's CRM time, sent to the row's queue; then the CRM's ids against the stored rows,
@@ -98,14 +108,20 @@ export async function runReconcile(
           await changedPage(request, deps, cursor, entity, table, since, shapes);
         else await deletesPage(request, deps, cursor, entity, table);
       } catch (error) {
+        if (
+          !(error instanceof CrmApiError) ||
+          error instanceof CrmRetryLater ||
+          error instanceof CrmAuthError
+        )
+          throw error;
         // The CRM's refusal names the table and key asked for: the catalogue's, lists' and custom
         // tables' follow the published samples, unverified against a real tenant.
-        if (
-          error instanceof CrmApiError &&
-          !(error instanceof CrmRetryLater || error instanceof CrmAuthError)
-        )
-          error.message = `${entity} from the CRM's table ${table.table} (key ${table.key}): ${error.message}`;
-        throw error;
+        error.message = `${entity} from the CRM's table ${table.table} (key ${table.key}): ${error.message}`;
+        if (!isRefusal(error)) throw error;
+        // Retrying cannot change it (a tenant without that table, an app without rights to it): the
+        // entity is left out, said with the CRM's answer, and the others go on.
+        cursor.notReconciled = { ...cursor.notReconciled, [entity]: oneLine(error.message) };
+        nextEntity(cursor);
       }
     }
   } catch (error) {
@@ -117,12 +133,14 @@ export async function runReconcile(
   return {
     status: 'completed',
     counters,
+    ...(cursor.clockSkewMs !== undefined && { clockSkewMs: cursor.clockSkewMs }),
     detail: {
       context: request.context,
       reason: request.reason,
       from: request.full === true ? undefined : request.from,
       to: cursor.to,
       entities: cursor.entities,
+      scopeFrom: cursor.scopeFrom,
       notReconciled: cursor.notReconciled ?? {},
       rowsListed: counters.rowsListed,
       rowsChanged: counters.rowsChanged,
@@ -164,6 +182,7 @@ async function changedPage(
   const shape = await shapeOf(deps, shapes, request.context, entity);
   // Its stored rows were there when the run started; none now means the store was emptied meanwhile.
   if (shape === undefined) throw new Error(`${entity}: ${NOT_RECONCILED.noSample}`);
+  const requestedAt = deps.now().getTime();
   const page = await deps.crm.listChanged(
     request.context,
     table,
@@ -172,33 +191,15 @@ async function changedPage(
     undefined,
     cursor.afterKey,
   );
-  // Every snapshot is sent, an equal one too: it moves the row's order keys to F, so a live event older
-  // than F arriving later cannot undo the CRM's answer. Only those that change their row are counted.
-  const stored = await deps.stored.rows(
-    request.context,
-    entity,
-    page.items.map((row) => Number(row.id)),
-  );
-  const messages: OutboundMessage[] = [];
-  let changing = 0;
-  for (const row of page.items) {
-    const key = { context: request.context, entity, primaryKey: Number(row.id) };
-    const message = snapshot(deps, cursor, () =>
-      reconciledEvent({
-        ...key,
-        fetchedAt: new Date(page.crmTime),
-        fieldValues: snapshotFieldValues(shape, row.values, key),
-      }),
-    );
-    if (message === undefined) continue;
-    messages.push(message);
-    if (changesRow(stored.get(key.primaryKey), message.body)) changing++;
-  }
+  const exchange = { requestedAt, answeredAt: deps.now().getTime() };
+  const senderAheadMs = (await deps.senderAheadMs?.(request.context)) ?? 0;
+  noteSkew(cursor, apiSkewMs(page.crmTime, exchange, senderAheadMs));
+  const at = { context: request.context, entity, shape, exchange, senderAheadMs };
+  const { messages, changing } = await pageSnapshots(deps, cursor, at, page.items);
   await deps.send(messages);
   cursor.counters.rowsListed += page.items.length;
   cursor.counters.rowsChanged += changing;
-  if (page.continuation !== undefined && page.items.length > 0)
-    cursor.afterKey = Math.max(...page.items.map((row) => Number(row.id)));
+  if (page.nextKey !== undefined) cursor.afterKey = page.nextKey;
   else {
     delete cursor.afterKey;
     cursor.phase = 'deletes';
@@ -224,11 +225,10 @@ async function deletesPage(
     return;
   }
   const page = await deps.crm.listIds(context, table, undefined, cursor.after);
-  const ids = page.items.map(Number);
-  const last = page.continuation === undefined || ids.length === 0;
   // Up to the page's highest id, or every key left after the last page.
-  const upTo = last ? undefined : Math.max(...ids);
-  const listed = new Set(ids);
+  const upTo = page.nextKey;
+  const last = upTo === undefined;
+  const listed = new Set(page.items.map(Number));
   const messages: OutboundMessage[] = [];
   const stored = await deps.stored.keys(context, entity, cursor.after, upTo);
   // The last stored key compared: when the CRM says retry later in the middle of a page, the
@@ -270,11 +270,19 @@ async function deletedSnapshot(
 ): Promise<OutboundMessage | undefined> {
   const status = await deps.stored.status(context, entity, primaryKey);
   if (status === undefined || status === 'deleted') return undefined;
+  // F: the request's start (the CRM found the row gone after it), never the answer's Date.
+  const fetchedAt = deps.now();
   const answer = await deps.crm.isDeleted(context, table, primaryKey);
   if (!answer.deleted) return undefined; // created meanwhile: its change is the next window's
   return snapshot(deps, cursor, () =>
-    reconciledEvent({ context, entity, primaryKey, fetchedAt: new Date(answer.crmTime), deleted: true }),
+    reconciledEvent({ context, entity, primaryKey, fetchedAt, receivedAt: deps.now(), deleted: true }),
   );
+}
+
+/** The first line of `text`, at most as long as the CRM's text is kept anywhere. */
+function oneLine(text: string): string {
+  const line = text.split(/\r?\n/, 1)[0]!.trim();
+  return line.length > MAX_CRM_TEXT_CHARS ? `${line.slice(0, MAX_CRM_TEXT_CHARS - 1)}…` : line;
 }
 
 function nextEntity(cursor: Cursor): void {
@@ -284,18 +292,8 @@ function nextEntity(cursor: Cursor): void {
   cursor.entity++;
 }
 
-/** The snapshot message, or undefined (counted as skipped, one line) when the row cannot become one. */
-function snapshot(
-  deps: ReconcileDeps,
-  cursor: Cursor,
-  build: () => OutboundMessage,
-): OutboundMessage | undefined {
-  try {
-    return build();
-  } catch (error) {
-    if (!(error instanceof SnapshotError)) throw error;
-    cursor.counters.skipped++;
-    deps.warn(error.message);
-    return undefined;
-  }
+/** Keeps the run's largest skew of the CRM API's clock beyond {@link CLOCK_SKEW_BOUND_MS} (signed). */
+function noteSkew(cursor: Cursor, skewMs: number): void {
+  if (Math.abs(skewMs) > Math.max(CLOCK_SKEW_BOUND_MS, Math.abs(cursor.clockSkewMs ?? 0)))
+    cursor.clockSkewMs = Math.round(skewMs);
 }

@@ -1,6 +1,7 @@
-import { CrmApiError, type CrmClient, crmTableOf, whyNotInCrm } from '../crm/index.js';
+import { type CrmClient, crmTableOf, isRefusal, whyNotInCrm } from '../crm/index.js';
 import { FIXED_ENTITIES, familyOf, isDynamicEntity } from '../events/index.js';
 import type { StoredRowKeys } from '../store/row-set.js';
+import type { ScopeSource } from './cursor.js';
 import { fixedShape, learnedShape, type SnapshotShape } from './fields.js';
 import type { ReconcileRequest } from './request.js';
 
@@ -8,11 +9,12 @@ import type { ReconcileRequest } from './request.js';
 export interface Scope {
   entities: string[];
   notReconciled: Record<string, string>;
+  scopeFrom: ScopeSource;
 }
 
 export interface ScopeDeps {
   crm: Pick<CrmClient, 'listWebhooks'>;
-  stored: Pick<StoredRowKeys, 'sampleFieldValues'>;
+  stored: Pick<StoredRowKeys, 'sampleFieldValues' | 'hasAny'>;
   stores(entity: string): boolean;
 }
 
@@ -20,13 +22,14 @@ export interface ScopeDeps {
 export const NOT_RECONCILED = {
   notStored: 'not in ENTITIES',
   noSample: 'no stored row to learn its fields from',
-  noWebhookApi:
-    'the CRM refused the webhook listing (403): lists and custom tables unknown; name them in entities',
+  noWebhookApi: (status: number | undefined) =>
+    `the CRM refused the webhook listing (HTTP ${status ?? '?'}): lists and custom tables unknown; name them in entities`,
 } as const;
 
 /**
- * The snapshot shapes of one invocation, by entity: a fixed entity's from its samples, a list's or
- * custom table's learnt from its newest stored rows (read once per invocation).
+ * The snapshot shapes of one invocation, by entity: a fixed entity's fields from its samples, a list's
+ * or custom table's learnt from its newest stored rows; each field's form from those rows (read once
+ * per invocation).
  */
 export type Shapes = Map<string, SnapshotShape | undefined>;
 
@@ -38,27 +41,34 @@ export async function shapeOf(
   entity: string,
 ): Promise<SnapshotShape | undefined> {
   if (!shapes.has(entity)) {
-    const fixed = fixedShape(entity);
-    const sample = fixed === undefined ? await deps.stored.sampleFieldValues(context, entity) : undefined;
-    shapes.set(entity, fixed ?? (sample === undefined ? undefined : learnedShape(sample)));
+    const sample = await deps.stored.sampleFieldValues(context, entity);
+    shapes.set(
+      entity,
+      fixedShape(entity, sample) ?? (sample === undefined ? undefined : learnedShape(sample)),
+    );
   }
   return shapes.get(entity);
 }
 
 /**
- * The entities a run covers (issue 25, item 3), fixed when it starts. The request's `entities`, else
- * every entity the receiver stores (ENTITIES): the fixed ones, and the lists and custom tables the
- * context's webhooks in the CRM name (one `listWebhooks`; refused with 403, the fixed ones only, and
- * the result says so). Each one the run cannot reconcile is left out with its reason, never silently:
- * no table in the CRM (`quote`: its events carry no FieldValues), a list or custom table with no
- * stored row to learn its fields from, an entity named in `entities` that ENTITIES leaves out.
+ * The entities a run covers, fixed when it starts. The request's `entities`; else those the context's
+ * webhooks in the CRM name in their Events (one `listWebhooks`), which the receiver stores
+ * (ENTITIES); else, when the CRM refuses the webhook listing (an app without the webhook agent) or
+ * lists no webhook, the fixed entities the receiver holds rows of for the context (lists and custom
+ * tables cannot be found that way: said, when refused). Each one the run cannot reconcile is left
+ * out with its reason, never silently: no table in the CRM (`quote`: its events carry no
+ * FieldValues), a list or custom table with no stored row to learn its fields from, an entity named
+ * in `entities` that ENTITIES leaves out.
  */
 export async function runScope(request: ReconcileRequest, deps: ScopeDeps, shapes: Shapes): Promise<Scope> {
   const notReconciled: Record<string, string> = {};
   const named = request.entities;
-  const wanted = named
-    ? [...new Set(named)]
-    : [...FIXED_ENTITIES, ...(await webhookEntities(request.context, deps, notReconciled))];
+  let scopeFrom: ScopeSource = 'request';
+  let wanted = named ? [...new Set(named)] : await webhookEntities(request.context, deps, notReconciled);
+  if (wanted === undefined) {
+    scopeFrom = 'stored rows';
+    wanted = await storedEntities(request.context, deps);
+  } else if (!named) scopeFrom = 'webhooks';
   const entities: string[] = [];
   for (const entity of wanted) {
     // One the receiver does not store is left out, said only when the request named it.
@@ -69,25 +79,40 @@ export async function runScope(request: ReconcileRequest, deps: ScopeDeps, shape
       notReconciled[entity] = NOT_RECONCILED.noSample;
     else entities.push(entity);
   }
-  return { entities, notReconciled };
+  return { entities, notReconciled, scopeFrom };
 }
 
-/** The lists and custom tables the context's webhooks name in their Events, sorted. */
+/**
+ * The entities the context's webhooks name in their Events: the fixed ones in their order, then
+ * the lists and custom tables sorted; undefined when the CRM refuses the listing or lists none.
+ */
 async function webhookEntities(
   context: string,
   deps: ScopeDeps,
   notReconciled: Record<string, string>,
-): Promise<string[]> {
+): Promise<string[] | undefined> {
   try {
     const webhooks = await deps.crm.listWebhooks(context);
-    const named = webhooks.flatMap((webhook) => webhook.Events.map((event) => familyOf(event)?.entity));
-    return [...new Set(named)]
-      .filter((entity): entity is string => entity !== undefined && isDynamicEntity(entity))
-      .sort();
+    if (webhooks.length === 0) return undefined;
+    const named = new Set(
+      webhooks.flatMap((webhook) => webhook.Events.map((event) => familyOf(event)?.entity)),
+    );
+    const dynamic = [...named].filter(
+      (entity): entity is string => entity !== undefined && isDynamicEntity(entity),
+    );
+    return [...FIXED_ENTITIES.filter((entity) => named.has(entity)), ...dynamic.sort()];
   } catch (error) {
-    if (!(error instanceof CrmApiError) || error.status !== 403) throw error;
-    notReconciled['list.*'] = NOT_RECONCILED.noWebhookApi;
-    notReconciled['y_*'] = NOT_RECONCILED.noWebhookApi;
-    return [];
+    if (!isRefusal(error)) throw error;
+    const refused = NOT_RECONCILED.noWebhookApi(error.status);
+    notReconciled['list.*'] = refused;
+    notReconciled['y_*'] = refused;
+    return undefined;
   }
+}
+
+/** The fixed entities the receiver stores and holds rows of for `context` (one index Query each). */
+async function storedEntities(context: string, deps: ScopeDeps): Promise<string[]> {
+  const stored = FIXED_ENTITIES.filter((entity) => deps.stores(entity) && crmTableOf(entity) !== undefined);
+  const held = await Promise.all(stored.map((entity) => deps.stored.hasAny(context, entity)));
+  return stored.filter((_, index) => held[index]);
 }

@@ -33,6 +33,12 @@ export interface WatchStep {
 
 /** Re-activations failed in a row before the alert goes (once, until the webhook is Active again). */
 export const ALERT_AFTER_ATTEMPTS = 3;
+/**
+ * Polls a re-activation must last (Active, counters still) before the webhook counts as recovered: one
+ * that errors again within them did not last, and its attempt still counts toward the backoff and the
+ * alert (a target that answers the CRM's test delivery but fails the real ones).
+ */
+export const REACTIVATION_LASTS_POLLS = 3;
 /** The longest wait between two re-activations. */
 export const MAX_BACKOFF_MS = 3_600_000;
 
@@ -48,7 +54,8 @@ export function reactivationBackoffMs(attempts: number, pollMs: number): number 
  * receiver never saw), a webhook found no longer Active (once, when it leaves Active: the CRM sends
  * nothing more meanwhile), and again when it is Active again (its whole gap). A webhook first seen not
  * Active starts its window at the last event accepted under its name (else one interval ago). A
- * TooManyErrors webhook (and a Stopped one with `stopped-too`) is set Active with backoff.
+ * TooManyErrors webhook (and a Stopped one with `stopped-too`) is set Active with backoff; a
+ * re-activation that does not last {@link REACTIVATION_LASTS_POLLS} polls keeps counting.
  */
 export function watchStep(
   memory: WatchMemory | undefined,
@@ -72,8 +79,22 @@ export function watchStep(
       (memory.state !== 'Active' ||
         memory.totalErrors !== seen.totalErrors ||
         memory.lastError !== seen.lastError);
+    // A re-activation on probation keeps its count until it has lasted; trouble meanwhile extends it.
+    const { attempts, nextAttemptAt, alerted, reactivatedAt } = memory ?? {};
+    const onProbation =
+      reactivatedAt !== undefined &&
+      (troubled || now - reactivatedAt < REACTIVATION_LASTS_POLLS * settings.pollMs);
     return {
-      next: { ...counters, lastHealthyAt: now },
+      next: {
+        ...counters,
+        lastHealthyAt: now,
+        ...(onProbation && {
+          reactivatedAt,
+          ...(attempts !== undefined && { attempts }),
+          ...(nextAttemptAt !== undefined && { nextAttemptAt }),
+          ...(alerted && { alerted }),
+        }),
+      },
       request: troubled ? windowFrom(memory.lastHealthyAt) : undefined,
       activate: false,
     };

@@ -69,13 +69,14 @@ export function createWebhookStore(config: WebhookStoreConfig): WebhookTableStor
           new UpdateCommand({
             TableName: table,
             Key: { context, sk: acceptedSk(webhookName) },
-            UpdateExpression: 'SET seq = :s, #t = :t, eventId = :e',
+            UpdateExpression: `SET seq = :s, #t = :t, eventId = :e${accepted.receivedAt ? ', receivedAt = :r' : ''}`,
             ConditionExpression: 'attribute_not_exists(seq) OR seq < :s',
             ExpressionAttributeNames: { '#t': 'timestamp' },
             ExpressionAttributeValues: {
               ':s': accepted.seq,
               ':t': accepted.timestamp,
               ':e': accepted.eventId,
+              ...(accepted.receivedAt && { ':r': accepted.receivedAt }),
             },
           }),
         ),

@@ -1,8 +1,11 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
+import { erasedBody } from '../erasure/row.js';
 import type { EventRecord } from '../model/types.js';
+import { contentHash } from '../projection.js';
 import { compressBody, decompressBody } from './body-codec.js';
 import { collect, conditional, defaultClient, type Item, versionedPut } from './dynamo-calls.js';
 import { createWebhookStore } from './dynamo-webhooks.js';
+import { eraseHistory, tenantRowKeys } from './erase.js';
 import { EventBodySchema, EventItemSchema, parseItem, RowEntitySchema } from './items.js';
 import { rowKey } from './keys.js';
 import { listRecoveries } from './recovery-list.js';
@@ -63,6 +66,7 @@ export function createDynamoStore(config: DynamoStoreConfig): Store {
 
     async recordEvent(record) {
       const recordedAt = now();
+      const body = record.body ?? JSON.stringify(record.payload);
       // Only what the body does not already say: the body itself holds the event's id, name, Timestamp
       // and associate, the key holds the row.
       const item: Item = {
@@ -70,12 +74,16 @@ export function createDynamoStore(config: DynamoStoreConfig): Store {
         seq: record.seq,
         // Key of the events table's EventId index (infra/resources.yml): where did this event go.
         eventId: record.eventId,
-        body: compressBody(record.body ?? JSON.stringify(record.payload)),
+        body: compressBody(record.erased ? erasedBody(body) : body),
         echo: record.echo,
         ...(record.conflictOf !== undefined && { conflictOf: record.conflictOf }),
         ...(record.resendOf !== undefined && { resendOf: record.resendOf }),
         ...(record.unpublished === true && { unpublished: true }),
-        ...(record.changed !== undefined && { changed: record.changed }),
+        ...(record.changed !== undefined && !record.erased && { changed: record.changed }),
+        ...(record.erased && {
+          erased: true,
+          contentHash: record.contentHash ?? contentHash(body, record.eventId),
+        }),
         ...(record.signatureVerified !== undefined && { signatureVerified: record.signatureVerified }),
         ...(record.receivedAt !== undefined && { receivedAt: record.receivedAt }),
         recordedAt: recordedAt.toISOString(),
@@ -91,6 +99,10 @@ export function createDynamoStore(config: DynamoStoreConfig): Store {
         ),
       );
     },
+
+    eraseRowHistory: (context, entity, primaryKey) =>
+      eraseHistory(doc, events, rowKey(context, entity, primaryKey)),
+    tenantRows: (context) => tenantRowKeys(doc, rows, context),
 
     async getRowEvent(context, entity, primaryKey, seq) {
       const { Item } = await doc.send(
@@ -140,6 +152,8 @@ function toEventRecord(stored: Item, table: string): EventRecord {
     ...(item.resendOf !== undefined && { resendOf: item.resendOf }),
     ...(item.unpublished === true && { unpublished: true }),
     ...(item.changed !== undefined && { changed: item.changed }),
+    ...(item.erased === true && { erased: true }),
+    ...(item.contentHash !== undefined && { contentHash: item.contentHash }),
     ...(item.signatureVerified !== undefined && { signatureVerified: item.signatureVerified }),
     ...(item.receivedAt !== undefined && { receivedAt: item.receivedAt }),
     recordedAt: item.recordedAt,

@@ -40,6 +40,7 @@ export const RowItemSchema = z.object({
   createdAt: z.optional(z.string()),
   softDeletedAt: z.optional(z.string()),
   deletedAt: z.optional(z.string()),
+  erasedAt: z.optional(z.string()),
   /** Order key of the newest event that set the status (action events do not). */
   statusSeq: z.optional(z.string()),
 });
@@ -56,6 +57,10 @@ export const EventItemSchema = z.object({
   resendOf: z.optional(z.string()),
   unpublished: z.optional(z.boolean()),
   changed: z.optional(z.array(z.string())),
+  /** Its personal data erased (lib/store/erase.ts): `body` keeps only the envelope's identity and order. */
+  erased: z.optional(z.boolean()),
+  /** Of an erased record: the content hash of the body it had. */
+  contentHash: z.optional(z.string()),
   signatureVerified: z.optional(z.boolean()),
   receivedAt: z.optional(z.string()),
   recordedAt: z.string(),
@@ -110,6 +115,7 @@ export const AcceptedItemSchema = z.object({
   seq: z.string(),
   timestamp: z.string(),
   eventId: z.string(),
+  receivedAt: z.optional(z.string()),
 }) satisfies z.ZodMiniType<LastAccepted>;
 
 /**

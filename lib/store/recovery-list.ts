@@ -2,29 +2,8 @@ import { type DynamoDBDocumentClient, paginateQuery, paginateScan } from '@aws-s
 import * as z from 'zod/mini';
 import { collect } from './dynamo-calls.js';
 import { parseItem } from './items.js';
-import {
-  RECONCILE_STATUSES,
-  RECOVERY_SK_PREFIX,
-  type ReconcileOutcome,
-  type WebhookRecovery,
-} from './recovery.js';
-
-const ReconcileOutcomeSchema = z.object({
-  status: z.enum(RECONCILE_STATUSES),
-  reason: z.string(),
-  requestedAt: z.string(),
-  startedAt: z.string(),
-  at: z.string(),
-  from: z.optional(z.string()),
-  to: z.optional(z.string()),
-  rowsListed: z.optional(z.number()),
-  rowsChanged: z.optional(z.number()),
-  rowsDeleted: z.optional(z.number()),
-  apiCalls: z.optional(z.number()),
-  durationMs: z.optional(z.number()),
-  notReconciled: z.optional(z.record(z.string(), z.string())),
-  error: z.optional(z.string()),
-}) satisfies z.ZodMiniType<ReconcileOutcome>;
+import { RECOVERY_SK_PREFIX, type WebhookRecovery } from './recovery.js';
+import { ReconcileOutcomeSchema } from './recovery-schema.js';
 
 /** A recovery item as written by lib/store/recovery.ts (its key and order numbers are the adapter's). */
 const RecoveryItemSchema = z.object({

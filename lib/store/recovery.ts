@@ -1,8 +1,9 @@
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditional, defined } from './dynamo-calls.js';
+import { parseItem } from './items.js';
+import { RECONCILE_STATUSES, ReconcileOutcomeSchema } from './recovery-schema.js';
 
-/** A reconcile run's state: started (its first invocation), then completed or failed (its last attempt). */
-export const RECONCILE_STATUSES = ['running', 'completed', 'failed'] as const;
+export { RECONCILE_STATUSES };
 
 /** What a reconcile error keeps: one line, at most this many characters. */
 export const MAX_RECOVERY_ERROR_CHARS = 500;
@@ -21,6 +22,9 @@ export interface ReconcileOutcome {
   at: string;
   from?: string | undefined;
   to?: string | undefined;
+  /** The request's `full` and `entities` (absent: the default scope): what a newer run must cover to supersede it. */
+  full?: boolean | undefined;
+  entities?: string[] | undefined;
   rowsListed?: number | undefined;
   rowsChanged?: number | undefined;
   rowsDeleted?: number | undefined;
@@ -28,6 +32,8 @@ export interface ReconcileOutcome {
   durationMs?: number | undefined;
   /** The entities the run left out, with why (`receiver.reconcile.completed`'s notReconciled). */
   notReconciled?: Record<string, string> | undefined;
+  /** The CRM API's clock against its events' Timestamps, in seconds (ahead: positive), when skewed beyond a minute. */
+  clockSkewSeconds?: number | undefined;
   error?: string | undefined;
 }
 
@@ -42,6 +48,8 @@ export interface WebhookRecovery {
 export interface RecoveryStore {
   /** Records `outcome` unless a newer run's (started later) or a later step of this one is there; false then. */
   recordReconcile(context: string, webhookId: number, outcome: ReconcileOutcome): Promise<boolean>;
+  /** The run last recorded for the webhook (consistent read), or undefined. */
+  lastReconcile(context: string, webhookId: number): Promise<ReconcileOutcome | undefined>;
   /** Records a reactivation at `at` (ISO) unless a later one is there; false then. */
   recordReactivation(context: string, webhookId: number, at: string): Promise<boolean>;
 }
@@ -52,6 +60,9 @@ export const RECOVERY_SK_PREFIX = 'recovery#';
  * Every attribute each write names (keys included): what infra/iam.yml lets the reconcile function and
  * the poll update in the webhooks table (`dynamodb:Attributes`), and nothing else.
  */
+/** What the reconcile function may read of a recovery item (`lastReconcile`): the run's state, by key. */
+export const RECOVERY_READ_ATTRIBUTES = ['context', 'sk', 'reconcile'] as const;
+
 export const RECOVERY_WRITE_ATTRIBUTES = {
   reconcile: ['context', 'sk', 'webhookId', 'reconcile', 'reconcileOrder'],
   reactivation: ['context', 'sk', 'webhookId', 'reactivatedAt', 'reactivatedOrder'],
@@ -93,6 +104,22 @@ export function createRecoveryStore(doc: DynamoDBDocumentClient, table: string):
         ':r': defined({ ...outcome, error }),
         ':o': Date.parse(outcome.startedAt) * 2 + step,
       });
+    },
+
+    async lastReconcile(context, webhookId) {
+      const { Item } = await doc.send(
+        new GetCommand({
+          TableName: table,
+          Key: { context, sk: recoverySk(webhookId) },
+          ProjectionExpression: RECOVERY_READ_ATTRIBUTES.map((_, i) => `#a${i}`).join(', '),
+          ExpressionAttributeNames: Object.fromEntries(
+            RECOVERY_READ_ATTRIBUTES.map((name, i) => [`#a${i}`, name]),
+          ),
+          ConsistentRead: true,
+        }),
+      );
+      if (Item?.reconcile === undefined) return undefined;
+      return parseItem(ReconcileOutcomeSchema, Item.reconcile, table, `${context}/${recoverySk(webhookId)}`);
     },
 
     recordReactivation(context, webhookId, at) {

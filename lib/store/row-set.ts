@@ -1,9 +1,10 @@
 import { type DynamoDBDocumentClient, GetCommand, paginateQuery, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Row } from '../model/types.js';
 import { decompressBody } from './body-codec.js';
-import { collect, defaultClient } from './dynamo-calls.js';
+import { collect, defaultClient, versionedPut } from './dynamo-calls.js';
+import { VersionConflictError } from './errors.js';
 import { ROW_SET_INDEX, rowKey, rowSetKey } from './keys.js';
-import { fromRowItem } from './row-item.js';
+import { fromRowItem, toRowItem } from './row-item.js';
 
 /** The stored rows of one (context, entity), as a reconcile compares them with the CRM's ids. */
 export interface StoredRowKeys {
@@ -30,11 +31,22 @@ export interface StoredRowKeys {
    */
   sampleFieldValues(context: string, entity: string): Promise<Record<string, unknown> | undefined>;
   /**
-   * The stored rows of these primary keys (one eventually consistent GetItem each, in parallel), by
-   * primary key; a key with no row, or with one that cannot be read, is absent. A reconcile counts the
-   * snapshots that change their row.
+   * The stored rows of these primary keys with their versions (one eventually consistent GetItem each,
+   * in parallel), by primary key; a key with no row, or with one that cannot be read, is absent. A
+   * reconcile sends only the snapshots that change their row.
    */
-  rows(context: string, entity: string, primaryKeys: readonly number[]): Promise<Map<number, Row>>;
+  rows(context: string, entity: string, primaryKeys: readonly number[]): Promise<Map<number, StoredRow>>;
+  /**
+   * Writes `row` (a stored row whose order keys a snapshot equal to it moved) over `version`, in one
+   * conditional put; false when the row moved since (the worker is then given the snapshot instead).
+   */
+  confirm(row: Row, version: number): Promise<boolean>;
+}
+
+/** A stored row and the version its conditional write must match. */
+export interface StoredRow {
+  row: Row;
+  version: number;
 }
 
 /** Stored rows {@link StoredRowKeys.sampleFieldValues} reads (one GetItem each, once per entity and invocation). */
@@ -43,7 +55,8 @@ export const SAMPLE_ROWS = 5;
 /**
  * {@link StoredRowKeys} on the rows table: a Query of its KEYS_ONLY `byRowSet` index (`rowSet` =
  * entity and context, `rowPk` = the primary key), so a tenant's entity is read without scanning the
- * table, and one GetItem of `status` per row the CRM no longer lists.
+ * table, one GetItem of `status` per row the CRM no longer lists, and the conditional put of a row a
+ * snapshot confirmed (the workers' own write: lib/store/row-item.ts, lib/store/dynamo.ts).
  */
 export function createStoredRowKeys(config: {
   client?: DynamoDBDocumentClient;
@@ -113,7 +126,7 @@ export function createStoredRowKeys(config: {
     },
 
     async rows(context, entity, primaryKeys) {
-      const found = new Map<number, Row>();
+      const found = new Map<number, StoredRow>();
       await Promise.all(
         primaryKeys.map(async (primaryKey) => {
           const { Item } = await doc.send(
@@ -123,11 +136,22 @@ export function createStoredRowKeys(config: {
           // run; the worker that applies the snapshot meets the row and says what is wrong with it.
           if (Item === undefined) return;
           try {
-            found.set(primaryKey, fromRowItem(Item, config.table));
+            found.set(primaryKey, { row: fromRowItem(Item, config.table), version: Number(Item.version) });
           } catch {}
         }),
       );
       return found;
+    },
+
+    async confirm(row, version) {
+      try {
+        const item = toRowItem(row, version + 1);
+        await versionedPut(doc, config.table, item, 'rowKey', String(item.rowKey), version);
+        return true;
+      } catch (error) {
+        if (error instanceof VersionConflictError) return false;
+        throw error;
+      }
     },
 
     async sampleFieldValues(context, entity) {

@@ -32,6 +32,13 @@ export interface StoreWriter {
   loadRow(context: string, entity: RowEntity, primaryKey: number): Promise<Versioned<Row>>;
   /** One conditional put; throws {@link VersionConflictError} when the item moved since `expectedVersion`. */
   saveRow(row: Row, expectedVersion: number): Promise<void>;
+  /**
+   * Erases the personal data of every history record of a row (lib/store/erase.ts); idempotent.
+   * Returns how many records it erased.
+   */
+  eraseRowHistory(context: string, entity: RowEntity, primaryKey: number): Promise<number>;
+  /** The keys of every stored row of a context (a scan of the rows table: for erasing a whole tenant). */
+  tenantRows(context: string): Promise<Array<{ entity: RowEntity; primaryKey: number }>>;
   /** Raises the context's last-accepted marker for `webhookName` (never lowers it). */
   markAccepted(context: string, webhookName: string, accepted: LastAccepted): Promise<void>;
   getLastAccepted(context: string, webhookName: string): Promise<LastAccepted | undefined>;

@@ -19,6 +19,8 @@ export const WatchMemorySchema = z.object({
   attempts: z.optional(z.number()),
   nextAttemptAt: z.optional(z.number()),
   alerted: z.optional(z.boolean()),
+  /** When the poll last set it Active (ms): until it stays so for a while, its attempts still count. */
+  reactivatedAt: z.optional(z.number()),
   /** When a poll wrote this (ms): a poll that read the CRM before then acts on nothing (it read an older CRM). */
   writtenAt: z.optional(z.number()),
   /** Reconcile requests written here before they are enqueued (JSON): a crash in between re-sends them. */

@@ -11,7 +11,7 @@ export interface AcceptedNote {
 
 /**
  * How long a row worker leaves a (context, WebhookName) marker as it wrote it before raising it again:
- * at most one write per marker per worker instance in this time (issue 26). A marker that lags only
+ * at most one write per marker per worker instance in this time. A marker that lags only
  * makes a gap open earlier (docs/workers.md), so this bounds how much earlier, not whether a change is
  * re-fetched.
  */

@@ -17,7 +17,7 @@ import { gapsOf } from '../webhook-state.js';
 import { WorkerError } from './errors.js';
 import type { DeliveryMeta } from './record.js';
 
-/** How a worker publishes applied changes to the bus (issue 14); absent when publishing is off. */
+/** How a worker publishes applied changes to the bus; absent when publishing is off. */
 export interface Publication {
   publisher: EventPublisher;
   /** PUBLISH_ECHOES: publish the changes of IGNORE_ASSOCIATE_IDS too. */

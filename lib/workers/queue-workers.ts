@@ -68,13 +68,22 @@ function createRowQueueWorker(deps: RowQueueWorkerDeps, queue: QueueKey): SqsBat
           await markers.raise({
             context: event.ContextIdentifier,
             webhookName: event.WebhookName,
-            accepted: { seq, timestamp: event.Timestamp, eventId: event.EventId },
+            accepted: {
+              seq,
+              timestamp: event.Timestamp,
+              eventId: event.EventId,
+              ...(meta.receivedAt !== undefined && { receivedAt: meta.receivedAt }),
+            },
           });
         }
         const key = JSON.stringify([event.ContextIdentifier, event.Entity, event.PrimaryKey, seq]);
         // A duplicate this instance published already is not published again.
         if (outcome === 'duplicate' && published.has(key)) return {};
-        return { entry: publication && entryOf(publication, { ...result, meta }, { row }), published: key };
+        // An erased row's change is not published unless it is the deletion itself (lib/workers/rows.ts).
+        const entry = result.withheld
+          ? undefined
+          : publication && entryOf(publication, { ...result, meta }, { row });
+        return { entry, published: key };
       },
       async settle(handled) {
         const unpublished = await publish(deps, handled);

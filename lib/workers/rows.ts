@@ -1,6 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { applyErasing, deletesRow, isErased } from '../erasure/project.js';
 import { familyOfEvent, type RowEvent } from '../events/index.js';
 import { type Hooks, type Outcome, runHook } from '../hooks.js';
 import { jsonMembers } from '../json-text.js';
@@ -23,7 +24,7 @@ import type { DeliveryMeta } from './record.js';
 
 export type RowStore = Pick<
   Store,
-  'recordEvent' | 'getRowEvent' | 'listRowEvents' | 'loadRow' | 'saveRow' | 'markAccepted'
+  'recordEvent' | 'getRowEvent' | 'listRowEvents' | 'loadRow' | 'saveRow' | 'markAccepted' | 'eraseRowHistory'
 >;
 
 export interface RowWorkerDeps {
@@ -37,6 +38,8 @@ export interface RowWorkerDeps {
   maxAttempts?: number;
   /** True when the change of an event (an echo or not) is published to the bus; default never. */
   publishes?: (echo: boolean) => boolean;
+  /** ERASE_ON_DELETE: the entities whose deleted rows keep no personal data (lib/config/erasure.ts); default none. */
+  erasesOnDelete?: (entity: string) => boolean;
 }
 
 /**
@@ -59,6 +62,11 @@ export interface RowResult {
   unpublished: boolean;
   /** Of a snapshot (`<entity>.reconciled`): the FieldValues fields it changed, as its history record says. */
   changes?: string[];
+  /**
+   * The row is erased and this event's body carries data (anything but the deletion itself): its
+   * change is not published, so no personal data reaches the bus again.
+   */
+  withheld?: true;
 }
 
 /**
@@ -72,7 +80,11 @@ export interface RowResult {
  * 3. the row — {@link apply}, one put conditioned on the version read (retried on conflict; skipped
  *    when the event is already part of the row). When the history already had the event (a retry
  *    after a failure between the two writes), `eventCount` is recounted from the history;
- * 4. the integrator hook, unless the event is an echo.
+ * 4. the integrator hook, unless the event is an echo;
+ * 5. an erased row (on request, or deleted for an entity of ERASE_ON_DELETE, docs/privacy.md): the
+ *    row is merged without its data ({@link applyErasing}), the event recorded with an erased body,
+ *    then every history record of the row erased; its change is withheld from the bus unless the event
+ *    is the deletion itself.
  *
  * The last-accepted marker and the bus entry are the queue worker's to write (lib/workers/queue-workers.ts).
  *
@@ -83,6 +95,19 @@ export async function processRowEvent(
   event: RowEvent,
   meta: DeliveryMeta,
 ): Promise<RowResult> {
+  const result = await recordAndMerge(deps, event, meta);
+  if (result.row === undefined || !isErased(result.row, deps.erasesOnDelete)) return result;
+  // The row is erased; its history is erased after it, here and on every later event of the row (a
+  // redelivery after a crash between the two redoes what is left; nothing is left, nothing is written).
+  const key = [event.ContextIdentifier, event.Entity, event.PrimaryKey] as const;
+  const erased = await deps.store.eraseRowHistory(...key);
+  if (erased > 0)
+    deps.logger.info('deleted row erased from its history', { eventId: event.EventId, records: erased });
+  return deletesRow(event) ? result : { ...result, withheld: true };
+}
+
+/** {@link processRowEvent} before the erasure of a deleted row's history. */
+async function recordAndMerge(deps: RowWorkerDeps, event: RowEvent, meta: DeliveryMeta): Promise<RowResult> {
   const { store, logger, metrics } = deps;
   const seq = eventSeq(event);
   const echo = deps.ignoreAssociateIds.has(event.ChangedByAssociateId);
@@ -92,6 +117,10 @@ export async function processRowEvent(
   const key = [event.ContextIdentifier, event.Entity, event.PrimaryKey] as const;
 
   const loaded = await store.loadRow(...key);
+  // A row that is (or this event makes) deleted keeps no personal data: its records are written erased.
+  const erasing =
+    (loaded.item !== undefined && isErased(loaded.item, deps.erasesOnDelete)) ||
+    ((deps.erasesOnDelete?.(event.Entity) ?? false) && deletesRow(event));
   let found: Found = recognise(loaded.item, event, hash);
   let history: EventRecord[] | undefined;
   let earlier: EventRecord | undefined;
@@ -110,7 +139,7 @@ export async function processRowEvent(
   const snapshot = familyOfEvent(event).effect === 'reconciled';
   let changes: string[] | undefined;
   if (snapshot && found.kind === 'new') {
-    const merged = apply(loaded.item, event, applyOptions);
+    const merged = applyErasing(loaded.item, event, applyOptions, deps.erasesOnDelete);
     if (loaded.item !== undefined && !snapshotDiff(loaded.item, merged).changed) {
       // Unless an earlier attempt recorded it (it changed the row then, and its row write failed): a
       // recorded snapshot is merged and counted whatever it changes now, so the count is the history's.
@@ -125,8 +154,7 @@ export async function processRowEvent(
             : await mergeRow(deps, event, seq, applyOptions, loaded, meta.messageId, false);
         return { row, outcome: 'unchanged', echo, seq, unpublished: false };
       }
-      found =
-        contentHash(earlier.body, event.EventId) === hash ? { kind: 'retry' } : { kind: 'conflict', of: seq };
+      found = recordHash(earlier) === hash ? { kind: 'retry' } : { kind: 'conflict', of: seq };
     } else changes = snapshotDiff(loaded.item, merged).fields;
   }
 
@@ -146,6 +174,7 @@ export async function processRowEvent(
       payload: event,
       body,
       ...(changes !== undefined && { changed: changes }),
+      ...(erasing && { erased: true as const, contentHash: hash }),
       ...extra,
     });
 
@@ -154,7 +183,7 @@ export async function processRowEvent(
     // another body under the same EventId and Timestamp.
     earlier = await store.getRowEvent(...key, seq);
     found =
-      earlier === undefined || contentHash(earlier.body, event.EventId) === hash
+      earlier === undefined || recordHash(earlier) === hash
         ? { kind: 'retry' }
         : { kind: 'conflict', of: seq };
   }
@@ -220,14 +249,19 @@ type Found = Recognition | { kind: 'retry' };
 function recogniseInHistory(history: EventRecord[], event: RowEvent, seq: string, hash: string): Found {
   for (const record of history) {
     if (record.conflictOf !== undefined) continue;
-    const recordHash = contentHash(record.body, record.eventId);
+    const known = recordHash(record);
     if (record.seq === seq && record.resendOf !== undefined) return { kind: 'resend', of: record.resendOf };
     if (record.resendOf !== undefined) continue;
-    if (record.seq === seq) return recordHash === hash ? { kind: 'retry' } : { kind: 'conflict', of: seq };
+    if (record.seq === seq) return known === hash ? { kind: 'retry' } : { kind: 'conflict', of: seq };
     if (record.eventId === event.EventId) return { kind: 'conflict', of: record.seq };
-    if (recordHash === hash) return { kind: 'resend', of: record.seq };
+    if (known === hash) return { kind: 'resend', of: record.seq };
   }
   return { kind: 'new' };
+}
+
+/** The {@link contentHash} of a recorded event: the one it kept when its body was erased. */
+function recordHash(record: EventRecord): string {
+  return record.contentHash ?? contentHash(record.body, record.eventId);
 }
 
 /** Distinct events in a row's history: resends and conflicting deliveries are not events of their own. */
@@ -266,12 +300,13 @@ async function mergeRow(
     // full window and an earlier attempt (a retry) or another handler of the same message (the row
     // changed under this one) may have merged it: then the history, read after the row, counts.
     const counted = item !== undefined && olderThanWindow(item, seq) && (retry || attempt > 1);
-    const next = apply(
+    const next = applyErasing(
       item,
       event,
       counted
         ? { ...options, eventCount: countWithHistory(item, await deps.store.listRowEvents(...key)) }
         : options,
+      deps.erasesOnDelete,
     );
     if (item !== undefined && next === item) return { row: item, outcome: 'duplicate' };
     try {

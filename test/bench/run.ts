@@ -5,6 +5,7 @@
  * `npm run bench -- load` is the 20,000-event load of the local runtime (a few minutes; exits 1 on
  * any mismatch or discarded event).
  */
+import { parseCommandLine, UsageError, usageLines } from '../../tools/command-line.js';
 import { benchBundles } from './bundles.js';
 import { benchIngestCpu, benchIngestInstructions } from './ingest.js';
 import { benchLoad } from './load.js';
@@ -32,10 +33,36 @@ const benches: Record<string, { runs: string; run: Bench }> = {
   load: { runs: 'the 20,000-event load of npm start (a few minutes)', run: () => benchLoad() },
 };
 
-const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
-const unknown = wanted.filter((name) => !(name in benches));
-if (unknown.length > 0) {
-  console.error(`unknown bench ${unknown.join(', ')}; benches: ${Object.keys(benches).join(', ')}`);
+const OPTIONS = { help: { type: 'boolean', short: 'h' } } as const;
+const HELP = `Usage: npm run bench -- [bench ...] [options]
+
+Runs the benches named (default: every one) and prints their figures.
+
+Benches:
+${Object.entries(benches)
+  .map(([name, { runs }]) => `  ${name.padEnd(20)} ${runs}`)
+  .join('\n')}
+Options:
+  --help, -h           this text`;
+
+let wanted: string[];
+try {
+  const { values, positionals } = parseCommandLine({
+    args: process.argv.slice(2),
+    allowPositionals: true,
+    options: OPTIONS,
+  });
+  if (values.help) {
+    console.log(HELP);
+    process.exit(0);
+  }
+  const unknown = positionals.filter((name) => !(name in benches));
+  if (unknown.length > 0)
+    throw new UsageError(`unknown bench ${unknown.join(', ')}: it takes ${Object.keys(benches).join(', ')}`);
+  wanted = positionals;
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  console.error(usageLines(error, 'bench', OPTIONS));
   process.exit(2);
 }
 const chosen = Object.entries(benches).filter(([name]) => wanted.length === 0 || wanted.includes(name));

@@ -78,7 +78,7 @@ describe('the dashboard in Chromium', () => {
       primaryKey: 42,
       timestamp: at(2),
     });
-    // A field named like a member of every object is a field like any other (issue 21, item 9).
+    // A field named like a member of every object is a field like any other.
     const changed = await deliver({ ...sample, Changes: [...(sample.Changes as string[]), 'constructor'] });
     await until('/rows/CustRow/contact/42', rowHas(2));
     // Older than the changed event, sent after it: merged late.

@@ -7,31 +7,35 @@ import { type RunningCrm, startCrm } from '../../tools/crm/start.js';
 import { launchChromium, waitForText, withPage } from '../support/browser.js';
 import { openGap } from '../support/gaps.js';
 import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+import { startSkewedCrm } from '../support/skewed-crm.js';
 
 /**
  * What became of a gap, on its card: `npm start` against the CRM simulator. The webhook's gap opens
  * (its state events), its gap-opened reconcile runs against the CRM; the CRM disables the webhook, the
  * poll sets it Active again and reconciles its window; a person asks for one more with the card's
  * button. The card shows the last reconcile (its trigger, completed with its counts) and when the
- * webhook was set Active again, read from the webhooks table.
+ * webhook was set Active again, read from the webhooks table. The CRM's API answers through a server
+ * whose Date header is 10 minutes ahead: the card says the skew.
  */
 const SECRET = 'browser-recovery-secret';
 const CONTEXT = 'CustCard';
 const POLL_SECONDS = 10;
 let root: string;
 let crm: RunningCrm;
+let proxy: Awaited<ReturnType<typeof startSkewedCrm>>;
 let runtime: RuntimeProcess;
 let browser: Browser;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'dashboard-recovery-'));
   crm = await startCrm({ dataDir: join(root, 'crm'), delivery: { retryDelaysMs: [1, 1] } });
+  proxy = await startSkewedCrm(crm.url, { skewMs: 600_000 });
   [runtime, browser] = await Promise.all([
     spawnLocalRuntime({
       dataDir: join(root, 'data'),
       env: {
         WEBHOOK_SECRET: SECRET,
-        CRM_API_URL: `${crm.url}/{ContextIdentifier}/api/v1`,
+        CRM_API_URL: proxy.apiUrl,
         CRM_CREDENTIALS: JSON.stringify({ '*': { type: 'basic', user: 'crm', password: 'crm' } }),
         RECONCILE_POLL_SECONDS: String(POLL_SECONDS),
       },
@@ -44,6 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await runtime?.stop();
+  await proxy?.close();
   await crm?.stop();
   rmSync(root, { recursive: true, force: true });
 });
@@ -90,6 +95,9 @@ describe('a gap’s recovery on its card', () => {
       // Every entity is stored (no ENTITIES): quote's events carry nothing to compare, and the card says so.
       expect(await last.locator('.not-reconciled').textContent()).toContain(
         'quote (its events carry no FieldValues: nothing to compare)',
+      );
+      expect(await last.locator('.clock-skew').textContent()).toMatch(
+        /The CRM's API clock is (599|600|601) s ahead of its events' Timestamps/,
       );
       expect(await card.locator('.reactivated').count()).toBe(0);
 

@@ -11,7 +11,7 @@ import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime
 
 /**
  * Another site's page in Chromium (served from another loopback port, so another origin) tries what
- * issue 21 found a page could do to `npm start`: read the rows table through dynalite, and send a
+ * a security review found a page could do to `npm start`: read the rows table through dynalite, and send a
  * forged delivery to a queue through local-aws-sqs.
  */
 let runtime: RuntimeProcess;

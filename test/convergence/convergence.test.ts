@@ -18,16 +18,22 @@ import {
   waitFor,
 } from '../support/convergence.js';
 import { freePort, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+import { startSkewedCrm } from '../support/skewed-crm.js';
 
 /**
- * Issue 25's proof: `npm start` and the CRM simulator (`startCrm`, the real sender's policy: 3
+ * Reconciliation's proof: `npm start` and the CRM simulator (`startCrm`, the real sender's policy: 3
  * attempts, discard, TooManyErrors after 9 failures), the receiver killed for 20 s while the CRM keeps
  * changing rows of four entities, a list and a custom table; changes, deletes and creates while the webhook is disabled, a row
  * changed twice, a change that raises no event. Then the receiver returns on the same DATA_DIR and,
  * with nobody touching the CRM, must bring its webhook back to Active and converge: every row as the
  * CRM has it, field by field, deleted rows `deleted`; a subscriber gets one `<entity>.reconciled` per
  * row that differed and none for the others. Prints the time to convergence and the API calls per
- * reconciled row (goals: 60 s, 1.2); bounded, and the runtime is killed whatever happens.
+ * reconciled row (goals: 60 s, 1.2); bounded, and the runtime is killed whatever happens. The CRM
+ * refuses one table the webhook delivers (403: an app without rights to it): a run leaves it out,
+ * says so with the CRM's answer, and every other table converges. The CRM's API answers through a
+ * server of the test's own whose Date header is 10 minutes ahead through the recovery (the gap's card
+ * says so), then 10 minutes behind: live changes after the recovery are applied, and a reconcile then
+ * brings every value.
  */
 const CONTEXT = 'CustConverge';
 const SECRET = 'converge-secret';
@@ -55,12 +61,16 @@ const FIELDS: Record<TableName, [string, string]> = {
 };
 /** Fields the stream sets to a number (the others to a text). */
 const NUMBERS = new Set(['amount', 'Rank', 'x_price']);
+/** A table whose events the webhook delivers but whose rows the CRM's API refuses (403), and a field of it. */
+const REFUSED = { table: 'project', field: 'status' } as const;
 /** Tables whose rows can be deleted (a list's entries are soft deleted only). */
 const DELETABLE = TABLES.filter((table) => tableOf(table).verbs.includes('deleted'));
 
 let root: string;
 let crm: RunningCrm;
 let recorder: Awaited<ReturnType<typeof startRecorder>>;
+let proxy: Awaited<ReturnType<typeof startSkewedCrm>>;
+const MINUTES_10 = 600_000;
 let runtime: RuntimeProcess | undefined;
 
 const entityOf = (table: TableName) => tableOf(table).entity;
@@ -104,11 +114,13 @@ const callsSince = (before: CallCounts): CallCounts => {
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'crm-converge-'));
   recorder = await startRecorder();
-  crm = await startCrm({ dataDir: join(root, 'crm') });
+  crm = await startCrm({ dataDir: join(root, 'crm'), faults: { refusedTables: { [REFUSED.table]: 403 } } });
+  proxy = await startSkewedCrm(crm.url, { skewMs: MINUTES_10 });
 }, 30_000);
 
 afterAll(async () => {
   await runtime?.kill();
+  await proxy?.close();
   await crm?.stop();
   await recorder?.close();
   rmSync(root, { recursive: true, force: true });
@@ -139,8 +151,8 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
         WEBHOOK_SECRET: SECRET,
         STATE_EVENT_TOKEN: TOKEN,
         SUBSCRIPTIONS_FILE: subscriptions,
-        ENTITIES: 'contact,person,activity,sale,list.category,y_equipment',
-        CRM_API_URL: `${crm.url}/{ContextIdentifier}/api/v1`,
+        ENTITIES: 'contact,person,activity,sale,project,list.category,y_equipment',
+        CRM_API_URL: proxy.apiUrl,
         CRM_CREDENTIALS: JSON.stringify({ '*': { type: 'basic', user: 'crm', password: 'crm' } }),
         RECONCILE_POLL_SECONDS: String(POLL_SECONDS),
         LOCAL_BUS_BACKOFF_MS: '20',
@@ -151,7 +163,9 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
   log(`receiver ready in ${runtime.readyMs} ms`);
   const rows: Webhook = await crm.core.register(CONTEXT, {
     name: 'crm-webhook-receiver',
-    events: TABLES.flatMap((table) => tableOf(table).verbs.map((verb) => `${entityOf(table)}.${verb}`)),
+    events: [...TABLES, REFUSED.table].flatMap((table) =>
+      tableOf(table).verbs.map((verb) => `${tableOf(table).entity}.${verb}`),
+    ),
     targetUrl: webhookUrl,
     secret: SECRET,
   });
@@ -171,11 +185,16 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
         id,
         fields: { [FIELDS[table][0]]: 100 + id, [FIELDS[table][1]]: `live ${id}` },
       });
+  change({ op: 'create', table: REFUSED.table, id: 1, fields: { [REFUSED.field]: 1 } });
   change({ op: 'change', table: 'contact', id: 1, fields: { department: 'live' } });
   change({ op: 'change', table: 'appointment', id: 1, fields: { task_idx: 7 } });
   await crm.core.dispatcher.idle();
   await waitFor('the live events applied', 30_000, async () =>
-    (await settled(adminUrl)) && (await readRow(adminUrl, CONTEXT, 'sale', 6)) ? true : undefined,
+    (await settled(adminUrl)) &&
+    (await readRow(adminUrl, CONTEXT, 'sale', 6)) &&
+    (await readRow(adminUrl, CONTEXT, REFUSED.table, 1))
+      ? true
+      : undefined,
   );
   log('live events applied');
   // The receiver polls its webhooks while healthy: the start of the window a gap is reconciled from.
@@ -222,6 +241,7 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
   change({ op: 'create', table: 'sale', id: 7, fields: { amount: 7 } });
   change({ op: 'create', table: 'person', id: 8, fields: { associate_id: 8 } });
   change({ op: 'delete', table: 'person', id: 8 });
+  change({ op: 'change', table: REFUSED.table, id: 1, fields: { [REFUSED.field]: 2 } });
   const silent = change({ op: 'change', table: 'contact', id: 4, fields: { phone: '+47 555 01 234' } });
   expect(silent.event).toBeUndefined();
   await stream;
@@ -303,6 +323,15 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
   ]);
   const completed = said('receiver.reconcile.completed');
   expect(completed.length).toBeGreaterThan(0);
+  // The refused table: left out of every run, with the CRM's status and answer; its row stays as the
+  // webhook last delivered it (a person can see why on the gap card), the others converged.
+  for (const detail of completed)
+    expect(String((detail.notReconciled as Record<string, string>)[REFUSED.table])).toMatch(
+      /answered HTTP 403: the table project is refused \(simulated\)$/,
+    );
+  const refusedRow = await readRow(adminUrl, CONTEXT, REFUSED.table, 1);
+  expect(refusedRow?.fieldValues?.[REFUSED.field]).toBe(1);
+  expect(crm.core.store.context(CONTEXT).rows[REFUSED.table]?.[1]?.[REFUSED.field]).toBe(2);
   expect(Date.parse(String(completed[0]!.from))).toBeLessThan(killedAt);
 
   // The figures.
@@ -320,4 +349,59 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
       `${webhookCalls} (goal ≤ 1.2), ${perRow(calls.total)} with them`,
   );
   for (const { event } of lifecycle) log(`${event['detail-type']} ${JSON.stringify(event.detail)}`);
+
+  // The CRM API's Date was 10 minutes ahead through the recovery: the run said so (one warning line,
+  // and the gap's card where the receiver holds the gap).
+  const skewsSaid = () =>
+    [...(runtime?.output() ?? '').matchAll(/"clockSkewSeconds":(-?\d+)/g)].map((match) => Number(match[1]));
+  expect(skewsSaid().length).toBeGreaterThan(0);
+  for (const seconds of skewsSaid()) expect(Math.abs(seconds - 600)).toBeLessThanOrEqual(5);
+  log(`the CRM's API clock said ${skewsSaid().join(', ')} s ahead of its events' Timestamps`);
+
+  // Live changes after the recovery, the Date now 10 minutes behind: each applied as it arrives (newer
+  // than every snapshot of the recovery), then a reconcile brings the values of the changed rows.
+  proxy.options.skewMs = -MINUTES_10;
+  const liveFrom = new Date(Math.floor(Date.now() / 1000) * 1000 - 1000).toISOString();
+  change({ op: 'change', table: 'contact', id: 3, fields: { category_idx: 33 } });
+  change({ op: 'change', table: 'person', id: 1, fields: { associate_id: 11 } });
+  change({ op: 'softdelete', table: 'contact', id: 5 });
+  change({ op: 'create', table: 'contact', id: 8, fields: { category_idx: 8 } });
+  await crm.core.dispatcher.idle();
+  await waitFor(
+    'the live changes after the recovery applied',
+    30_000,
+    async () => {
+      const [contact3, person1, contact5, contact8] = await Promise.all([
+        readRow(adminUrl, CONTEXT, 'contact', 3),
+        readRow(adminUrl, CONTEXT, 'person', 1),
+        readRow(adminUrl, CONTEXT, 'contact', 5),
+        readRow(adminUrl, CONTEXT, 'contact', 8),
+      ]);
+      return contact3?.changedFields.includes('category_idx') &&
+        person1?.changedFields.includes('associate_id') &&
+        contact5?.status === 'softdeleted' &&
+        rowDifferences(contact8, crmRow('contact', 8)).length === 0
+        ? true
+        : undefined;
+    },
+    async () => `differences:\n${(await differences(adminUrl)).join('\n')}`,
+  );
+  const queuedAt = Date.now();
+  const queued = await fetch(
+    `${adminUrl}/reconcile?context=${CONTEXT}&from=${encodeURIComponent(liveFrom)}&webhookId=${rows.id}`,
+    { method: 'POST' },
+  );
+  expect(queued.status).toBe(200);
+  const reconciledAfter = await waitFor(
+    'every row as the CRM has it after the live changes and a reconcile with the Date 10 minutes behind',
+    60_000,
+    async () => ((await differences(adminUrl)).length === 0 ? Date.now() : undefined),
+    async () => `differences:\n${(await differences(adminUrl)).join('\n')}`,
+    500,
+  );
+  expect(skewsSaid().some((seconds) => Math.abs(seconds + 600) <= 5)).toBe(true);
+  log(
+    `live changes after the recovery applied; every row the CRM's again ${((reconciledAfter - queuedAt) / 1000).toFixed(1)} s ` +
+      `after the reconcile was queued; the CRM's API clock said ${skewsSaid().join(', ')} s`,
+  );
 }, 360_000);

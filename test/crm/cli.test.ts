@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readCrmConfig } from '../../lib/config/crm.js';
 import { signBody } from '../../tools/samples.js';
 import { startTarget } from './support.js';
 
@@ -14,7 +15,9 @@ afterEach(async () => {
 });
 
 /** `npm run crm` with `env`, resolved with its ready line. */
-async function serve(env: Record<string, string>): Promise<{ child: ChildProcess; ready: string }> {
+async function serve(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; ready: string; output: () => string }> {
   const child = spawn(TSX, ['tools/crm/main.ts'], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -36,7 +39,7 @@ async function serve(env: Record<string, string>): Promise<{ child: ChildProcess
     });
     child.once('exit', (code) => reject(new Error(`npm run crm exited ${code}: ${output}`)));
   });
-  return { child, ready };
+  return { child, ready, output: () => output };
 }
 
 describe('npm run crm', () => {
@@ -54,13 +57,38 @@ describe('npm run crm', () => {
       STATE_EVENT_TOKEN: 'tok',
       ENV_FILE: join(dir, 'none.env'),
     };
-    const { ready } = await serve(env);
+    const served = await serve(env);
+    const { ready } = served;
     expect(ready).toMatch(
       new RegExp(
         `^crm simulator ready: API http://127\\.0\\.0\\.1:\\d+/Cust12345/api/v1 \\(Basic crm:crm\\) · webhook 1 \\(Active\\) delivers to ${target.url.replaceAll('.', '\\.')}, its state events via webhook 2`,
       ),
     );
     const url = /API (http:\/\/127\.0\.0\.1:\d+)\//.exec(ready)![1]!;
+
+    // The next lines: the receiver's two settings, ready to paste; as a shell reads them, the receiver's
+    // reader accepts them, and they reach this simulator with its credentials.
+    await expect.poll(() => served.output()).toMatch(/\n {2}CRM_API_URL='.*' npm start\n/);
+    const paste = /\n {2}(CRM_API_URL=.*) npm start\n/.exec(served.output())![1]!;
+    const { stdout: pasted } = await promisify(execFile)('sh', [
+      '-c',
+      `${paste} node -p 'JSON.stringify(process.env)'`,
+    ]);
+    const config = readCrmConfig(JSON.parse(pasted) as NodeJS.ProcessEnv);
+    expect(config).toMatchObject({
+      enabled: true,
+      apiUrl: `${url}/{ContextIdentifier}/api/v1`,
+      credentials: { '*': { type: 'basic', user: 'crm', password: 'crm' } },
+    });
+    const basic = (config as { credentials: Record<string, { user: string; password: string }> }).credentials[
+      '*'
+    ]!;
+    const state = await fetch(`${url}/api/state/Cust12345`, {
+      headers: {
+        authorization: `Basic ${Buffer.from(`${basic.user}:${basic.password}`).toString('base64')}`,
+      },
+    });
+    expect(state.status).toBe(200);
     const run = (...args: string[]) =>
       promisify(execFile)(TSX, ['tools/crm/main.ts', ...args], {
         env: { ...process.env, ...env, CRM_URL: url },
@@ -75,7 +103,7 @@ describe('npm run crm', () => {
     });
     expect((await run('stop-webhook')).stdout).toBe('webhook 1 is Stopped\n');
     await expect(run('change', 'contact', '7', 'name=x')).rejects.toMatchObject({
-      code: 2,
+      code: 1,
       stderr: expect.stringContaining('answered 404: no contact 7'),
     });
 

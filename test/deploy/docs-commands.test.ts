@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import {
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
@@ -186,7 +186,9 @@ describe('docs/deploy.md: its commands run offline as far as they can', () => {
     const cloudFormation = mockClient(CloudFormationClient);
     const sqs = mockClient(SQSClient);
     const dynamo = mockClient(DynamoDBDocumentClient);
-    mockClient(EventBridgeClient).onAnyCommand().resolves({});
+    const eventBridge = mockClient(EventBridgeClient);
+    eventBridge.onAnyCommand().resolves({});
+    eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
     mockClient(SSMClient).onAnyCommand().resolves({});
     mockClient(CloudWatchClient).onAnyCommand().resolves({});
     cloudFormation.on(DescribeStacksCommand).resolves({

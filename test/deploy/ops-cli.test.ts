@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 
-/** `npm run ops` as a newcomer meets it: one line and exit 1 for a mistake, before any AWS call. */
+/** `npm run ops` as a newcomer meets it: a mistake is one line before any AWS call. */
 const home = mkdtempSync(join(tmpdir(), 'ops-home-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
@@ -32,15 +32,19 @@ describe('npm run ops, when the command line or the AWS setup is wrong', () => {
     expect(run.stdout).toMatch(/^ {2}redrive-subscription <name>/m);
   });
 
-  it('an unknown command or option is one line naming it, exit 1', async () => {
+  it('an unknown command or option is one line naming it, then the options, exit 2', async () => {
+    const options = expect.stringMatching(
+      /^options: --stage <value> --region <value> .* --help \(npm run ops -- --help says more\)$/,
+    );
     const command = await ops(['stats', '--stage', 'dev']);
-    expect(command.code).toBe(1);
+    expect(command.code).toBe(2);
     expect(command.errors).toEqual([
       expect.stringMatching(/^unknown command stats; usage: npm run ops -- </),
+      options,
     ]);
     const option = await ops(['status', '--stage', 'dev', '--stgae', 'x']);
-    expect(option.code).toBe(1);
-    expect(option.errors).toEqual([expect.stringMatching(/^Unknown option '--stgae'; usage: /)]);
+    expect(option.code).toBe(2);
+    expect(option.errors).toEqual(["Unknown option '--stgae'", options]);
   });
 
   it('a missing region is one line saying what to set, without the SDK’s notice, exit 1', async () => {

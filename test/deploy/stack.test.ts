@@ -11,7 +11,7 @@ import {
   TABLE_KEYS,
 } from '../../infra/definitions.js';
 import { ROW_SET_INDEX } from '../../lib/store/keys.js';
-import { RECOVERY_WRITE_ATTRIBUTES } from '../../lib/store/recovery.js';
+import { RECOVERY_READ_ATTRIBUTES, RECOVERY_WRITE_ATTRIBUTES } from '../../lib/store/recovery.js';
 import { ASSUMPTIONS } from '../../scripts/cost.js';
 import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../tools/samples.js';
 import { IMPORT_ENV } from '../bench/bundles.js';
@@ -217,6 +217,7 @@ describe('functions', () => {
       REACTIVATE_WEBHOOKS: '',
       RECEIVER_URL: '',
       RECONCILE_FULL_HOURS: '0',
+      RECONCILE_POLL_MAX_IN_FLIGHT: '',
     });
   });
 
@@ -233,14 +234,17 @@ describe('functions', () => {
       // crmApiUrl "": off, and no credentials parameter (lib/config/crm.ts refuses one without the URL).
       CRM_API_URL: '',
       CRM_CREDENTIALS_PARAMETER: '',
+      // A run's bounds: "" for the defaults (lib/config/reconcile-bounds.ts).
+      RECONCILE_MAX_RUN_HOURS: '',
+      RECONCILE_MAX_INVOCATIONS: '',
     });
     for (const name of ['WEBHOOK_STATE_QUEUE_URL', 'PARKED_QUEUE_URL', 'CRM_CREDENTIALS'])
       expect(env, name).not.toHaveProperty(name);
   });
 
-  it('ingest is routed from POST /webhook on the HTTP API', () => {
+  it('ingest is routed from /webhook on the HTTP API, every method (it answers 405 but to POST)', () => {
     const routes = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey);
-    expect(routes).toEqual(['POST /webhook']);
+    expect(routes).toEqual(['ANY /webhook']);
     const integrations = ofType('AWS::ApiGatewayV2::Integration');
     expect(integrations).toHaveLength(1);
     expect(JSON.stringify(integrations[0]?.[1].Properties.IntegrationUri)).toContain('IngestLambdaFunction');
@@ -438,7 +442,7 @@ describe('tables', () => {
         TableName: `${PREFIX}-${key}`,
         BillingMode: 'PAY_PER_REQUEST',
         KeySchema: keys[key],
-        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true, RecoveryPeriodInDays: 35 },
         DeletionProtectionEnabled: { 'Fn::If': ['IsProduction', true, false] },
       });
       expect(table).not.toHaveProperty('ProvisionedThroughput');
@@ -570,11 +574,22 @@ describe('IAM', () => {
         getAtt('EntitiesQueue'),
         getAtt('ReconcileQueue'),
       ]),
-      // The stored rows: one by key, and the keys of a tenant's entity in the byRowSet index (finding deletes).
-      allow('dynamodb:GetItem', getAtt('RowsTable')),
+      // The stored rows: one by key (and its conditional put when a snapshot confirms it), and the keys
+      // of a tenant's entity in the byRowSet index (finding deletes).
+      allow(['dynamodb:GetItem', 'dynamodb:PutItem'], getAtt('RowsTable')),
       allow('dynamodb:Query', { 'Fn::Join': ['', [getAtt('RowsTable'), '/index/byRowSet']] }),
+      // The context's last-accepted markers: the sender's clock a skew of the CRM's Date is measured against.
+      allow('dynamodb:Query', getAtt('WebhooksTable')),
       // A run's state on its webhook's recovery item: UpdateItem of the attributes the store writes, no other.
       recoveryUpdate(RECOVERY_WRITE_ATTRIBUTES.reconcile),
+      // The run last recorded there (a newer one of the same window supersedes a continuation): those attributes only.
+      {
+        ...allow('dynamodb:GetItem', getAtt('WebhooksTable')),
+        Condition: {
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...RECOVERY_READ_ATTRIBUTES] },
+          StringEquals: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+        },
+      },
       allow('ssm:GetParameter', {
         'Fn::Sub': `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${SERVICE}/${STAGE}/crm-credentials`,
       }),

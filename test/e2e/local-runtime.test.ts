@@ -95,12 +95,15 @@ describe('npm start', () => {
     expect((await admin(`/rows/${CONTEXT}/contact/999`)).status).toBe(404);
   });
 
-  it('rejects unsigned and wrongly signed row deliveries, and routes only POST /webhook', async () => {
+  it('rejects unsigned and wrongly signed row deliveries, any method but POST (405), and other paths', async () => {
     expect((await deliver('contact.changed', 43, { secret: undefined })).status).toBe(401);
     expect((await deliver('contact.changed', 43, { secret: 'wrong' })).status).toBe(401);
     const get = await fetch(runtime.webhookUrl);
-    expect(get.status).toBe(404);
-    expect(await get.json()).toEqual({ message: 'Not Found' });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+    const other = await fetch(runtime.webhookUrl.replace('/webhook', '/other'), { method: 'POST' });
+    expect(other.status).toBe(404);
+    expect(await other.json()).toEqual({ message: 'Not Found' });
   });
 
   it('keeps webhook states and gap windows', async () => {

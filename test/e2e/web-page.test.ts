@@ -141,7 +141,7 @@ describe('a web page in the developer’s browser', () => {
     );
 
     expect([admin, ownOrigin].map((answer) => answer.status)).toEqual([403, 403]);
-    expect(ingestPreflight.status).toBe(404); // as API Gateway answers a route it does not have
+    expect(ingestPreflight.status).toBe(405); // the ingest's answer to anything but POST, without CORS
     expect(ingestPost.status).toBe(415);
     for (const answer of [admin, ownOrigin, ingestPreflight, ingestPost])
       expect(corsHeaders(answer)).toEqual([]);

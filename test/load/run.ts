@@ -1,5 +1,5 @@
 /**
- * `npm run test:load`: the load of issue 6 as an assertion. `npm start` in a child process, 20,000
+ * `npm run test:load`: the load run as an assertion. `npm start` in a child process, 20,000
  * events over 2,000 rows with 10 % duplicates, shuffled, 50 concurrent senders; exits 1 unless every
  * delivery was accepted, none discarded or dead-lettered, the queues drained and every row matches.
  * Not part of `npm test` (it takes a few minutes); LOAD_EVENTS / LOAD_ROWS shrink it for a quick try.

@@ -40,6 +40,10 @@ functions:
     handler: minutely.handler
     events:
       - schedule: rate(1 minute)
+  hang:
+    handler: hang.handler
+    events:
+      - schedule: rate(1 minute)
   off:
     handler: tick.handler
     events:
@@ -67,7 +71,16 @@ export const handler = async (event) => {
 };
 `;
 
+/** A run that ends only when its context's abortSignal says the runtime stops (a CRM call that never answers). */
+const HANG = `
+export const handler = async (event, context) => {
+  globalThis.__hanging = true;
+  await new Promise((resolve) => context.abortSignal?.addEventListener('abort', resolve));
+};
+`;
+
 type Globals = {
+  __hanging?: boolean;
   __ticks?: Array<{ event: Record<string, unknown>; remainingMs: number; name: string }>;
   __slow?: unknown[];
   __minutely?: unknown[];
@@ -82,6 +95,7 @@ beforeAll(() => {
   writeFileSync(join(dir, 'tick.mjs'), TICK);
   writeFileSync(join(dir, 'slow.mjs'), SLOW);
   writeFileSync(join(dir, 'minutely.mjs'), MINUTELY);
+  writeFileSync(join(dir, 'hang.mjs'), HANG);
 });
 afterAll(async () => {
   globals.__releaseSlow?.();
@@ -117,6 +131,7 @@ describe('loadSchedules', () => {
         timeoutMs: 9000,
       },
       { functionName: 'minutely', rate: 'rate(1 minute)', everyMs: 60_000, timeoutMs: 9000 },
+      { functionName: 'hang', rate: 'rate(1 minute)', everyMs: 60_000, timeoutMs: 9000 },
     ]);
   });
 
@@ -185,6 +200,14 @@ describe('startSchedules', () => {
     await expect.poll(() => globals.__minutely?.length ?? 0, { timeout: 10_000, interval: 50 }).toBe(1);
     await runner.stop();
     expect(runner.runs.get('minutely')).toBe(1);
+  });
+
+  it('stop aborts the runs under way through their context’s abortSignal, and waits only for them to end', async () => {
+    const runner = await start('hang', 'hang.mjs');
+    await expect.poll(() => globals.__hanging, { timeout: 10_000, interval: 50 }).toBe(true);
+    const started = performance.now();
+    await runner.stop();
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   it('refuses a schedule whose function has no handler, naming it', () => {

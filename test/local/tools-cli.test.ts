@@ -17,13 +17,31 @@ beforeAll(async () => {
 afterAll(() => new Promise((resolve) => receiver.close(resolve)));
 
 describe('npm run send', () => {
-  it('warns of a name outside the catalogue with the nearest known one, and still sends it', async () => {
-    const run = await runCli('tools/send.ts', ['contac.created', '--url', url, '--secret', 's']);
+  it('refuses a name a typo away from the catalogue, naming the one meant, exit 2, nothing sent', async () => {
+    const run = await runCli('tools/send.ts', ['contact.craeted', '--url', url, '--secret', 's']);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.errors).toEqual([
+      'contact.craeted is not an event of the catalogue: did you mean contact.created? (--force sends contact.craeted, which the receiver parks)',
+      expect.stringMatching(/^options: .* --force --help /),
+    ]);
+  });
+
+  it('with --force sends the near miss as it is, and warns after the answer', async () => {
+    const run = await runCli('tools/send.ts', ['contac.created', '--force', '--url', url, '--secret', 's']);
     expect(run.code).toBe(0);
     expect(run.errors).toEqual([
       'warning: contac.created is outside the catalogue (did you mean contact.created?): the receiver parks it',
     ]);
     expect(run.stdout).toContain('"Event": "contac.created"');
+  });
+
+  it('sends a name of its own outside the catalogue (parking shown) with the warning', async () => {
+    const run = await runCli('tools/send.ts', ['invoice.created', '--url', url, '--secret', 's']);
+    expect(run.code).toBe(0);
+    expect(run.errors).toEqual([
+      expect.stringMatching(/^warning: invoice\.created is outside the catalogue/),
+    ]);
   });
 
   it('sends a name of the catalogue without a warning', async () => {

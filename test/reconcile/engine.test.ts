@@ -9,6 +9,7 @@ import {
   request,
   startReceiver,
   startSimulator,
+  subscribe,
 } from './support.js';
 
 let receiver: Receiver;
@@ -55,6 +56,7 @@ describe('a reconcile against the CRM simulator, applied by the real workers (dy
   it('a window makes every stored row equal the CRM’s: changed rows, a deleted row ends deleted, a row created and never updated is found by its registered', async () => {
     const context = 'CustWin';
     seed(context, { contact: 5, person: 3, appointment: 2, sale: 1 });
+    await subscribe(crm, context, ['contact', 'person', 'activity', 'sale']);
     const rig = await reconcileRig(crm, receiver);
     await rig.enqueue(request(context, { reason: 'full', full: true }));
     await rig.runReconciles();
@@ -150,6 +152,73 @@ describe('a reconcile paged across invocations', () => {
       'receiver.reconcile.completed',
     ]);
   }, 120_000);
+  it('against a CRM that answers full pages without odata.nextLink: every row listed, and the deletes cost one call per deleted row, not per stored row', async () => {
+    const context = 'CustNoNext';
+    seed(context, { contact: 9 });
+    const rig = await reconcileRig(crm, receiver, {
+      limits: { pageSize: 2 },
+      // The simulator's answers, without their next link.
+      wrapFetch: (real) => async (input, init) => {
+        const response = await real(input, init);
+        if (!String(input instanceof Request ? input.url : input).includes('/archive/dynamic'))
+          return response;
+        const { 'odata.nextLink': _, ...page } = (await response.json()) as Record<string, unknown>;
+        return Response.json(page, {
+          status: response.status,
+          headers: { date: response.headers.get('date')! },
+        });
+      },
+    });
+    const entities = ['contact'];
+    await rig.enqueue(request(context, { reason: 'full', full: true, entities }));
+    await rig.runReconciles();
+    await rig.drainWorkers();
+    expect(rig.lifecycle.details().at(-1)).toMatchObject({ rowsListed: 9 });
+
+    for (const id of [4, 8]) crm.core.change(context, { op: 'delete', table: 'contact', id });
+    rig.calls.length = 0;
+    await rig.enqueue(request(context, { reason: 'full', full: true, entities }));
+    await rig.runReconciles();
+    await rig.drainWorkers();
+    expect(rig.lifecycle.details().at(-1)).toMatchObject({ rowsListed: 7, rowsDeleted: 2 });
+    expect(rig.calls.filter((call) => /\/Contact\/\d+$/.test(call.path)).map((call) => call.path)).toEqual([
+      `/${context}/api/v1/Contact/4`,
+      `/${context}/api/v1/Contact/8`,
+    ]);
+    const after = await compareRows(crm, receiver.store, context);
+    expect(after.stored).toEqual(after.crm);
+  }, 120_000);
+  it('against a CRM that ignores the key filter: the entity is left out in one line after two calls, not paged for ever, and the next entity converges', async () => {
+    const context = 'CustNoFilter';
+    seed(context, { contact: 5, person: 3 });
+    const rig = await reconcileRig(crm, receiver, {
+      limits: { pageSize: 2 },
+      // The simulator asked without the key range: the same first rows, page after page.
+      wrapFetch: (real) => async (input, init) => {
+        const url = new URL(String(input instanceof Request ? input.url : input));
+        const filter = (url.searchParams.get('$filter') ?? '').replace(
+          /(^|\s+and\s+)\(contact\.contact_id (?:gt|le) \d+(?: and contact\.contact_id le \d+)?\)/,
+          '',
+        );
+        if (filter === '') url.searchParams.delete('$filter');
+        else url.searchParams.set('$filter', filter);
+        return real(url, init);
+      },
+    });
+    await rig.enqueue(request(context, { reason: 'full', full: true, entities: ['contact', 'person'] }));
+    await rig.runReconciles();
+    await rig.drainWorkers();
+
+    const [completed] = rig.lifecycle.details();
+    expect(completed).toMatchObject({ entities: ['contact', 'person'], rowsListed: 3 });
+    expect((completed!.notReconciled as Record<string, string>).contact).toMatch(
+      /^contact from the CRM's table contact \(key contact_id\): the archive's contact: the CRM answered the key 3 outside the keys asked for \(…, 2\]: it ignores the key filter, and paging would not end$/,
+    );
+    // contact: its first page and the check that found 3; person: [1, 2], its check, [3].
+    expect(rig.calls.filter((call) => call.path.endsWith('/archive/dynamic'))).toHaveLength(2 + 3);
+    expect(await receiver.store.getRow(context, 'contact', 1)).toBeUndefined();
+    expect(await receiver.store.getRow(context, 'person', 3)).toMatchObject({ status: 'active' });
+  }, 120_000);
 });
 
 describe('a reconcile under the CRM’s faults', () => {
@@ -161,6 +230,7 @@ describe('a reconcile under the CRM’s faults', () => {
         faulty.crm.core.change(context, { op: 'create', table: 'contact', fields: {} });
       for (let i = 0; i < 3; i++)
         faulty.crm.core.change(context, { op: 'create', table: 'person', fields: {} });
+      await subscribe(faulty.crm, context, ['contact', 'person']);
       let stateCalls = 0;
       let archiveCalls = 0;
       let throttled = 0;

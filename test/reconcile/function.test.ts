@@ -6,7 +6,7 @@ import { reconcileMessage } from '../../lib/reconcile/request.js';
 import { toSqsRecord } from '../../local/event-source-mapping.js';
 import { FAKE_AWS_ENV } from '../support/dynamo.js';
 import { lambdaContext } from '../support/workers.js';
-import { type Receiver, request, startReceiver, startSimulator } from './support.js';
+import { type Receiver, request, startReceiver, startSimulator, subscribe } from './support.js';
 
 let receiver: Receiver;
 let simulator: Awaited<ReturnType<typeof startSimulator>>;
@@ -54,6 +54,8 @@ describe('functions/reconcile.ts, composed from the environment', () => {
     simulator.crm.core.change('CustFn', { op: 'create', table: 'sale', fields: {} }); // sale: not in ENTITIES
     for (const table of ['contact', 'person'])
       simulator.crm.core.change('CustFn2', { op: 'create', table, fields: {} });
+    await subscribe(simulator.crm, 'CustFn', ['contact', 'person', 'sale']);
+    await subscribe(simulator.crm, 'CustFn2', ['contact', 'person']);
     for (const context of ['CustFn', 'CustFn2']) {
       const message = reconcileMessage(request(context, { reason: 'full', full: true }));
       await client.send(
@@ -108,11 +110,18 @@ describe('functions/reconcile.ts, composed from the environment', () => {
     const queued = await client.send(
       new ReceiveMessageCommand({ QueueUrl: contactQueue, MaxNumberOfMessages: 10, AttributeNames: ['All'] }),
     );
+    // The two invocations run at once: their contexts' messages in either order.
     expect(
-      (queued.Messages ?? []).map((m) => {
-        const body = JSON.parse(m.Body!) as { Event: string; PrimaryKey: number; ContextIdentifier: string };
-        return `${body.ContextIdentifier} ${body.Event} ${body.PrimaryKey}`;
-      }),
+      (queued.Messages ?? [])
+        .map((m) => {
+          const body = JSON.parse(m.Body!) as {
+            Event: string;
+            PrimaryKey: number;
+            ContextIdentifier: string;
+          };
+          return `${body.ContextIdentifier} ${body.Event} ${body.PrimaryKey}`;
+        })
+        .sort(),
     ).toEqual([
       'CustFn contact.reconciled 1',
       'CustFn contact.reconciled 2',

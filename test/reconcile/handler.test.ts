@@ -64,7 +64,7 @@ describe('the reconcile queue’s handler', () => {
     const soon = await invoke(
       JSON.stringify({ ...request, cursor: cursorUntil('2026-11-28T01:01:00.500Z') }),
     );
-    const far = await invoke(JSON.stringify({ ...request, cursor: cursorUntil('2026-12-05T00:00:00.000Z') }));
+    const far = await invoke(JSON.stringify({ ...request, cursor: cursorUntil('2026-11-28T20:00:00.000Z') }));
     expect(soon.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
     expect(far.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
     expect(hidden).toEqual([61, 43_200]);

@@ -246,6 +246,47 @@ describe('the poll of the receiver’s webhooks in the CRM (simulator, dynalite,
     ]);
   });
 
+  it('a webhook whose test delivery passes but real deliveries fail: re-activations that do not last back off and alert', async () => {
+    const w = await world();
+    await w.poll();
+    const addMetric = vi.spyOn(w.deps.metrics, 'addMetric');
+    const error = vi.spyOn(w.deps.logger, 'error');
+    const reactivations: number[] = [];
+    for (let poll = 0; poll < 8; poll++) {
+      // Real deliveries fail (the CRM disables it again), the test delivery of a re-activation passes.
+      if (w.crm.core.webhook(CONTEXT, w.webhook.id).state === 'Active') await w.failChanges(3);
+      reactivations.push((await w.poll()).reactivated);
+    }
+    // Set Active at polls 1, 2, 4 and 8 (waits of 1, 2, 4 intervals), not at every poll.
+    expect(reactivations).toEqual([1, 1, 0, 1, 0, 0, 0, 1]);
+    expect(addMetric.mock.calls.filter(([name]) => name === 'WebhookNotReactivated')).toEqual([
+      ['WebhookNotReactivated', 'Count', 1],
+    ]);
+    expect(error.mock.calls).toEqual([
+      [
+        expect.stringContaining('could not be set Active again'),
+        expect.objectContaining({
+          webhookId: w.webhook.id,
+          attempts: 3,
+          error: expect.stringMatching(/did not|disabled again/),
+        }),
+      ],
+    ]);
+  });
+
+  it('a re-activation that lasts clears its count: the next outage starts from one attempt again', async () => {
+    const w = await world();
+    await w.poll();
+    await w.failChanges(3);
+    expect((await w.poll()).reactivated).toBe(1);
+    for (let poll = 0; poll < 4; poll++) await w.poll(); // Active, counters still: it lasted
+    await w.failChanges(3);
+    expect((await w.poll()).reactivated).toBe(1);
+    await w.failChanges(3);
+    // The second re-activation in a row: one interval's wait (as after a first), not more.
+    expect((await w.poll()).reactivated).toBe(1);
+  });
+
   it('a CRM that never answers does not hold the poll past its budget', async () => {
     const silent = await startServer(() => {}); // accepts, never answers
     cleanups.push(silent.close);

@@ -40,6 +40,8 @@ describe('a reconcile naming a webhook, on the webhook’s recovery item', () =>
   it('completed: its trigger, window, counts and API calls as receiver.reconcile.completed says, and when', async () => {
     const context = 'CustRec1';
     for (let i = 0; i < 3; i++) crm.core.change(context, { op: 'create', table: 'contact', fields: {} });
+    const events = ['contact.created', 'quote.approved'];
+    await crm.core.register(context, { name: 'receiver', events, targetUrl: 'http://127.0.0.1:9/' });
     const statuses: string[] = [];
     const rig = await reconcileRig(crm, receiver, { recovery: recordingStore(statuses) });
     const gapOpened = request(context, { reason: 'gap-opened', from: minuteAgo(), webhookId: 9 });

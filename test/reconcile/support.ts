@@ -10,6 +10,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
+import { afterAll, beforeAll } from 'vitest';
 import { redrivePolicy } from '../../infra/definitions.js';
 import type { CrmCredentials } from '../../lib/config/crm.js';
 import { CRM_TABLES, type CrmLimits, createCrmClient } from '../../lib/crm/index.js';
@@ -22,13 +23,17 @@ import { createReconcileHandler } from '../../lib/reconcile/handler.js';
 import { type ReconcileRequest, reconcileMessage } from '../../lib/reconcile/request.js';
 import { createSnapshotSender } from '../../lib/reconcile/send.js';
 import { createDynamoStore, createRecoveryStore, createStoredRowKeys } from '../../lib/store/index.js';
+import { createSenderClock } from '../../lib/store/sender-clock.js';
 import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker, createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
 import { toSqsRecord } from '../../local/event-source-mapping.js';
 import type { RunningCrm } from '../../tools/crm/start.js';
+import { startTarget } from '../crm/support.js';
+import { simulator } from '../crm-client/support.js';
 import { FakePublisher } from '../support/bus.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
 import { type LocalQueues, startLocalQueues } from '../support/local-queues.js';
+import { startSkewedCrm } from '../support/skewed-crm.js';
 import { lambdaContext, quietObservability } from '../support/workers.js';
 
 const ROW_QUEUES = ['contact', 'activity', 'entities'] as const;
@@ -81,6 +86,46 @@ export async function deliverReceived(
 /** The CRM simulator on a fresh data directory (test/crm-client's, under the name these tests use). */
 export { simulator as startSimulator } from '../crm-client/support.js';
 
+/** A receiver and the CRM simulator for a file's tests: started before them, stopped after. */
+export function receiverAndSimulator(): { receiver: Receiver; crm: RunningCrm } {
+  const world = {} as { receiver: Receiver; crm: RunningCrm };
+  let stopSimulator: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    world.receiver = await startReceiver();
+    const started = await simulator();
+    world.crm = started.crm;
+    stopSimulator = started.stop;
+  });
+  afterAll(async () => {
+    await stopSimulator?.();
+    await world.receiver?.close();
+  });
+  return world;
+}
+
+/**
+ * The receiver, the simulator, a webhook target that records its deliveries, and a server of the
+ * test's own in front of the simulator (`proxy.apiUrl`, its Date and archive answers as its options say).
+ */
+export async function startProxiedCrm() {
+  const receiver = await startReceiver();
+  const crm = await simulator();
+  const target = await startTarget();
+  const proxy = await startSkewedCrm(new URL(crm.crm.apiUrl('x')).origin);
+  return {
+    receiver,
+    crm: crm.crm,
+    target,
+    proxy,
+    async close() {
+      await proxy.close();
+      await target.close();
+      await crm.stop();
+      await receiver.close();
+    },
+  };
+}
+
 export interface RigOptions {
   limits?: Partial<CrmLimits>;
   credentials?: CrmCredentials;
@@ -99,6 +144,10 @@ export interface RigOptions {
   recovery?: Parameters<typeof createReconcileHandler>[0]['recovery'];
   /** ENTITIES: whether the receiver stores an entity's rows (default every entity). */
   stores?: (entity: string) => boolean;
+  /** A run's bounds (default RECONCILE_MAX_RUN_HOURS and RECONCILE_MAX_INVOCATIONS's). */
+  bounds?: Parameters<typeof createReconcileHandler>[0]['bounds'];
+  /** The CRM's API base with `{ContextIdentifier}` (a server in front of the simulator); default the simulator's. */
+  apiUrl?: string;
 }
 
 /**
@@ -136,7 +185,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     return response;
   };
   const crmClient = createCrmClient({
-    apiUrl: crm.apiUrl('{ContextIdentifier}'),
+    apiUrl: options.apiUrl ?? crm.apiUrl('{ContextIdentifier}'),
     credentials: { '*': options.credentials ?? { type: 'basic', user: 'crm', password: 'crm' } },
     limits: { perSecond: 50, inFlight: 4, ...options.limits },
     fetch: recording,
@@ -149,6 +198,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
   >;
   let offsetMs = 0;
   const now = () => new Date(Date.now() + offsetMs);
+  const senderAheadMs = createSenderClock(receiver.dynamo.doc, receiver.tables.webhooks);
   const bus = new FakePublisher();
   const lifecycle = new FakePublisher();
   const observability = quietObservability();
@@ -161,6 +211,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
         crm: crmClient,
         stored: createStoredRowKeys({ client: receiver.dynamo.doc, table: receiver.tables.rows }),
         send: createSnapshotSender({ client, queueUrls }),
+        senderAheadMs,
         stores: options.stores ?? (() => true),
         apiCalls: () => calls.length,
         timeLeftMs: () => (pagesLeft-- > 0 ? 60_000 : 0),
@@ -184,6 +235,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     },
     publisher: lifecycle,
     maxReceives,
+    ...(options.bounds && { bounds: options.bounds }),
     recovery: options.recovery ?? createRecoveryStore(receiver.dynamo.doc, receiver.tables.webhooks),
     ...observability,
     now,
@@ -316,6 +368,16 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
       return records;
     },
   };
+}
+
+/**
+ * Registers a webhook of `context` in the CRM naming `entities`' created events: a run without
+ * `entities` covers what the context's webhooks name. Its target refuses connections (nothing is
+ * delivered): register it after the rows a test creates.
+ */
+export async function subscribe(crm: RunningCrm, context: string, entities: readonly string[]) {
+  const events = entities.map((entity) => `${entity}.created`);
+  await crm.core.register(context, { name: 'receiver', events, targetUrl: 'http://127.0.0.1:9/' });
 }
 
 /** A request for the reconcile queue. */

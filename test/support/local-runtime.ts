@@ -21,7 +21,10 @@ export interface RuntimeProcess {
 }
 
 export interface SpawnOptions {
-  dataDir: string;
+  /** DATA_DIR; left unset (the default, `.data` in `cwd`) when undefined. */
+  dataDir: string | undefined;
+  /** Where `npm start` runs (default: this repository). */
+  cwd?: string;
   env?: Record<string, string>;
   port?: number;
   adminPort?: number;
@@ -91,12 +94,12 @@ async function spawnOnce(options: SpawnOptions): Promise<RuntimeProcess> {
   const adminPort = options.adminPort ?? (await freePort());
   const started = performance.now();
   const child = spawn('npm', ['start', '--silent'], {
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
       ...process.env,
-      DATA_DIR: options.dataDir,
+      ...(options.dataDir === undefined ? {} : { DATA_DIR: options.dataDir }),
       PORT: String(port),
       ADMIN_PORT: String(adminPort),
       SQS_PORT: '0',

@@ -3,6 +3,8 @@ import { createServer, type Socket } from 'node:net';
 export interface SilentCrm {
   /** A CRM_API_URL on it: `http://127.0.0.1:<port>/{ContextIdentifier}/api/v1`. */
   apiUrl: string;
+  /** Connections accepted so far (a request in flight at it). */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -13,7 +15,9 @@ export interface SilentCrm {
  */
 export async function startSilentCrm(): Promise<SilentCrm> {
   const sockets = new Set<Socket>();
+  let accepted = 0;
   const server = createServer((socket) => {
+    accepted++;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
@@ -21,6 +25,7 @@ export async function startSilentCrm(): Promise<SilentCrm> {
   const { port } = server.address() as { port: number };
   return {
     apiUrl: `http://127.0.0.1:${port}/{ContextIdentifier}/api/v1`,
+    connections: () => accepted,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -415,7 +415,7 @@ const table: Row[] = [
       [withDetail({ 'source-ip': '192.168.0.1' }), false],
     ],
   ),
-  // The subscription in issue 14.
+  // A subscription as the docs show it.
   ...rows(
     'significant changes',
     { 'detail-type': ['contact.changed'], detail: { significantChanges: ['department'] } },

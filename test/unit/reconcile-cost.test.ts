@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type CostLine, PRICES, RECONCILE_ASSUMPTIONS, reconcileCostRows } from '../../scripts/cost.js';
+import {
+  type CostLine,
+  contactRowWru,
+  PRICES,
+  RECONCILE_ASSUMPTIONS,
+  reconcileCostRows,
+} from '../../scripts/cost.js';
 
 const total = (rows: CostLine[]) => rows.reduce((sum, { dollars }) => sum + dollars, 0);
 const item = (rows: CostLine[], name: string) => rows.find((row) => row.item === name)!.dollars;
@@ -21,6 +27,17 @@ describe('scripts/cost.ts: reconciliation', () => {
       15,
     );
     expect(total(ten)).toBeLessThan(total(one));
+  });
+
+  it('a row the CRM did not change: its share of a page and the stored row’s read, no message, no worker; at most $0.75 per million even with its order keys moved', () => {
+    const { perRow, perUnchangedRow } = reconcileCostRows();
+    expect(item(perUnchangedRow, 'SQS, worker')).toBe(0);
+    expect(item(perUnchangedRow, 'DynamoDB')).toBeCloseTo(0.5 * PRICES.dynamoPerRru, 15);
+    expect(total(perUnchangedRow) * 1e6).toBeLessThanOrEqual(0.75);
+    // The rare row held from before the CRM's last write: one conditional put of the row more.
+    expect(contactRowWru()).toBe(1);
+    expect((total(perUnchangedRow) + contactRowWru() * PRICES.dynamoPerWru) * 1e6).toBeLessThanOrEqual(0.75);
+    expect(total(perRow) * 1e6).toBeGreaterThan(2.5);
   });
 
   it('a poll: one invocation and its duration; the scheduled rule and the CRM calls cost AWS nothing', () => {

@@ -2,9 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { localAdminUrl, localWebhookUrl, senderSecret } from '../../tools/sender-config.js';
+import { ensureSecret } from '../../local/webhook-secret.js';
+import { localAdminUrl, localWebhookUrl, receiverSecret, senderSecret } from '../../tools/sender-config.js';
 
-/** The sender tools read the receiver's settings with the runtime's own readers (issue 23, item 5). */
+/** The sender tools read the receiver's settings with the runtime's own readers. */
 describe('sender config', () => {
   const empty = () => mkdtempSync(join(tmpdir(), 'sender-config-'));
 
@@ -35,6 +36,16 @@ describe('sender config', () => {
     expect(senderSecret('Cust1', { DATA_DIR: dataDir })).toBeUndefined();
     writeFileSync(join(dataDir, 'webhook-secret'), 'generated\n');
     expect(senderSecret('Cust1', { DATA_DIR: dataDir })).toBe('generated');
+  });
+
+  it('a webhook registered before the first npm start gets the secret npm start will then use', () => {
+    const dataDir = join(empty(), 'not-yet');
+    const secret = receiverSecret('Cust1', { DATA_DIR: dataDir });
+    expect(secret).toMatch(/^[\w-]{43}$/);
+    expect(receiverSecret('Cust1', { DATA_DIR: dataDir })).toBe(secret);
+    // npm start's own reader: the same secret, still to be shown at its first start.
+    expect(ensureSecret({}, dataDir)).toMatchObject({ source: 'generated', value: secret });
+    expect(receiverSecret('Cust1', { DATA_DIR: dataDir, WEBHOOK_SECRET: 'set' })).toBe('set');
   });
 
   it('refuses a malformed WEBHOOK_SECRETS in one line naming it, without echoing it', () => {

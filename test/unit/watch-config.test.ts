@@ -9,6 +9,7 @@ describe('the watch configuration', () => {
       reactivate: 'too-many-errors',
       receiverUrl: undefined,
       fullHours: 0,
+      pollMaxInFlight: 64,
     });
     expect(
       readWatchConfig({
@@ -16,12 +17,14 @@ describe('the watch configuration', () => {
         REACTIVATE_WEBHOOKS: 'stopped-too',
         RECEIVER_URL: 'https://x.example/webhook',
         RECONCILE_FULL_HOURS: '24',
+        RECONCILE_POLL_MAX_IN_FLIGHT: '8',
       }),
     ).toEqual({
       pollSeconds: 10,
       reactivate: 'stopped-too',
       receiverUrl: 'https://x.example/webhook',
       fullHours: 24,
+      pollMaxInFlight: 8,
     });
     for (const [value, hours] of [
       ['', 0],
@@ -46,6 +49,10 @@ describe('the watch configuration', () => {
     for (const value of ['8761', '-1', '1.5', '24h', 'daily', '1e3'])
       expect(() => readWatchConfig({ RECONCILE_FULL_HOURS: value })).toThrow(
         /^RECONCILE_FULL_HOURS must be a whole number of hours from 1 to 8760 .*, or 0 \(the default: none\)$/,
+      );
+    for (const value of ['0', '513', '2.5', 'many'])
+      expect(() => readWatchConfig({ RECONCILE_POLL_MAX_IN_FLIGHT: value })).toThrow(
+        /^RECONCILE_POLL_MAX_IN_FLIGHT must be a whole number from 1 to 512: .* \(default 64\)$/,
       );
     expect(() => readWatchConfig({ RECEIVER_URL: 'ftp://x' })).toThrow(
       /^RECEIVER_URL must be the http\(s\) URL/,

@@ -9,6 +9,7 @@ describe('worker configuration', () => {
       tables: { rows: 'rows', events: 'events', webhooks: 'webhooks' },
       retentionDays: 30,
       ignoreAssociateIds: new Set([7, 12]),
+      erasesOnDelete: expect.any(Function),
     });
     expect(readRowWorkerConfig({ ...tables, EVENT_RETENTION_DAYS: '90' }).retentionDays).toBe(90);
   });

@@ -15,7 +15,7 @@ import {
 
 /*
  * Changes from the sender, through the real worker, dynalite and the bus entry: very long ones
- * (issue 21, item 6) and field names that are also names of Object.prototype's members (item 9).
+ * and field names that are also names of Object.prototype's members (item 9).
  */
 
 let dynamo: LocalDynamo;

@@ -1,4 +1,5 @@
 import type { CrmAnswer } from './http.js';
+import { TABLES } from './tables.js';
 
 /** Faults the REST API can be told to show, per tenant. */
 export interface Faults {
@@ -8,6 +9,11 @@ export interface Faults {
   unavailableUntil?: number;
   /** Every API request waits this long before it is answered. */
   slowMs?: number;
+  /**
+   * Tables whose requests (the archive's, the REST entity's) are refused with this status: 403 an app
+   * without rights to the table, 400/404/501 a CRM without it (a tenant without the module).
+   */
+  refusedTables?: Record<string, number>;
 }
 
 /**
@@ -51,7 +57,27 @@ export function createFaults(initial: Faults = {}) {
       if (faults.slowMs) await new Promise((resolve) => setTimeout(resolve, faults.slowMs));
       return undefined;
     },
+    /** The refusal of a request of `path` (after `/api/v1`) for a table in `refusedTables`, if any. */
+    refusal(path: string, query: URLSearchParams): CrmAnswer | undefined {
+      const table = tableOfRequest(path, query);
+      const status = table === undefined ? undefined : faults.refusedTables?.[table];
+      if (status === undefined) return undefined;
+      return {
+        status,
+        body: {
+          Error: `the table ${table} is refused (simulated)\n   at the simulator's faults (a second line: a trace)`,
+        },
+      };
+    },
   };
+}
+
+/** The table a request reads: the archive's `$select`ed table, or the REST entity's. */
+function tableOfRequest(path: string, query: URLSearchParams): string | undefined {
+  const [resource = '', id] = path.split('/').filter(Boolean);
+  if (resource.toLowerCase() === 'archive') return query.get('$select')?.split('.')[0]?.trim();
+  if (id === undefined) return undefined;
+  return [...TABLES.values()].find((table) => table.rest?.toLowerCase() === resource.toLowerCase())?.name;
 }
 
 export type FaultGate = ReturnType<typeof createFaults>;

@@ -1,6 +1,7 @@
-import { parseArgs } from 'node:util';
+import { CONTEXT_PLACEHOLDER } from '../../lib/config/crm.js';
 import { loadEnvFile } from '../../local/env-file.js';
-import { localWebhookUrl, senderSecret } from '../sender-config.js';
+import { parseCommandLine, runCommand, UsageError } from '../command-line.js';
+import { localWebhookUrl, receiverSecret } from '../sender-config.js';
 import { crmClient, runStream } from './client.js';
 import { startCrm } from './start.js';
 import { TABLES } from './tables.js';
@@ -17,21 +18,39 @@ Commands:
   stream [--rate 20] [--rows 200] [--for 60s]
   tenant <Running|Suspended|OfflineMaintenance|MigrationPending|Deleted|move>   (move: a new host, 421 at the old)
   faults [--rate-limit N] [--unavailable 20s] [--slow 500ms]   (no option: none)
+Options:
+  --context C          the tenant (default CRM_CONTEXT, else Cust12345)
+  --rate N, --rows N, --for D, --seed S   stream: changes per second (20), over how many rows (200),
+                       for how long (60s), the random seed
+  --rate-limit N, --unavailable D, --slow D   faults: 429 beyond N requests/s, 503 for D, each answer D late
+  --help, -h           this text
 Tables: ${[...TABLES.keys()].join(', ')}
 Settings: CRM_PORT, CRM_DATA_DIR (.crm-data), CRM_CONTEXT (Cust12345), CRM_TARGET_URL (npm start's
 /webhook), CRM_URL; the secret and STATE_EVENT_TOKEN are the receiver's (.env, .data/webhook-secret).`;
 
+const COMMANDS =
+  'create, change, softdelete, delete, action, rows, status, stop-webhook, start-webhook, stream, faults';
+
+/**
+ * The two settings that point the receiver's reconciliation at this simulator, ready to paste into a shell:
+ * the API URL with its `{ContextIdentifier}` placeholder, and the simulator's Basic credentials for every tenant.
+ */
+function receiverSettings(apiUrl: string): string {
+  const credentials = JSON.stringify({ '*': { type: 'basic', user: 'crm', password: 'crm' } });
+  return `CRM_API_URL='${apiUrl}' CRM_CREDENTIALS='${credentials}'`;
+}
+
 /** `20s`, `500ms`, `2m` or plain seconds, as milliseconds. */
 function duration(name: string, raw: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(raw.trim());
-  if (!match) throw new Error(`--${name} must be a duration such as 500ms, 20s or 2m, not ${raw}`);
+  if (!match) throw new UsageError(`--${name} must be a duration such as 500ms, 20s or 2m, not ${raw}`);
   return Number(match[1]) * ({ ms: 1, s: 1000, m: 60_000 }[match[2] ?? 's'] ?? 1000);
 }
 
 function integer(name: string, raw: string | undefined): number {
   const value = Number(raw);
   if (raw === undefined || !Number.isSafeInteger(value) || value < 1)
-    throw new Error(`${name} must be a whole number >= 1, not ${raw}`);
+    throw new UsageError(`${name} must be a whole number >= 1, not ${raw}`);
   return value;
 }
 
@@ -39,7 +58,7 @@ function fieldsOf(pairs: string[]): Record<string, string> {
   return Object.fromEntries(
     pairs.map((pair) => {
       const at = pair.indexOf('=');
-      if (at < 1) throw new Error(`${pair} is not field=value`);
+      if (at < 1) throw new UsageError(`${pair} is not field=value`);
       return [pair.slice(0, at), pair.slice(at + 1)];
     }),
   );
@@ -62,7 +81,7 @@ async function serve(context: string): Promise<void> {
       name: 'crm-webhook-receiver',
       events,
       targetUrl,
-      secret: senderSecret(context),
+      secret: receiverSecret(context),
     });
     await crm.core.register(context, {
       name: 'crm-webhook-receiver-state',
@@ -74,7 +93,10 @@ async function serve(context: string): Promise<void> {
   const [main, ...watchers] = data.webhooks;
   console.log(
     `crm simulator ready: API ${crm.apiUrl(context)} (Basic crm:crm) · webhook ${main?.id} (${main?.state}) delivers to ${main?.targetUrl}` +
-      `${watchers.length ? `, its state events via webhook ${watchers.map((w) => w.id).join(', ')}` : ''} · data ${dataDir}/ · npm run crm -- help`,
+      `${watchers.length ? `, its state events via webhook ${watchers.map((w) => w.id).join(', ')}` : ''} · data ${dataDir}/ · npm run crm -- --help`,
+  );
+  console.log(
+    `reconciliation against it: start the receiver with\n  ${receiverSettings(crm.apiUrl(CONTEXT_PLACEHOLDER))} npm start`,
   );
   const stop = () => {
     void crm.stop().then(() => process.exit(0));
@@ -83,23 +105,21 @@ async function serve(context: string): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
+const OPTIONS = {
+  context: { type: 'string' },
+  rate: { type: 'string', default: '20' },
+  rows: { type: 'string', default: '200' },
+  for: { type: 'string', default: '60s' },
+  seed: { type: 'string' },
+  'rate-limit': { type: 'string' },
+  unavailable: { type: 'string' },
+  slow: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 async function main(argv: string[]): Promise<number> {
   loadEnvFile(process.env.ENV_FILE ?? '.env');
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      context: { type: 'string' },
-      rate: { type: 'string', default: '20' },
-      rows: { type: 'string', default: '200' },
-      for: { type: 'string', default: '60s' },
-      seed: { type: 'string' },
-      'rate-limit': { type: 'string' },
-      unavailable: { type: 'string' },
-      slow: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { values, positionals } = parseCommandLine({ args: argv, allowPositionals: true, options: OPTIONS });
   const [command, ...args] = positionals;
   const context = values.context ?? (process.env.CRM_CONTEXT?.trim() || 'Cust12345');
   if (values.help || command === 'help') {
@@ -198,17 +218,8 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     default:
-      throw new Error(`unknown command ${command}`);
+      throw new UsageError(`unknown command ${command}: it takes ${COMMANDS}`);
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    if (code >= 0) process.exit(code);
-  },
-  (error: unknown) => {
-    console.error(error instanceof Error ? error.message : error);
-    console.error('(npm run crm -- help lists the commands)');
-    process.exit(2);
-  },
-);
+runCommand('crm', OPTIONS, () => main(process.argv.slice(2)));

@@ -94,6 +94,8 @@ export async function startCrm(options: CrmOptions): Promise<RunningCrm> {
       const refused = auth.refuse(context, request.headers);
       if (refused)
         return { status: 401, body: { Error: refused }, headers: { 'www-authenticate': 'Basic, SOTicket' } };
+      const tableRefused = faults.refusal(api[3] ?? '/', request.query);
+      if (tableRefused) return tableRefused;
       return restApi(core, context, api[3] ?? '/', request);
     }
     return notImplemented(method, path);

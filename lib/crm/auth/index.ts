@@ -90,3 +90,8 @@ export function credentialsLookup(byContext: Record<string, CrmCredentials>) {
     return credentials;
   };
 }
+
+/** Whether `byContext` holds credentials for `context`: its own entry or `*` (what the poll may call). */
+export function credentialsCover(byContext: Record<string, CrmCredentials>, context: string): boolean {
+  return Object.hasOwn(byContext, context) || Object.hasOwn(byContext, '*');
+}

@@ -1,0 +1,71 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startServer } from '../crm-client/support.js';
+
+export interface SkewedCrmOptions {
+  /** The Date header's distance from the real time, ms (ahead: positive). */
+  skewMs?: number;
+  /** An archive answer is stamped (and sent) this long after the CRM read its rows. */
+  stampDelayMs?: number;
+  /** Runs once the CRM has read an archive page, before the answer is stamped (a live change meanwhile). */
+  afterRead?: () => Promise<void>;
+  /** Archive values that are numbers are answered as their text (`5` → `"5"`). */
+  numbersAsText?: boolean;
+}
+
+/** Headers of one hop, not forwarded (fetch sets its own). */
+const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive']);
+
+/**
+ * A real HTTP server in front of the CRM simulator (`target`: its origin) that answers what the
+ * simulator answers, with a Date header of its own: skewed, or stamped late after the archive read its
+ * rows; optionally with the archive's numbers written as text. The options can change between calls.
+ */
+export async function startSkewedCrm(target: string, options: SkewedCrmOptions = {}) {
+  const server = await startServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', async () => {
+      const url = new URL(req.url ?? '/', target);
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(
+          (entry): entry is [string, string] => typeof entry[1] === 'string' && !HOP_HEADERS.has(entry[0]),
+        ),
+      );
+      const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+      const answer = await fetch(url, { method: req.method, headers, body });
+      let text = await answer.text();
+      if (url.pathname.toLowerCase().endsWith('/archive/dynamic') && answer.status === 200) {
+        if (options.numbersAsText) text = JSON.stringify(numbersAsText(JSON.parse(text)));
+        await options.afterRead?.();
+        if (options.stampDelayMs) await sleep(options.stampDelayMs);
+      }
+      res.writeHead(answer.status, {
+        'content-type': answer.headers.get('content-type') ?? 'application/json',
+        ...(answer.headers.get('retry-after') && { 'retry-after': answer.headers.get('retry-after')! }),
+        date: new Date(Date.now() + (options.skewMs ?? 0)).toUTCString(),
+      });
+      res.end(text);
+    });
+  });
+  return {
+    ...server,
+    options,
+    /** The API base to give the client, with `{ContextIdentifier}` in it. */
+    apiUrl: `${server.url}/{ContextIdentifier}/api/v1`,
+  };
+}
+
+/** An archive answer with every number in its rows as text (the key and paging untouched). */
+function numbersAsText(page: { value?: Array<Record<string, unknown>> }) {
+  return {
+    ...page,
+    value: page.value?.map((row) =>
+      Object.fromEntries(
+        Object.entries(row).map(([name, value]) => [
+          name,
+          typeof value === 'number' && name !== 'PrimaryKey' ? String(value) : value,
+        ]),
+      ),
+    ),
+  };
+}
