@@ -16,6 +16,7 @@ import { createAdminServer } from './admin-api.js';
 import { createLocalSource } from './dashboard-source.js';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
 import { type DynamoEmulator, startDynamoEmulator } from './dynamo-emulator.js';
+import { eraseLocal } from './erase.js';
 import { type LocalEventBus, startLocalEventBus } from './event-bus.js';
 import {
   checkFunctionSettings,
@@ -369,7 +370,17 @@ async function createServers(
     ready: false,
   };
   const reconciliation = localReconciliation(env, queues, clients.sqs);
+  const erasure = {
+    store,
+    sqs: clients.sqs,
+    queues,
+    env,
+    doc,
+    webhooksTable: tables.webhooks!,
+    bus: eventBus.bus,
+  };
   const tenants = localTenants({
+    eraseTenant: (context) => eraseLocal(erasure, { context }),
     env,
     doc,
     webhooksTable: tables.webhooks!,
@@ -393,15 +404,7 @@ async function createServers(
       subscriptions: () => eventBus.bus.view(),
       env,
       reconciliation,
-      erasure: {
-        store,
-        sqs: clients.sqs,
-        queues,
-        env,
-        doc,
-        webhooksTable: tables.webhooks!,
-        bus: eventBus.bus,
-      },
+      erasure,
     }),
     queues,
     peek,

@@ -38,6 +38,8 @@ export function localTenants(with_: {
   credentials: { accessKeyId: string; secretAccessKey: string };
   /** The receiver's own view of each tenant's deliveries (GET /tenants shows it). */
   activity: TenantActivity;
+  /** The whole-tenant erasure offboarding's `erase` runs (local/erase.ts). */
+  eraseTenant: (context: string) => Promise<unknown>;
   /** The local ingest's /webhook URL, known once it listens. */
   targetUrl: () => string;
   log: (line: string) => void;
@@ -75,6 +77,7 @@ export function localTenants(with_: {
       propagationMs: (LOCAL_SECRETS_MAX_AGE_SECONDS + 1) * 1000,
       graceMs: intEnv('TENANT_SECRET_GRACE_SECONDS', SECRET_GRACE_MS / 1000, env) * 1000,
       owner: 'admin-api',
+      eraseTenant: with_.eraseTenant,
       ...(publisher && {
         publish: async (entry) => {
           await publisher.publish([entry]);

@@ -15,6 +15,8 @@ export interface OffboardResult {
   retireAt: string;
   /** Lines for the operator: what was left as it is, and why. */
   notes: string[];
+  /** What the whole-tenant erasure erased, where (with `erase`). */
+  erasure?: unknown;
 }
 
 /**
@@ -25,7 +27,7 @@ export interface OffboardResult {
  * when the receiver has one; without it the data is kept and the notes say so.
  */
 export async function offboard(
-  deps: TenantDeps & { eraseTenant?: (context: string) => Promise<void> },
+  deps: TenantDeps & { eraseTenant?: (context: string) => Promise<unknown> },
   context: string,
   options: { erase?: boolean } = {},
 ): Promise<OffboardResult> {
@@ -62,22 +64,18 @@ export async function offboard(
       status: 'offboarded',
       offboardedAt,
     });
-    let erased = false;
+    let erasure: unknown;
     if (options.erase) {
-      if (deps.eraseTenant) {
-        await deps.eraseTenant(context);
-        erased = true;
-      } else
-        notes.push(
-          `${context}'s rows and history are not erased yet: this version has no whole-tenant erase`,
-        );
+      if (deps.eraseTenant) erasure = await deps.eraseTenant(context);
+      else notes.push(`${context}'s rows and history are not erased: no whole-tenant erasure is wired here`);
     }
+    const erased = erasure !== undefined;
     await tenantEvent(deps, 'receiver.tenant.offboarded', {
       context,
       webhooksDeleted: deleted,
       retireAt,
       erased,
     });
-    return { record, deleted, retireAt, notes };
+    return { record, deleted, retireAt, notes, ...(erased && { erasure }) };
   });
 }

@@ -24,7 +24,7 @@ export interface TenantService {
 const LIST_BATCH = 8;
 
 export function createTenantService(
-  deps: TenantDeps & { eraseTenant?: (context: string) => Promise<void> },
+  deps: TenantDeps & { eraseTenant?: (context: string) => Promise<unknown> },
   entities: EntityFilter | undefined,
   activity?: TenantActivity,
 ): TenantService {

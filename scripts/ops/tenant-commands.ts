@@ -17,6 +17,7 @@ import { createTenantService } from '../../lib/tenants/service.js';
 import { tenantEndpoints } from '../../lib/tenants/tenant-state.js';
 import { dynamoTenantStore } from '../../lib/tenants/tenant-store.js';
 import { type OpsClients, OpsError, output, type StackOutputs } from './commands.js';
+import { erase } from './erase-command.js';
 
 export const TENANT_COMMANDS = ['tenants', 'onboard', 'rotate-secret', 'offboard'] as const;
 
@@ -98,6 +99,7 @@ export async function tenantCommand(
       propagationMs: (intEnv('WEBHOOK_SECRETS_MAX_AGE_SECONDS', SECRETS_MAX_AGE_SECONDS, env) + 1) * 1000,
       graceMs: intEnv('TENANT_SECRET_GRACE_SECONDS', SECRET_GRACE_MS / 1000, env) * 1000,
       owner: `ops@${hostname()}`,
+      eraseTenant: (context) => erase(clients, outputs, { context }),
       progress: (line) => process.stderr.write(`${line}\n`),
       ...(outputs.EventBusName && {
         publish: async (entry) => {

@@ -91,15 +91,15 @@ describe('tenants through the admin API of npm start', () => {
       rotated.body.retireAt,
     ]);
 
-    const offboarded = await admin<{ deleted: number[]; notes: string[] }>(
+    const offboarded = await admin<{ deleted: number[]; notes: string[]; erasure: Record<string, unknown> }>(
       `/tenants/${CONTEXT}?erase=true`,
       'DELETE',
     );
     expect(offboarded.status).toBe(200);
     expect(offboarded.body.deleted).toEqual([1, 2]);
-    expect(offboarded.body.notes).toEqual([
-      `${CONTEXT}'s rows and history are not erased yet: this version has no whole-tenant erase`,
-    ]);
+    // --erase: the whole-tenant erasure of lib/erasure, its two contacts' rows and history.
+    expect(offboarded.body.notes).toEqual([]);
+    expect(offboarded.body.erasure).toMatchObject({ rows: 2, complete: true });
     expect(crm.core.store.context(CONTEXT).webhooks).toEqual([]);
     expect(runtime.output()).not.toMatch(/"Secret"|secret":/);
   }, 60_000);

@@ -127,7 +127,7 @@ describe('offboarding a tenant', () => {
     expect(result.record).toMatchObject({ status: 'offboarded' });
     expect(result.record.dataWebhookId).toBeUndefined();
     expect(result.notes).toEqual([
-      "Cust1's rows and history are not erased yet: this version has no whole-tenant erase",
+      "Cust1's rows and history are not erased: no whole-tenant erasure is wired here",
     ]);
     const { Items } = await world.dynamo.doc.send(
       new (await import('@aws-sdk/lib-dynamodb')).QueryCommand({
