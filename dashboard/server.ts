@@ -49,7 +49,7 @@ export function createDashboard(token = randomBytes(32).toString('base64url')): 
 
   return {
     intercept(req, res, path) {
-      if (req.method === 'POST' && fromBrowser(req)) {
+      if ((req.method === 'POST' || req.method === 'DELETE') && fromBrowser(req)) {
         const given = req.headers[TOKEN_HEADER];
         if (typeof given === 'string' && timingSafeEqual(digest(given), expected)) return false;
         req.resume();

@@ -3,7 +3,9 @@ import { type AdminRoute, createRouteServer, HttpError } from '../dashboard/rout
 import { sourceRoutes } from '../dashboard/routes.js';
 import type { Dashboard } from '../dashboard/server.js';
 import type { DashboardSource } from '../dashboard/source.js';
+import { tenantRoutes } from '../dashboard/tenant-routes.js';
 import { toMessageView } from '../dashboard/views.js';
+import type { TenantService } from '../lib/tenants/service.js';
 import { queueByName } from './dashboard-source.js';
 import type { LocalQueue } from './resources.js';
 import type { StoredMessage } from './sqs-message.js';
@@ -20,6 +22,8 @@ export interface AdminApiDeps {
   info?: () => Record<string, unknown>;
   /** The dashboard page at `/` and the token a browser's POST must carry. */
   dashboard?: Dashboard;
+  /** The tenant commands (`/tenants`); absent or off, their routes answer 409 saying why. */
+  tenants?: { service: TenantService | undefined; off: string };
   /** Where a request that could not be answered is logged; default stderr. */
   log?: (line: string) => void;
 }
@@ -63,6 +67,7 @@ export function adminRoutes(deps: AdminApiDeps): AdminRoute[] {
         deps.peek(queueByName(deps.queues, name!).name, limit(query)).map(toMessageView),
     },
     ...sourceRoutes(deps.source),
+    ...tenantRoutes(deps.tenants?.service, deps.tenants?.off ?? 'no tenant commands here'),
   ];
 }
 

@@ -3,6 +3,7 @@ import type { DeliveryView } from '../dashboard/bus-views.js';
 import type { BusEntry } from '../lib/bus/entry.js';
 import { JsonText, stringifyExact } from '../lib/json-text.js';
 import { LIFECYCLE_TYPES } from '../lib/reconcile/lifecycle.js';
+import { TENANT_LIFECYCLE_TYPES } from '../lib/tenants/lifecycle.js';
 import type { JournalRecord } from './sqs-journal.js';
 
 /**
@@ -104,4 +105,6 @@ export function viewOf(delivery: Delivery): Omit<DeliveryView, 'at'> {
   return { id: idOf(delivery), eventId, detailType, attempts, ...(context !== undefined && { context }) };
 }
 
-const isLifecycleType = (detailType: string) => (LIFECYCLE_TYPES as readonly string[]).includes(detailType);
+const isLifecycleType = (detailType: string) =>
+  (LIFECYCLE_TYPES as readonly string[]).includes(detailType) ||
+  (TENANT_LIFECYCLE_TYPES as readonly string[]).includes(detailType);

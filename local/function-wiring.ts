@@ -15,6 +15,7 @@ import { type EventSourceMapping, type SqsHandler, startEventSourceMapping } fro
 import type { LocalFunction } from './functions.js';
 import type { LocalQueue } from './resources.js';
 import type { SqsEmulator } from './sqs-emulator.js';
+import { LOCAL_SECRETS_MAX_AGE_SECONDS, LOCAL_SECRETS_PARAMETER } from './ssm-endpoint.js';
 
 /** How the local runtime wires the functions: their environment, their handlers, their event sources. */
 
@@ -31,6 +32,7 @@ export function setFunctionEnvironment(
     credentials: { accessKeyId: string; secretAccessKey: string };
     sqsEmulator: SqsEmulator;
     dynamoEmulator: DynamoEmulator;
+    ssmEndpoint: string;
     log: (line: string) => void;
   },
 ): Record<string, string> {
@@ -58,10 +60,14 @@ export function setFunctionEnvironment(
   // connection per turn of this event loop, so the ingest's wait measures the loop, not SQS. The
   // 2.5 s budget of Lambda would answer 503 to deliveries the emulator is about to take.
   env.ENQUEUE_TIMEOUT_MS ??= '20000';
-  if (env.WEBHOOK_SECRETS_PARAMETER) {
-    log('WEBHOOK_SECRETS_PARAMETER is ignored locally (no SSM here): set WEBHOOK_SECRET or WEBHOOK_SECRETS.');
-    delete env.WEBHOOK_SECRETS_PARAMETER;
-  }
+  if (env.WEBHOOK_SECRETS_PARAMETER && env.WEBHOOK_SECRETS_PARAMETER !== LOCAL_SECRETS_PARAMETER)
+    log(
+      "WEBHOOK_SECRETS_PARAMETER is the runtime's own locally (DATA_DIR/ssm-parameters.json): set WEBHOOK_SECRET or WEBHOOK_SECRETS.",
+    );
+  // The secrets parameter through the same SSM call as on AWS, served from DATA_DIR (local/ssm-endpoint.ts).
+  env.WEBHOOK_SECRETS_PARAMETER = LOCAL_SECRETS_PARAMETER;
+  env.WEBHOOK_SECRETS_MAX_AGE_SECONDS = String(LOCAL_SECRETS_MAX_AGE_SECONDS);
+  env.AWS_ENDPOINT_URL_SSM = with_.ssmEndpoint;
   return tables;
 }
 

@@ -16,6 +16,7 @@ import { createAdminServer } from './admin-api.js';
 import { createLocalSource } from './dashboard-source.js';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
 import { type DynamoEmulator, startDynamoEmulator } from './dynamo-emulator.js';
+import { eraseLocal } from './erase.js';
 import { type LocalEventBus, startLocalEventBus } from './event-bus.js';
 import {
   checkFunctionSettings,
@@ -30,7 +31,9 @@ import { localReconciliation } from './reconciliation.js';
 import { ensureQueues, ensureTables, hasIndex, type LocalQueue } from './resources.js';
 import { loadSchedules, startSchedules } from './schedules.js';
 import { type SqsEmulator, startSqsEmulator } from './sqs-emulator.js';
+import { startLocalSsm } from './ssm-endpoint.js';
 import { StartupError } from './startup-error.js';
+import { localTenants } from './tenants.js';
 import { ensureSecret, type LocalSecret } from './webhook-secret.js';
 
 export interface LocalRuntimeOptions {
@@ -184,7 +187,9 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
       throw portError('EVENTBRIDGE_PORT', options.eventbridgePort ?? 0, error);
     });
     undo.push(eventBus.close);
-    const resources = await createResources(options, startedWith, clients);
+    const ssm = await startLocalSsm(dataDir, () => env.WEBHOOK_SECRETS?.trim() || undefined);
+    undo.push(ssm.close);
+    const resources = await createResources(options, startedWith, clients, ssm.endpoint);
     const app = await createServers(options, startedWith, clients, resources, eventBus);
     undo.push(app.untapMetrics);
     // The ports before any worker polls: a busy one stops the start.
@@ -222,7 +227,9 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
         app.state.ready = false;
         await app.ingest.close();
         await Promise.all([...mappings.map((mapping) => mapping.stop()), schedules.stop()]);
+        app.tenants.stop();
         await eventBus.close();
+        await ssm.close();
         const left = describeQueued(resources.queues, (name) => sqsEmulator.peek(name).length);
         if (left) log(`${left} (${join(dataDir, SQS_JOURNAL)})`);
         app.admin.closeAllConnections();
@@ -284,7 +291,12 @@ function localClients(sqsEmulator: SqsEmulator, dynamoEmulator: DynamoEmulator, 
  * The queues and tables of infra/resources.yml, the journaled messages put back, and the functions'
  * environment pointed at all of it (the webhook secret included).
  */
-async function createResources(options: LocalRuntimeOptions, startedWith: Started, clients: Clients) {
+async function createResources(
+  options: LocalRuntimeOptions,
+  startedWith: Started,
+  clients: Clients,
+  ssmEndpoint: string,
+) {
   const { env, log, dataDir, region, sqsEmulator, dynamoEmulator } = startedWith;
   const definitions = loadDefinitions({ stage: options.stage ?? 'local' });
   const [queues] = await Promise.all([
@@ -312,6 +324,7 @@ async function createResources(options: LocalRuntimeOptions, startedWith: Starte
     credentials: clients.credentials,
     sqsEmulator,
     dynamoEmulator,
+    ssmEndpoint,
     log,
   });
   return { definitions, queues, tables, secret: ensureSecret(env, dataDir) };
@@ -357,6 +370,26 @@ async function createServers(
     ready: false,
   };
   const reconciliation = localReconciliation(env, queues, clients.sqs);
+  const erasure = {
+    store,
+    sqs: clients.sqs,
+    queues,
+    env,
+    doc,
+    webhooksTable: tables.webhooks!,
+    bus: eventBus.bus,
+  };
+  const tenants = localTenants({
+    eraseTenant: (context) => eraseLocal(erasure, { context }),
+    env,
+    doc,
+    webhooksTable: tables.webhooks!,
+    region,
+    credentials: clients.credentials,
+    activity: store,
+    targetUrl: () => state.info?.urls.webhook ?? '',
+    log,
+  });
   const admin = createAdminServer({
     source: createLocalSource({
       store,
@@ -371,15 +404,7 @@ async function createServers(
       subscriptions: () => eventBus.bus.view(),
       env,
       reconciliation,
-      erasure: {
-        store,
-        sqs: clients.sqs,
-        queues,
-        env,
-        doc,
-        webhooksTable: tables.webhooks!,
-        bus: eventBus.bus,
-      },
+      erasure,
     }),
     queues,
     peek,
@@ -388,8 +413,9 @@ async function createServers(
     // cpuMs: what this process has spent, every thread (the emulators' too): bench load's CPU per event.
     info: () => ({ ...state.info, dataDir, queues, tables, cpuMs: cpuMs() }),
     dashboard: createDashboard(),
+    tenants,
   });
-  return { functions, handlers, ingest, admin, untapMetrics, state, reconciliation };
+  return { functions, handlers, ingest, admin, untapMetrics, state, reconciliation, tenants };
 }
 
 /** Both servers listening (the ingest on `host`, the admin API on loopback); their ports. */

@@ -36,6 +36,13 @@ import { serveDashboard } from './ops/dashboard.js';
 import { erase } from './ops/erase-command.js';
 import { reconcile } from './ops/reconcile-command.js';
 import { redriveSubscription, rotateSubscriptionKey } from './ops/subscription-commands.js';
+import {
+  isTenantCommand,
+  parseTenantArgs,
+  TENANT_COMMANDS,
+  TENANT_HELP,
+  tenantCommand,
+} from './ops/tenant-commands.js';
 
 /**
  * The clients of every command, CloudWatch and EventBridge for the dashboard and the subscriptions, SSM for
@@ -64,7 +71,7 @@ export const COMMANDS = [
   'erase',
 ] as const;
 
-const USAGE = `usage: npm run ops -- <${COMMANDS.join('|')}> --stage S [options] (--help lists them)`;
+const USAGE = `usage: npm run ops -- <${[...COMMANDS, ...TENANT_COMMANDS].join('|')}> --stage S [options] (--help lists them)`;
 
 /** What `--help` prints: every command and its options. */
 export const HELP = `Usage: npm run ops -- <command> --stage S [--region R] [options]
@@ -82,6 +89,7 @@ export const HELP = `Usage: npm run ops -- <command> --stage S [--region R] [opt
   dashboard [--port P]                 the dashboard on 127.0.0.1:P (default 3002)
   redrive-subscription <name> [--max N]        a subscription's DLQ → its target again
   rotate-subscription-key <name> < key         a url subscription's API key, in SSM and in effect
+${TENANT_HELP}
   erase --context C [--entity E --id N]        a row's personal data (or a whole tenant's) erased:
                                        row, history, parked and dead-letter messages (docs/privacy.md)
 
@@ -99,6 +107,7 @@ export async function main(
   clients?: DashboardClients,
   input: () => Promise<string> = readStdin,
 ): Promise<unknown> {
+  if (isTenantCommand(argv)) return tenants(argv, clients);
   const { values, positionals } = parseCommandLine({ args: argv, allowPositionals: true, options: OPTIONS });
   if (values.help) return HELP;
   const [command, ...rest] = positionals;
@@ -195,6 +204,16 @@ export async function main(
     default:
       throw new OpsError(USAGE);
   }
+}
+
+/** A tenant command (scripts/ops/tenant-commands.ts), with the SSM and EventBridge clients it needs. */
+async function tenants(argv: string[], clients: DashboardClients | undefined): Promise<unknown> {
+  const { command, values } = parseTenantArgs(argv);
+  if (values.stage === undefined) throw new OpsError(`--stage is missing; ${USAGE}`);
+  const ops = clients ?? (await awsClients(values.region));
+  const ssm = ops.ssm ?? new SSMClient({ region: values.region });
+  const outputs = await readOutputs(ops, values.stage);
+  return tenantCommand({ ...ops, ssm }, outputs, values.stage, command, values);
 }
 
 /** The options of every command (HELP says which takes which). */

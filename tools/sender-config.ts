@@ -2,17 +2,20 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { listEnv } from '../lib/config/env.js';
 import { parseSecretsJson, secretConfig } from '../lib/config/ingest.js';
 import { readLocalConfig } from '../local/local-config.js';
+import { tenantSecrets } from '../local/ssm-endpoint.js';
 import { ensureSecret, secretFile } from '../local/webhook-secret.js';
 
 const fromEnvironment = () => 'in the environment';
 
 /**
- * The secret a local sender signs with for `context`, read by the runtime's own readers: the
- * context's first secret of WEBHOOK_SECRETS (its `*` entry for any other context), else the first of
- * WEBHOOK_SECRET, else the secret `npm start` generated under DATA_DIR. `undefined` when there is
+ * The secret a local sender signs with for `context`, read by the runtime's own readers: the newest
+ * secret the tenant commands gave it (DATA_DIR's secrets parameter), else the context's first secret
+ * of WEBHOOK_SECRETS (its `*` entry for any other context), else the first of WEBHOOK_SECRET, else the secret `npm start` generated under DATA_DIR. `undefined` when there is
  * none (unsigned). A malformed setting is the runtime's one-line error.
  */
 export function senderSecret(context: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const [onboarded] = tenantSecrets(readLocalConfig(env, fromEnvironment).dataDir, context);
+  if (onboarded) return onboarded;
   const json = env.WEBHOOK_SECRETS?.trim();
   const secrets = secretConfig(
     listEnv('WEBHOOK_SECRET', env),

@@ -16,6 +16,8 @@
  * POST /queues/{key}/redrive     moves a DLQ back (carries the page token)
  * POST /parked/replay?event=&max= decides parked deliveries again, sends what routes (carries the token)
  * POST /reconcile?context=&from=&to=&webhookId= queues a reconcile of a gap's window (carries the token)
+ * GET  /tenants                  each tenant: status, state in the CRM, webhooks, secret's age (local runtime)
+ * POST /tenants?context=&events= onboards a tenant; POST /tenants/{c}/rotate-secret; DELETE /tenants/{c} (the token)
  */
 const token = document.querySelector('meta[name="dashboard-token"]')?.getAttribute('content') ?? '';
 const enc = encodeURIComponent;
@@ -31,7 +33,7 @@ export class ApiError extends Error {
 
 async function call(method, path) {
   const headers = { accept: 'application/json' };
-  if (method === 'POST') headers['x-dashboard-token'] = token;
+  if (method !== 'GET') headers['x-dashboard-token'] = token;
   const answer = await fetch(path, { method, headers });
   const body = await answer.json().catch(() => ({}));
   if (!answer.ok) throw new ApiError(answer.status, body.error ?? body.detail ?? `${answer.status}`);
@@ -56,6 +58,11 @@ export const api = {
     const query = new URLSearchParams(Object.entries({ event, max }).filter(([, value]) => value));
     return call('POST', `/parked/replay${query.size > 0 ? `?${query}` : ''}`);
   },
+  tenants: () => call('GET', '/tenants'),
+  onboard: (context, events) =>
+    call('POST', `/tenants?${new URLSearchParams({ context, ...(events && { events }) })}`),
+  rotateSecret: (context) => call('POST', `/tenants/${enc(context)}/rotate-secret`),
+  offboard: (context) => call('DELETE', `/tenants/${enc(context)}`),
   reconcile: ({ context, from, to, webhookId }) => {
     const query = new URLSearchParams(
       Object.entries({ context, from, to, webhookId }).filter(

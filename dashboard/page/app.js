@@ -6,12 +6,13 @@ import * as parked from './parked.js';
 import * as row from './row.js';
 import { source } from './source.js';
 import * as subscriptions from './subscriptions.js';
+import * as tenants from './tenants.js';
 
 /**
  * The views, by the first part of the location hash (`#/row/Cust1/contact/42`). Each `mount` fills
  * the container and may return a function that stops its timers (or drops late answers).
  */
-const VIEWS = { overview, row, find, parked, subscriptions, live };
+const VIEWS = { overview, row, find, parked, subscriptions, tenants, live };
 
 let stop;
 

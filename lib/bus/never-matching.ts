@@ -9,6 +9,7 @@ import { closest, distance } from 'fastest-levenshtein';
 import { EnvelopeSchema } from '../events/envelope.js';
 import { FIXED_EVENT_NAMES, familyOf } from '../events/registry.js';
 import { LIFECYCLE_TYPES, type LifecycleDetails, type LifecycleType } from '../reconcile/lifecycle.js';
+import { TENANT_LIFECYCLE_FIELDS, TENANT_LIFECYCLE_TYPES } from '../tenants/lifecycle.js';
 import { SOURCE } from './entry.js';
 import type { Subscription } from './subscriptions.js';
 
@@ -53,8 +54,9 @@ const everyLifecycleField: Exclude<LifecycleField, (typeof LIFECYCLE_FIELDS)[num
 void everyLifecycleField;
 
 /** Every `detail-type` the receiver publishes by a fixed name: the catalogue's events and its lifecycle events. */
-const PUBLISHED_NAMES: readonly string[] = [...FIXED_EVENT_NAMES, ...LIFECYCLE_TYPES];
-const isLifecycleType = (name: string) => (LIFECYCLE_TYPES as readonly string[]).includes(name);
+const OWN_EVENTS: readonly string[] = [...LIFECYCLE_TYPES, ...TENANT_LIFECYCLE_TYPES];
+const PUBLISHED_NAMES: readonly string[] = [...FIXED_EVENT_NAMES, ...OWN_EVENTS];
+const isLifecycleType = (name: string) => OWN_EVENTS.includes(name);
 
 /** What a bus entry looks like to a pattern: EventBridge's envelope around buildEntry's detail. */
 const EVENT: Shape = {
@@ -65,7 +67,7 @@ const EVENT: Shape = {
       fields: {
         ...leaf(...Object.keys(EnvelopeSchema.shape), 'Entity', 'FieldValues', 'Values'),
         ...leaf('significantChanges', 'seq', 'outcome', 'echo', 'truncated', 'dropped'),
-        ...leaf(...LIFECYCLE_FIELDS),
+        ...leaf(...LIFECYCLE_FIELDS, ...TENANT_LIFECYCLE_FIELDS),
         row: {
           fields: {
             ...leaf('status', 'changedFields', 'lastEventId', 'lastTimestamp'),

@@ -11,6 +11,8 @@ export interface IngestConfig {
   /** Secrets from WEBHOOK_SECRET and WEBHOOK_SECRETS (the SSM parameter, when named, is read at run time). */
   secrets: SecretConfig;
   secretsParameter: string | undefined;
+  /** How long the secrets parameter is cached (WEBHOOK_SECRETS_MAX_AGE_SECONDS, default 300). */
+  secretsMaxAgeSeconds: number;
   stateEventToken: string | undefined;
   allowUnsigned: boolean;
   maxEventAgeSeconds: number;
@@ -52,6 +54,12 @@ export function secretConfig(fallback: string[], byContext: Record<string, strin
   return { fallback: wildcard ?? fallback, byContext: contexts };
 }
 
+/**
+ * How long the ingest keeps the secrets parameter it read: a secret added to it is accepted by every
+ * warm instance this long after, at the latest.
+ */
+export const SECRETS_MAX_AGE_SECONDS = 300;
+
 const HEADER_PREFIX = /^X-[A-Za-z0-9]+(-[A-Za-z0-9]+)*-?$/i;
 
 /**
@@ -84,6 +92,7 @@ export function readIngestConfig(env: Record<string, string | undefined> = proce
       secretsJson === undefined ? {} : parseSecretsJson(secretsJson, 'WEBHOOK_SECRETS'),
     ),
     secretsParameter: optionalEnv('WEBHOOK_SECRETS_PARAMETER', env),
+    secretsMaxAgeSeconds: intEnv('WEBHOOK_SECRETS_MAX_AGE_SECONDS', SECRETS_MAX_AGE_SECONDS, env),
     stateEventToken: optionalEnv('STATE_EVENT_TOKEN', env),
     allowUnsigned: boolEnv('ALLOW_UNSIGNED', false, env),
     maxEventAgeSeconds: intEnv('MAX_EVENT_AGE_SECONDS', 7 * 24 * 3600, env),

@@ -7,6 +7,7 @@ import { type AskKeyRange, type KeyPage, keyRange, pageAfterKey, wholeNumber } f
 import { createTenantLimiter } from './limiter.js';
 import { createSecretSet, readablePart, remembering, scrubbing } from './scrub.js';
 import type { CrmTable } from './tables.js';
+import { createWebhookAdmin } from './webhook-admin.js';
 import { createWebhookApi } from './webhooks.js';
 
 export interface CrmClientOptions {
@@ -18,6 +19,11 @@ export interface CrmClientOptions {
   limits?: Partial<CrmLimits>;
   /** Milliseconds the caller may still spend; unbounded by default. */
   timeLeftMs?: () => number;
+  /**
+   * A tenant's API base when it is not CRM_API_URL's (`https://sod3.../Cust1/api/v1`, from its state's
+   * `Api`: the tenant moved); undefined for CRM_API_URL's.
+   */
+  apiBaseOf?: (context: string) => string | undefined;
   /** The current invocation's stop signal (the local runtime's, as it stops): aborts calls in flight and their waits. */
   signal?: () => AbortSignal | undefined;
   /** Replaces the credential step (OAuth client credentials, later). */
@@ -80,7 +86,7 @@ export function createCrmClient(options: CrmClientOptions) {
         `${JSON.stringify(context)} is not a ContextIdentifier (letters, digits, _ and -)`,
         context,
       );
-    return options.apiUrl.replace(CONTEXT_PLACEHOLDER, context);
+    return options.apiBaseOf?.(context) ?? options.apiUrl.replace(CONTEXT_PLACEHOLDER, context);
   };
   // Every credential known or seen in use, removed from whatever the client throws or hands on.
   const secrets = createSecretSet(options.credentials);
@@ -275,6 +281,7 @@ export function createCrmClient(options: CrmClientOptions) {
       },
 
       ...createWebhookApi({ base, getJson, scrub: secrets.scrub }),
+      ...createWebhookAdmin({ base, call, okJson }),
     },
     secrets,
   );

@@ -28,4 +28,5 @@ export {
   type TypedTag,
   typedTagOf,
 } from './typed-values.js';
+export type { WebhookFields } from './webhook-admin.js';
 export { type CrmWebhook, type CrmWebhookState, WEBHOOK_STATES, type WebhookUsage } from './webhooks.js';

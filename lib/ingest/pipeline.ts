@@ -64,7 +64,7 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
 
   let match: SecretMatch | undefined;
   if (headers.signature !== undefined && policy.verifier.hasSecrets) {
-    match = policy.verifier.match(raw, headers.signature);
+    match = policy.verifier.match(raw, headers.signature, contextHint(raw));
     if (match === undefined)
       return reject(log, 401, 'signature-invalid', 'the signature does not match the body');
     log.signatureVerified = true;
@@ -307,4 +307,18 @@ function clip(value: string): string {
 function asText(raw: string | Uint8Array): string | undefined {
   if (typeof raw === 'string') return raw.isWellFormed() ? raw : undefined;
   return isUtf8(raw) ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8') : undefined;
+}
+
+const CONTEXT_HINT = /"ContextIdentifier"\s*:\s*"([A-Za-z0-9_-]{1,100})"/;
+
+/**
+ * The ContextIdentifier as the raw body seems to name it, read before any parse: only which secrets
+ * the signature is checked against first. The parsed body's context is what the match is bound to.
+ */
+function contextHint(raw: string | Uint8Array): string | undefined {
+  const text =
+    typeof raw === 'string'
+      ? raw
+      : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('latin1');
+  return CONTEXT_HINT.exec(text)?.[1];
 }

@@ -30,7 +30,7 @@ export interface ParameterReader {
 
 /**
  * The policy the ingest applies now. With WEBHOOK_SECRETS_PARAMETER (`config.secretsParameter`) and a
- * reader, secrets come from that parameter (read through a 5-minute cache), and the policy is rebuilt
+ * reader, secrets come from that parameter (read through a cache of `secretsMaxAgeSeconds`, 5 minutes), and the policy is rebuilt
  * only when its value changes; otherwise the policy of the environment's secrets, built once. A refresh
  * that fails (SSM throttled, or slow past the read's budget) keeps the secrets read before and calls
  * `onStale`: only a cold start that has none throws (the ingest answers 503).
@@ -47,7 +47,7 @@ export function createPolicySource(
     if (parameters === undefined || name === undefined) return policy;
     let value: string | undefined;
     try {
-      value = (await parameters.get(name, { maxAge: 300 })) as string | undefined;
+      value = (await parameters.get(name, { maxAge: config.secretsMaxAgeSeconds })) as string | undefined;
     } catch (error) {
       if (parameterValue === undefined) throw error;
       onStale(error);

@@ -14,8 +14,12 @@ export interface SecretMatch {
 export interface SignatureVerifier {
   /** True when at least one secret is configured anywhere. */
   readonly hasSecrets: boolean;
-  /** The secret whose HMAC over `body` equals `signature`, or undefined. Constant time per secret. */
-  match(body: string | Uint8Array, signature: string): SecretMatch | undefined;
+  /**
+   * The secret whose HMAC over `body` equals `signature`, or undefined. Constant time per secret. With
+   * `context` (a hint read from the raw body, not trusted), that context's own secrets are tried
+   * first: with hundreds of tenants, one HMAC or two instead of one per secret of every tenant.
+   */
+  match(body: string | Uint8Array, signature: string, context?: string): SecretMatch | undefined;
   /** True when `match` came from a secret that is valid for `context`. */
   allows(context: string, match: SecretMatch): boolean;
   /** True when `context` has at least one secret (its own or the fallback). */
@@ -50,15 +54,19 @@ export function createSignatureVerifier(config: SecretConfig): SignatureVerifier
 
   return {
     hasSecrets: secrets.length > 0,
-    match(body, signature) {
+    match(body, signature, context) {
       const candidate = signature.trim();
       if (!SIGNATURE_FORMAT.test(candidate)) return undefined;
       const provided = Buffer.from(candidate, 'base64');
       if (provided.length !== 32) return undefined;
+      const matches = (i: number) =>
+        timingSafeEqual(createHmac('sha256', keys[i]!).update(body).digest(), provided);
+      const own = context === undefined ? undefined : byContext.get(context);
+      for (const i of own ?? []) if (matches(i)) return { index: i };
       let found: SecretMatch | undefined;
       for (let i = 0; i < keys.length; i++) {
-        const expected = createHmac('sha256', keys[i]!).update(body).digest();
-        if (timingSafeEqual(expected, provided) && found === undefined) found = { index: i };
+        if (own?.has(i)) continue;
+        if (matches(i) && found === undefined) found = { index: i };
       }
       return found;
     },

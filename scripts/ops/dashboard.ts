@@ -3,6 +3,7 @@ import { createRouteServer } from '../../dashboard/route-server.js';
 import { sourceRoutes } from '../../dashboard/routes.js';
 import { createDashboard } from '../../dashboard/server.js';
 import type { DashboardSource } from '../../dashboard/source.js';
+import { tenantRoutes } from '../../dashboard/tenant-routes.js';
 
 export interface ServedDashboard {
   url: string;
@@ -21,7 +22,13 @@ export async function serveDashboard(
   const dashboard = createDashboard(token);
   const server = createRouteServer({
     name: 'ops dashboard',
-    routes: sourceRoutes(source),
+    routes: [
+      ...sourceRoutes(source),
+      ...tenantRoutes(
+        undefined,
+        'on a stage, tenants are managed by npm run ops -- tenants|onboard|rotate-secret|offboard',
+      ),
+    ],
     intercept: dashboard.intercept,
   });
   await new Promise<void>((resolve, reject) => {

@@ -234,7 +234,7 @@ describe('the CRM simulator REST API', () => {
     answer = 200;
     const accepted = await patch([{ op: 'replace', path: '/State', value: 'Active' }]);
     expect(json(accepted)).toMatchObject({ State: 'Active' });
-    expect((await patch({ Name: 'x' })).status).toBe(501);
+    expect((await patch({ Nme: 'x' })).status).toBe(400);
   });
 
   it('registers a webhook by POST only when its target answered the test delivery with 200', async () => {

@@ -306,3 +306,33 @@ describe('forged unsigned webhook<id>.errors', () => {
     });
   });
 });
+
+describe('the context hint the signature check starts from (read from the raw body, never trusted)', () => {
+  const many = {
+    fallback: [FALLBACK],
+    byContext: Object.fromEntries(
+      Array.from({ length: 300 }, (_, i) => [`Cust${i}`, [`secret-${i}-new`, `secret-${i}-old`]]),
+    ),
+  };
+
+  it.each([
+    ['its own newest secret', 'Cust7', 'secret-7-new', 200, undefined],
+    ['its own older secret', 'Cust7', 'secret-7-old', 200, undefined],
+    [
+      "another tenant's secret (found after its own were tried)",
+      'Cust7',
+      'secret-8-new',
+      401,
+      'signature-wrong-context',
+    ],
+    ['no secret of anyone', 'Cust7', 'not-a-secret', 401, 'signature-invalid'],
+  ])('a delivery of one of 300 tenants signed with %s', async (_, context, secret, status, reason) => {
+    const response = await handleDelivery(
+      request(sample('contact.created', { context }), { secret }),
+      policy({ secrets: many }),
+      new RecordingQueue(),
+    );
+    expect(response.status).toBe(status);
+    if (reason) expect(response.decision).toMatchObject({ reason });
+  });
+});

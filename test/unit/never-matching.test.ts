@@ -84,4 +84,15 @@ describe('neverMatching: the receiver’s lifecycle events (lib/reconcile/lifecy
       'subscription "s" can never match: detail.rowsChange is no field of a published event (did you mean rowsChanged?)',
     ]);
   });
+
+  it('knows the tenant lifecycle events: by type and by their fields', () => {
+    expect(
+      warnings(
+        '{ detail-type: [receiver.tenant.onboarded, receiver.tenant.state-changed], detail: { retireAt: [{ exists: true }], dataWebhookId: [1] } }',
+      ),
+    ).toEqual([]);
+    expect(warnings('{ detail-type: [receiver.tenant.onbaorded] }')).toEqual([
+      'subscription "s" can never match: detail-type receiver.tenant.onbaorded is no event the receiver publishes (did you mean receiver.tenant.onboarded?)',
+    ]);
+  });
 });

@@ -24,7 +24,7 @@ describe('the README', () => {
     const routes = adminRoutes({ source, queues: [], peek: () => [], isReady: () => true });
     // Each `METHOD /path` of the table, with its placeholders filled in and its query left out.
     const documented = firstCells('Admin API')
-      .flatMap((cell) => [...cell.matchAll(/`(GET|POST) ([^`]+)`/g)])
+      .flatMap((cell) => [...cell.matchAll(/`(GET|POST|DELETE) ([^`]+)`/g)])
       .map(([, method, path]) => ({
         method: method!,
         path: path!

@@ -20,6 +20,17 @@ describe('sender config', () => {
     expect(senderSecret('Cust2', { WEBHOOK_SECRET: ' first , second', DATA_DIR: empty() })).toBe('first');
   });
 
+  it('signs an onboarded tenant with the newest secret the tenant commands gave it (DATA_DIR), before any other', () => {
+    const dataDir = empty();
+    const set = JSON.stringify({ Cust1: ['newest', 'replaced'] });
+    writeFileSync(
+      join(dataDir, 'ssm-parameters.json'),
+      JSON.stringify({ '/local/webhook-secrets': { value: set, version: 2 } }),
+    );
+    expect(senderSecret('Cust1', { DATA_DIR: dataDir, WEBHOOK_SECRET: 'fallback' })).toBe('newest');
+    expect(senderSecret('Cust2', { DATA_DIR: dataDir, WEBHOOK_SECRET: 'fallback' })).toBe('fallback');
+  });
+
   it('falls back to the secret npm start generated in DATA_DIR, and to none', () => {
     const dataDir = empty();
     expect(senderSecret('Cust1', { DATA_DIR: dataDir })).toBeUndefined();

@@ -29,6 +29,7 @@ export function crmClient(url: string, context: string) {
       call('GET', `/sim/${ctx}/rows/${table}${id === undefined ? '' : `/${id}`}`),
     setState: (webhook: number, state: 'Active' | 'Stopped') =>
       call('PUT', `/sim/${ctx}/webhooks/${webhook}/state`, { state }),
+    tenant: (body: { state?: string; move?: boolean }) => call('PUT', `/sim/${ctx}/tenant`, body),
     status: () => call('GET', '/sim/status'),
     faults: (faults: Record<string, number | undefined>) => call('PUT', '/sim/faults', faults),
   };

@@ -5,6 +5,7 @@ import { CrmError } from './errors.js';
 import type { FaultGate, Faults } from './faults.js';
 import { type CrmAnswer, type CrmRequest, notImplemented, objectBody, ok } from './http.js';
 import { tableOf } from './tables.js';
+import { setTenantStatus } from './tenant-state.js';
 import { publicWebhook, type WebhookState } from './webhooks.js';
 
 /**
@@ -55,6 +56,12 @@ export async function controlApi(
     if (action === undefined) return ok(rows);
     const row = rows[action];
     return row === undefined ? { status: 404, body: { Error: `no ${id} ${action}` } } : ok(row);
+  }
+  if (resource === 'tenant' && method === 'PUT' && id === undefined) {
+    const body = objectBody(request.body, '{"state": "Suspended", "move": true}');
+    const tenant = setTenantStatus(core.store.context(context), body.state, body.move === true);
+    core.store.save(context);
+    return ok(tenant);
   }
   if (resource === 'webhooks' && method === 'POST' && id === undefined) {
     const body = objectBody(request.body, 'name, events, targetUrl, secret, headers, properties');

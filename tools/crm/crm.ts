@@ -2,8 +2,11 @@ import { type Applied, applyChange, type Change } from './changes.js';
 import type { Dispatcher } from './deliver.js';
 import { CrmError } from './errors.js';
 import type { ContextData, CrmStore } from './store.js';
-import { tableOf } from './tables.js';
+import { crmTime, NEVER, tableOf } from './tables.js';
 import { newWebhook, type Webhook, type WebhookInput, type WebhookState } from './webhooks.js';
+
+/** What a PATCH changes: the fields given, `secret: undefined` removes the secret. */
+export type WebhookChange = Partial<Omit<WebhookInput, 'associateId'>> & { state?: 'Active' | 'Stopped' };
 
 /** The simulated CRM's operations on rows and webhooks, each persisted before it returns. */
 export interface CrmCore {
@@ -19,11 +22,25 @@ export interface CrmCore {
   webhook(context: string, id: number): Webhook;
   /** Sets a webhook's state; to Active only after the `test` delivery was answered 200. */
   setState(context: string, id: number, state: WebhookState, associateId?: number): Promise<Webhook>;
+  /**
+   * Changes a webhook as a PATCH does: 412 when it changed after `ifUnmodifiedSince` (an HTTP date),
+   * 409 while another change of it is under way; when it is (or becomes) Active, the target must
+   * first answer the `test` delivery (with the new secret, URL and headers) with 200.
+   */
+  update(
+    context: string,
+    id: number,
+    change: WebhookChange,
+    options?: { ifUnmodifiedSince?: string | undefined; associateId?: number },
+  ): Promise<Webhook>;
+  /** Deletes a webhook for good. */
+  remove(context: string, id: number): void;
 }
 
 export function createCrmCore(store: CrmStore, dispatcher: Dispatcher): CrmCore {
   // A state change in progress per webhook: the same request twice at once shares it (one test delivery).
   const changing = new Map<string, { state: WebhookState; done: Promise<Webhook> }>();
+  const updating = new Set<string>();
   const save = (data: ContextData) => store.save(data.name);
   const checkTarget = async (data: ContextData, target: Parameters<Dispatcher['test']>[1]) => {
     const status = await dispatcher.test(data, target);
@@ -82,6 +99,46 @@ export function createCrmCore(store: CrmStore, dispatcher: Dispatcher): CrmCore 
       })().finally(() => changing.delete(key));
       changing.set(key, { state, done });
       return done;
+    },
+    async update(context, id, change, options = {}) {
+      const data = store.context(context);
+      const webhook = core.webhook(context, id);
+      const key = `${context}/${id}`;
+      if (updating.has(key) || changing.has(key))
+        throw new CrmError(`webhook ${id} is being changed by another request: try again`, 409);
+      const since = Date.parse(options.ifUnmodifiedSince ?? '');
+      const last = Date.parse(`${webhook.updated === NEVER ? webhook.registered : webhook.updated}Z`);
+      if (Number.isFinite(since) && Math.floor(last / 1000) * 1000 > since)
+        throw new CrmError(`webhook ${id} changed since ${options.ifUnmodifiedSince}`, 412);
+      const { state, ...fields } = change;
+      if (fields.events !== undefined && fields.events.length === 0)
+        throw new CrmError('Events must name at least one event');
+      if (fields.targetUrl !== undefined && !/^https?:\/\//.test(fields.targetUrl))
+        throw new CrmError(`TargetUrl ${JSON.stringify(fields.targetUrl)} must be an http(s) URL`);
+      const next: Webhook = { ...webhook, ...fields, events: [...(fields.events ?? webhook.events)] };
+      if ('secret' in change && change.secret === undefined) delete next.secret;
+      updating.add(key);
+      try {
+        if ((state ?? webhook.state) === 'Active') await checkTarget(data, next);
+        const { state: _, ...changed } = next;
+        Object.assign(webhook, changed, {
+          updated: crmTime(),
+          updatedAssociateId: options.associateId ?? 5,
+        });
+        if (!('secret' in next)) delete webhook.secret;
+        if (state !== undefined && state !== webhook.state)
+          dispatcher.setState(data, webhook, state, options.associateId ?? 5);
+        save(data);
+        return webhook;
+      } finally {
+        updating.delete(key);
+      }
+    },
+    remove(context, id) {
+      const data = store.context(context);
+      core.webhook(context, id);
+      data.webhooks = data.webhooks.filter((webhook) => webhook.id !== id);
+      save(data);
     },
   };
   return core;

@@ -16,6 +16,7 @@ Commands:
   rows <table> [id]                         status (webhooks, counters, discarded events)
   stop-webhook [id]    start-webhook [id]   (default webhook 1; start sends the test delivery first)
   stream [--rate 20] [--rows 200] [--for 60s]
+  tenant <Running|Suspended|OfflineMaintenance|MigrationPending|Deleted|move>   (move: a new host, 421 at the old)
   faults [--rate-limit N] [--unavailable 20s] [--slow 500ms]   (no option: none)
 Options:
   --context C          the tenant (default CRM_CONTEXT, else Cust12345)
@@ -174,6 +175,9 @@ async function main(argv: string[]): Promise<number> {
       console.log(`webhook ${webhook.id} is ${webhook.state}`);
       return 0;
     }
+    case 'tenant':
+      print(await client.tenant(table === 'move' ? { move: true } : { state: table }));
+      return 0;
     case 'faults':
       print(
         await client.faults({

@@ -1,11 +1,10 @@
 import { type ArchiveRow, dynamicArchive } from './archive.js';
 import type { CrmCore } from './crm.js';
-import { CrmError } from './errors.js';
-import { type CrmAnswer, type CrmRequest, notImplemented, objectBody, ok } from './http.js';
+import { type CrmAnswer, type CrmRequest, notImplemented, ok } from './http.js';
 import { NEVER, type Row, TABLES, type Table } from './tables.js';
-import { usageRow, type WebhookState, webhookResource } from './webhooks.js';
+import { webhookApi } from './webhook-api.js';
+import { usageRow } from './webhooks.js';
 
-const STATES: readonly WebhookState[] = ['Active', 'Stopped', 'TooManyErrors'];
 const REST_TABLES = new Map(
   [...TABLES.values()].filter((table) => table.rest).map((table) => [table.rest!.toLowerCase(), table]),
 );
@@ -13,7 +12,7 @@ const REST_TABLES = new Map(
 /**
  * The tenant's REST API (`/{context}/api/v1/...`) from the same rows and webhooks: one row by id
  * (PascalCase, `If-Modified-Since` → 304, 404 once deleted), the dynamic archive provider, and the
- * Webhook resource (list with statusFilter, get, LastError, POST, PATCH of State). Anything else: 501.
+ * Webhook resource (tools/crm/webhook-api.ts). Anything else: 501.
  */
 export async function restApi(
   core: CrmCore,
@@ -50,72 +49,6 @@ export async function restApi(
     return ok(entityView(table, row), headers);
   }
   return notImplemented(method, request.path);
-}
-
-async function webhookApi(
-  core: CrmCore,
-  context: string,
-  method: string,
-  parts: string[],
-  request: CrmRequest,
-) {
-  const data = core.store.context(context);
-  const [id, sub] = parts;
-  if (id === undefined) {
-    if (method === 'GET') {
-      const filter = request.query.get('statusFilter');
-      if (filter !== null && !STATES.includes(filter as WebhookState))
-        throw new CrmError(`statusFilter must be one of ${STATES.join(', ')}`);
-      return ok(
-        data.webhooks.filter((hook) => filter === null || hook.state === filter).map(webhookResource),
-      );
-    }
-    if (method === 'POST') {
-      const body = objectBody(request.body, 'Name, Events, TargetUrl, Secret, Headers, Properties');
-      const webhook = await core.register(
-        context,
-        {
-          name: String(body.Name ?? ''),
-          events: Array.isArray(body.Events) ? body.Events.map(String) : [],
-          targetUrl: String(body.TargetUrl ?? ''),
-          secret: typeof body.Secret === 'string' ? body.Secret : undefined,
-          headers: (body.Headers ?? {}) as Record<string, string>,
-          properties: (body.Properties ?? {}) as Record<string, unknown>,
-        },
-        true,
-      );
-      return { status: 201, body: webhookResource(webhook) };
-    }
-  } else if (/^\d+$/.test(id)) {
-    const webhook = core.webhook(context, Number(id));
-    if (method === 'GET' && sub === undefined) return ok(webhookResource(webhook));
-    if (method === 'GET' && sub === 'LastError') return ok(webhook.lastError);
-    if (method === 'PATCH' && sub === undefined) {
-      const state = patchedState(request.body);
-      return ok(webhookResource(await core.setState(context, webhook.id, state)));
-    }
-  }
-  return notImplemented(method, request.path);
-}
-
-/** The State a PATCH sets: a JSON merge patch `{"State": ...}` or a JSON Patch `replace /State`. */
-function patchedState(body: unknown): WebhookState {
-  const operations = Array.isArray(body) ? body : undefined;
-  const fields = operations
-    ? Object.fromEntries(
-        operations.map((operation: { op?: string; path?: string; value?: unknown }) => {
-          if (operation.op !== 'replace' || typeof operation.path !== 'string')
-            throw new CrmError('a JSON Patch of a webhook must be replace operations');
-          return [operation.path.replace(/^\//, ''), operation.value];
-        }),
-      )
-    : objectBody(body, '{"State": "Active"} or [{"op":"replace","path":"/State","value":"Active"}]');
-  const others = Object.keys(fields).filter((field) => field !== 'State');
-  if (others.length > 0)
-    throw new CrmError(`PATCH of ${others.join(', ')} is not implemented by the simulator: State only`, 501);
-  if (!STATES.includes(fields.State as WebhookState) || fields.State === 'TooManyErrors')
-    throw new CrmError('State must be Active or Stopped');
-  return fields.State as WebhookState;
 }
 
 /** The rows the dynamic provider lists for `table`: the CRM's tables, or the webhooks' usage counters. */

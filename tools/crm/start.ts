@@ -18,6 +18,7 @@ import {
 } from './http.js';
 import { restApi } from './rest.js';
 import { openStore } from './store.js';
+import { tenantRefusal, tenantStateAnswer } from './tenant-state.js';
 
 export interface CrmOptions {
   /** Where the rows and webhooks live (one JSON file per context). */
@@ -81,31 +82,21 @@ export async function startCrm(options: CrmOptions): Promise<RunningCrm> {
     if (state && method === 'GET') {
       const context = decodeURIComponent(state[1]!);
       calls.count(context, 'state');
-      store.context(context);
-      return {
-        status: 200,
-        body: {
-          ContextIdentifier: context,
-          Endpoint: `${origin}/${context}`,
-          State: 'Running',
-          IsRunning: true,
-          ValidUntil: new Date(Date.now() + 3600_000).toISOString(),
-          Api: `${origin}/${context}/api`,
-        },
-      };
+      return tenantStateAnswer(store.context(context), origin);
     }
-    const api = /^\/([^/]+)\/api\/v1(\/.*)?$/i.exec(path);
+    // `/{ctx}/api/v1/...`, or `/{host}/{ctx}/api/v1/...` for a tenant that moved.
+    const api = /^(?:\/(h\d+))?\/([^/]+)\/api\/v1(\/.*)?$/i.exec(path);
     if (api) {
-      const context = decodeURIComponent(api[1]!);
-      calls.count(context, callKind(api[2] ?? '/', request.query));
-      const fault = await faults.check(context);
+      const context = decodeURIComponent(api[2]!);
+      calls.count(context, callKind(api[3] ?? '/', request.query));
+      const fault = (await faults.check(context)) ?? tenantRefusal(store.context(context), api[1]);
       if (fault) return fault;
       const refused = auth.refuse(context, request.headers);
       if (refused)
         return { status: 401, body: { Error: refused }, headers: { 'www-authenticate': 'Basic, SOTicket' } };
-      const tableRefused = faults.refusal(api[2] ?? '/', request.query);
+      const tableRefused = faults.refusal(api[3] ?? '/', request.query);
       if (tableRefused) return tableRefused;
-      return restApi(core, context, api[2] ?? '/', request);
+      return restApi(core, context, api[3] ?? '/', request);
     }
     return notImplemented(method, path);
   };

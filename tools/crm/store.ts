@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 
 import { join } from 'node:path';
 import type { TableRows } from './changes.js';
 import { CrmError } from './errors.js';
+import type { TenantStatus } from './tenant-state.js';
 import type { Webhook } from './webhooks.js';
 
 /** Everything the simulated CRM holds for one context (tenant). */
@@ -14,6 +15,8 @@ export interface ContextData {
   nextWebhookId: number;
   /** Events discarded after their third failed attempt, every webhook together. */
   discarded: number;
+  /** The tenant's state and host (Running at its first address when absent). */
+  tenant?: TenantStatus;
 }
 
 export interface CrmStore {

@@ -24,6 +24,8 @@ export interface Webhook {
   headers: Record<string, string>;
   /** Added to every delivery's body as top-level fields. */
   properties: Record<string, unknown>;
+  /** Mailed when the webhook goes to TooManyErrors. */
+  errorsEmail?: string;
   registered: string;
   registeredAssociateId: number;
   updated: string;
@@ -47,6 +49,7 @@ export interface WebhookInput {
   secret?: string;
   headers?: Record<string, string>;
   properties?: Record<string, unknown>;
+  errorsEmail?: string;
   associateId?: number;
 }
 
@@ -61,6 +64,7 @@ export function newWebhook(id: number, input: WebhookInput, now = new Date()): W
     state: 'Active',
     headers: { ...input.headers },
     properties: { ...input.properties },
+    ...(input.errorsEmail ? { errorsEmail: input.errorsEmail } : {}),
     registered: crmTime(now),
     registeredAssociateId: input.associateId ?? 5,
     updated: NEVER,
@@ -87,6 +91,7 @@ export function webhookResource(webhook: Webhook): Record<string, unknown> {
     Type: 'webhook',
     Headers: webhook.headers,
     Properties: webhook.properties,
+    ErrorsEmail: webhook.errorsEmail ?? '',
     Registered: webhook.registered,
     RegisteredAssociate: { AssociateId: webhook.registeredAssociateId },
     Updated: webhook.updated,

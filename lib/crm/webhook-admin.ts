@@ -1,0 +1,92 @@
+import * as z from 'zod/mini';
+import type { CallRequest } from './call.js';
+import { CrmApiError } from './errors.js';
+import type { CrmResponse } from './http.js';
+import { type CrmWebhook, CrmWebhookSchema } from './webhooks.js';
+
+/** What a webhook is created with (crm-rest-api.md, "Creating, changing and deleting webhooks"). */
+export interface WebhookFields {
+  Name: string;
+  Events: string[];
+  TargetUrl: string;
+  Secret?: string;
+  State?: 'Active' | 'Stopped';
+  Type?: 'webhook';
+  Headers?: Record<string, string>;
+  Properties?: Record<string, unknown>;
+  ErrorsEmail?: string;
+}
+
+interface Deps {
+  base: (context: string) => string;
+  call: (context: string, url: URL, request?: CallRequest) => Promise<CrmResponse>;
+  okJson: (response: CrmResponse, context: string, what: string) => unknown;
+}
+
+/**
+ * Creating, changing and deleting a tenant's webhooks. A secret sent is never in an error: the CRM's
+ * reason is quoted with it blanked out.
+ */
+export function createWebhookAdmin({ base, call, okJson }: Deps) {
+  const url = (context: string, path = '') => new URL(`${base(context)}/Webhook${path}`);
+  const send = async (context: string, target: URL, request: CallRequest, secret?: string) => {
+    const what = `${request.method} ${target.pathname}`;
+    const response = await call(context, target, request);
+    try {
+      // A create answers 201 (or 200), a delete 204 (or 200); the body checks are the same.
+      const ok = response.status === 201 || response.status === 204 ? { ...response, status: 200 } : response;
+      return response.status === 204 ? undefined : okJson(ok, context, what);
+    } catch (error) {
+      if (!(error instanceof CrmApiError) || !secret) throw error;
+      throw new CrmApiError(error.message.replaceAll(secret, '[secret]'), context, { status: error.status });
+    }
+  };
+  const parse = (context: string, body: unknown, what: string): CrmWebhook => {
+    const parsed = z.safeParse(CrmWebhookSchema, body);
+    if (!parsed.success) throw new CrmApiError(`${what}: the answer is not a webhook`, context);
+    return parsed.data;
+  };
+
+  return {
+    /** `POST /Webhook`: the CRM first posts its `test` delivery to TargetUrl and refuses unless answered 200. */
+    async createWebhook(context: string, fields: WebhookFields): Promise<CrmWebhook> {
+      const target = url(context);
+      const body = await send(
+        context,
+        target,
+        { method: 'POST', body: { Type: 'webhook', ...fields } },
+        fields.Secret,
+      );
+      return parse(context, body, `POST ${target.pathname}`);
+    },
+    /**
+     * `PATCH /Webhook/{id}` as a JSON merge patch; with `unmodifiedSince`, 412 when a person changed it
+     * since. A change that leaves it Active is saved only after the `test` delivery got 200.
+     */
+    async patchWebhook(
+      context: string,
+      id: number,
+      patch: Partial<WebhookFields>,
+      unmodifiedSince?: Date,
+    ): Promise<CrmWebhook> {
+      const target = url(context, `/${id}`);
+      const headers = unmodifiedSince ? { 'if-unmodified-since': unmodifiedSince.toUTCString() } : undefined;
+      const body = await send(
+        context,
+        target,
+        { method: 'PATCH', body: patch, ...(headers && { headers }) },
+        patch.Secret,
+      );
+      return parse(context, body, `PATCH ${target.pathname}`);
+    },
+    /** `DELETE /Webhook/{id}`: `gone` when it was not there (deleted before, by a person or a run). */
+    async deleteWebhook(context: string, id: number): Promise<'deleted' | 'gone'> {
+      const target = url(context, `/${id}`);
+      const response = await call(context, target, { method: 'DELETE' });
+      if (response.status === 404) return 'gone';
+      if (response.status !== 200 && response.status !== 204)
+        okJson(response, context, `DELETE ${target.pathname}`);
+      return 'deleted';
+    },
+  };
+}

@@ -1,0 +1,144 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import type { BusEntry } from '../../lib/bus/entry.js';
+import { readIngestConfig } from '../../lib/config/ingest.js';
+import { createCrmClient } from '../../lib/crm/index.js';
+import { createPolicySource, handleDelivery } from '../../lib/ingest/index.js';
+import { QUEUE_ENV_VARS } from '../../lib/queue/port.js';
+import { SsmParameterProvider } from '../../lib/secrets/ssm.js';
+import { SECRET_GRACE_MS, type TenantDeps } from '../../lib/tenants/deps.js';
+import { ssmSecretSet } from '../../lib/tenants/secret-set.js';
+import { tenantEndpoints } from '../../lib/tenants/tenant-state.js';
+import { dynamoTenantStore } from '../../lib/tenants/tenant-store.js';
+import { LOCAL_SECRETS_PARAMETER, startLocalSsm } from '../../local/ssm-endpoint.js';
+import { type RunningCrm, startCrm } from '../../tools/crm/start.js';
+import { RecordingQueue } from '../support/delivery.js';
+import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+
+const REGION = 'us-east-1';
+const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/** One delivery the ingest answered: its event, the status, and why when refused. */
+export interface Answered {
+  event: string;
+  eventId: string;
+  status: number;
+  reason?: string;
+}
+
+/**
+ * The real pieces of onboarding, on loopback: the CRM simulator (its deliveries with the sender's
+ * policy), the ingest pipeline with its policy source reading the secrets parameter through SSM's
+ * GetParameter (the local SSM endpoint, cached `maxAgeSeconds`), dynalite's webhooks table for the
+ * records and leases, and the tenant deps over all of it.
+ */
+export async function startTenantWorld(
+  options: { graceMs?: number; retryDelaysMs?: [number, number]; secretsParameter?: string } = {},
+) {
+  const parameter = options.secretsParameter ?? LOCAL_SECRETS_PARAMETER;
+  const dir = mkdtempSync(join(tmpdir(), 'tenants-'));
+  const crm: RunningCrm = await startCrm({
+    dataDir: join(dir, 'crm'),
+    delivery: { retryDelaysMs: options.retryDelaysMs ?? [50, 200], timeoutMs: 2000 },
+  });
+  const dynamo: LocalDynamo = await startDynalite();
+  const tables = await dynamo.createTables();
+  const ssm = await startLocalSsm(dir, () => undefined);
+  const ssmClient = new SSMClient({ region: REGION, endpoint: ssm.endpoint, credentials: CREDENTIALS });
+  const config = readIngestConfig({
+    ...Object.fromEntries(Object.values(QUEUE_ENV_VARS).map((name) => [name, `http://queue/${name}`])),
+    WEBHOOK_SECRETS_PARAMETER: parameter,
+    WEBHOOK_SECRETS_MAX_AGE_SECONDS: '1',
+  });
+  const policy = createPolicySource(
+    config,
+    new SsmParameterProvider({
+      region: REGION,
+      endpoint: ssm.endpoint,
+      credentials: async () => CREDENTIALS,
+    }),
+  );
+  const queue = new RecordingQueue();
+  const answered: Answered[] = [];
+  const ingest = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+      void (async () => {
+        const response = await handleDelivery(
+          { method: req.method ?? 'POST', headers, query: {}, body, receivedAt: new Date() },
+          await policy(),
+          queue,
+        );
+        const decision = response.decision;
+        answered.push({
+          event: headers['x-superoffice-event'] ?? '',
+          eventId: headers['x-superoffice-eventid'] ?? '',
+          status: response.status,
+          ...(decision.kind === 'reject' && { reason: decision.reason }),
+        });
+        res.writeHead(response.status, response.headers);
+        res.end(response.body);
+      })();
+    });
+  });
+  await new Promise<void>((resolve) => ingest.listen(0, '127.0.0.1', resolve));
+  const targetUrl = `http://127.0.0.1:${(ingest.address() as AddressInfo).port}/webhook`;
+  const published: BusEntry[] = [];
+  const endpoints = tenantEndpoints();
+  const crmClient = createCrmClient({
+    apiUrl: `${crm.url}/{ContextIdentifier}/api/v1`,
+    credentials: { '*': { type: 'basic', user: 'crm', password: 'crm' } },
+    apiBaseOf: endpoints.apiBaseOf,
+  });
+  const deps: TenantDeps = {
+    crm: crmClient,
+    follow: endpoints.follow,
+    secrets: ssmSecretSet({ client: ssmClient, name: parameter }),
+    tenants: dynamoTenantStore({ client: dynamo.doc, table: tables.webhooks }),
+    targetUrl,
+    stateEventToken: undefined,
+    // The ingest caches the parameter 1 s: a secret written is accepted everywhere 1.5 s later.
+    propagationMs: 1500,
+    graceMs: options.graceMs ?? SECRET_GRACE_MS,
+    owner: 'test',
+    publish: async (entry) => {
+      published.push(entry);
+    },
+  };
+  return {
+    crm,
+    deps,
+    answered,
+    queue,
+    published,
+    targetUrl,
+    ssmClient,
+    tables,
+    dynamo,
+    /** The events of `published` of one type, their details parsed. */
+    events: (type: string) =>
+      published
+        .filter((entry) => entry.DetailType === type)
+        .map((entry) => JSON.parse(entry.Detail!) as Record<string, unknown>),
+    async close() {
+      await crm.stop();
+      await new Promise<void>((resolve) => {
+        ingest.close(() => resolve());
+        ingest.closeAllConnections();
+      });
+      ssmClient.destroy();
+      await ssm.close();
+      await dynamo.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type TenantWorld = Awaited<ReturnType<typeof startTenantWorld>>;
