@@ -2,9 +2,10 @@ import { once } from 'node:events';
 import { Agent } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import { type QueueView, type RowView, toRowView } from '../dashboard/views.js';
+import { erasesOnDelete } from '../lib/config/erasure.js';
+import { applyErasing } from '../lib/erasure/project.js';
 import { isRowEvent, validEvent } from '../lib/events/index.js';
 import type { Row } from '../lib/model/types.js';
-import { apply } from '../lib/projection.js';
 import { getJson, httpRequest } from './http-client.js';
 import { createRealisticSender, type SenderStats } from './sender.js';
 import { buildStream } from './stream.js';
@@ -81,7 +82,9 @@ const WORKER_QUEUES = new Set(['contact', 'activity', 'entities', 'webhookState'
 /**
  * Drives a running receiver like the CRM would: a realistic stream over many rows, sent by a sender
  * with the real one's retry and give-up rules, then checks through the admin API that every row ended
- * in the state that applying the accepted events in order gives (lib/projection's `apply`).
+ * in the state that applying the accepted events in order gives (lib/projection's `apply`, and the
+ * erasure of a deleted row of an ERASE_ON_DELETE entity, read from this process's environment as the
+ * receiver reads it from its own).
  */
 export async function runSimulation(options: SimulationOptions): Promise<SimulationReport> {
   const log = options.log ?? (() => undefined);
@@ -147,13 +150,15 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     // The rows as applying every accepted event in timestamp order makes them.
     const expected = new Map<string, Row>();
     const byRow = new Map<string, string[]>();
+    // The receiver erases a deleted row of an ERASE_ON_DELETE entity (same setting, same default).
+    const erases = erasesOnDelete();
     for (const delivery of stream.inOrder) {
       byRow.set(delivery.rowKey, [...(byRow.get(delivery.rowKey) ?? []), delivery.eventId]);
       if (!accepted.has(delivery.eventId)) continue;
       const event = validEvent(JSON.parse(delivery.body));
       if (event === undefined || !isRowEvent(event))
         throw new Error(`simulated event is invalid: ${delivery.body}`);
-      expected.set(delivery.rowKey, apply(expected.get(delivery.rowKey), event));
+      expected.set(delivery.rowKey, applyErasing(expected.get(delivery.rowKey), event, {}, erases));
     }
 
     const mismatchDetails: Mismatch[] = [];
