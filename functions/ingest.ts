@@ -33,7 +33,9 @@ const currentPolicy = createPolicySource(
         endpoint: optionalEnv('AWS_ENDPOINT_URL_SSM'),
       }),
   (error) =>
-    logger.warn('secrets parameter not refreshed; verifying with the secrets read before', { error }),
+    logger.warn('secrets parameter not refreshed; verifying with the secrets read before', {
+      reason: error instanceof Error ? error.message : String(error),
+    }),
 );
 
 export const handler = async (

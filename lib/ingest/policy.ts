@@ -28,12 +28,18 @@ export interface ParameterReader {
   get(name: string, options: { maxAge: number }): Promise<unknown>;
 }
 
+/** At most this long between two attempts to refresh the secrets after one failed (the cache's age if shorter). */
+export const STALE_RETRY_MS = 5_000;
+
 /**
  * The policy the ingest applies now. With WEBHOOK_SECRETS_PARAMETER (`config.secretsParameter`) and a
  * reader, secrets come from that parameter (read through a cache of `secretsMaxAgeSeconds`, 5 minutes), and the policy is rebuilt
- * only when its value changes; otherwise the policy of the environment's secrets, built once. A refresh
- * that fails (SSM throttled, or slow past the read's budget) keeps the secrets read before and calls
- * `onStale`: only a cold start that has none throws (the ingest answers 503).
+ * only when its value changes; otherwise the policy of the environment's secrets, built once. Deliveries
+ * that arrive together share one read. A refresh that fails (SSM throttled, or slow past the read's
+ * budget) keeps the secrets read before and calls `onStale`, and the next attempt waits
+ * {@link STALE_RETRY_MS} (or the cache's age, if shorter): a parameter store that stops answering costs
+ * one wait and one warning per period, not one per delivery. Only a cold start that has no secrets yet
+ * throws (the ingest answers 503).
  */
 export function createPolicySource(
   config: IngestConfig,
@@ -42,14 +48,20 @@ export function createPolicySource(
 ): () => Promise<DeliveryPolicy> {
   let policy = deliveryPolicy(config);
   let parameterValue: string | undefined;
+  let reading: Promise<DeliveryPolicy> | undefined;
+  let quietUntil = 0;
   const name = config.secretsParameter;
-  return async () => {
-    if (parameters === undefined || name === undefined) return policy;
+  const quietMs = Math.min(STALE_RETRY_MS, config.secretsMaxAgeSeconds * 1000);
+
+  async function refresh(parameterName: string, reader: ParameterReader): Promise<DeliveryPolicy> {
     let value: string | undefined;
     try {
-      value = (await parameters.get(name, { maxAge: config.secretsMaxAgeSeconds })) as string | undefined;
+      value = (await reader.get(parameterName, { maxAge: config.secretsMaxAgeSeconds })) as
+        | string
+        | undefined;
     } catch (error) {
       if (parameterValue === undefined) throw error;
+      quietUntil = Date.now() + quietMs;
       onStale(error);
       return policy;
     }
@@ -62,5 +74,13 @@ export function createPolicySource(
       parameterValue = value;
     }
     return policy;
+  }
+
+  return async () => {
+    if (parameters === undefined || name === undefined || Date.now() < quietUntil) return policy;
+    reading ??= refresh(name, parameters).finally(() => {
+      reading = undefined;
+    });
+    return reading;
   };
 }
