@@ -8,21 +8,14 @@ import { jsonMembers } from '../json-text.js';
 import { METRIC, OUTCOME_METRIC } from '../metrics.js';
 import { eventSeq } from '../model/order-key.js';
 import type { EventRecord, Row } from '../model/types.js';
-import {
-  type ApplyOptions,
-  apply,
-  contentHash,
-  olderThanWindow,
-  type Recognition,
-  recognise,
-  snapshotDiff,
-} from '../projection.js';
-import { VersionConflictError } from '../store/errors.js';
+import { type ApplyOptions, contentHash, recognise, snapshotDiff } from '../projection.js';
 import type { Store, Versioned } from '../store/types.js';
 import { type BusDecision, barredFromBus, decideBus, type PublishedMemory } from './bus-decision.js';
-import { ContentionError, HookError } from './errors.js';
+import { HookError } from './errors.js';
 import type { Publication } from './publish.js';
 import type { DeliveryMeta } from './record.js';
+import { type Found, recogniseInHistory, record, repeatOf } from './row-history.js';
+import { mergeRow } from './row-merge.js';
 
 export type RowStore = Pick<
   Store,
@@ -71,27 +64,14 @@ export interface RowResult {
 }
 
 /**
- * Records one contact/activity event, merges it into its row and decides whether its change is
- * published, in steps:
- *
- * 1. the row is read and the event recognised ({@link recognise}): new, a duplicate, a resend under
- *    a new EventId, or a conflicting delivery of a known EventId; an event older than the row's
- *    window is recognised from the history instead;
- * 2. a new snapshot (`<entity>.reconciled`) is compared with the row: equal, it is neither recorded
- *    nor merged (`unchanged`);
- * 3. history: one `attribute_not_exists` put into the events table (a resend or a conflict is
- *    recorded too, pointing to the event it repeats, but not merged, counted or passed to hooks);
- * 4. the row: {@link apply}, one put conditioned on the version read (retried on conflict; skipped
- *    when the event is already part of the row). When the history already had the event (a retry
- *    after a failure between the two writes), `eventCount` is recounted from the history; then the
- *    integrator hook, unless the event is an echo;
- * 5. an erased row (on request, or deleted for an entity of ERASE_ON_DELETE, docs/privacy.md): the
- *    row is merged without its data (`applyErasing`), the event recorded with an erased body, then
- *    every history record of the row erased; and the publication ({@link decideBus}): an erased row's
- *    change is withheld from the bus unless the event is the deletion itself.
+ * Records one row event, merges it into its row and decides whether its change is published, in
+ * steps: the event recognised ({@link recogniseEvent}); a new snapshot compared with the row
+ * ({@link compareSnapshot}); a new event recorded ({@link recordNew}), or a repeat ({@link recordRepeat});
+ * the row merged ({@link mergeEvent}); an erased row's history erased and the publication decided
+ * ({@link finish}). An erased row (on request, or deleted for an entity of ERASE_ON_DELETE,
+ * docs/privacy.md) is merged without its data and its events recorded erased.
  *
  * The last-accepted marker and the bus entry are the queue worker's to write (lib/workers/queue-workers.ts).
- *
  * Every step is safe to repeat, so a redelivery at any point converges on the same state.
  */
 export async function processRowEvent(
@@ -116,7 +96,7 @@ export async function processRowEvent(
 }
 
 /** One delivery of a row event and its row as read: what every step of {@link processRowEvent} reads. */
-interface Delivery {
+export interface Delivery {
   event: RowEvent;
   meta: DeliveryMeta;
   key: readonly [context: string, entity: string, primaryKey: number];
@@ -135,7 +115,7 @@ interface Delivery {
 }
 
 /** What the worker knows of the event so far: how it was found, its earlier record, a snapshot's changes. */
-interface Known<F extends Found = Found> {
+export interface Known<F extends Found = Found> {
   found: F;
   earlier?: EventRecord | undefined;
   changes?: string[] | undefined;
@@ -298,7 +278,9 @@ async function mergeEvent(
     row,
     outcome,
     changes: snapshot ? (known.changes ?? recorded?.changed ?? []) : known.changes,
-    publishedAlready: recorded?.unpublished !== true || deps.published?.has([...delivery.key, seq]) === true,
+    publishedAlready:
+      outcome === 'duplicate' &&
+      (recorded?.unpublished !== true || deps.published?.has([...delivery.key, seq]) === true),
   };
 }
 
@@ -324,117 +306,4 @@ async function finish(deps: RowWorkerDeps, delivery: Delivery, handled: Handled)
   });
   const { row, outcome, changes } = handled;
   return { row, outcome, echo, seq, bus, ...(changes !== undefined && { changes }) };
-}
-
-/** A new event found already recorded: a retry when its record has the same content, else a conflict. */
-function repeatOf(earlier: EventRecord, delivery: Delivery): Found {
-  return recordHash(earlier) === delivery.hash ? { kind: 'retry' } : { kind: 'conflict', of: delivery.seq };
-}
-
-/** The history record of the delivery: `extra` says what it is besides the event itself. */
-function record(
-  store: RowStore,
-  { event, meta, seq, body, hash, echo, erasing }: Delivery,
-  { changes }: Known,
-  extra: { seq?: string; conflictOf?: string; resendOf?: string; unpublished?: true },
-): Promise<boolean> {
-  return store.recordEvent({
-    context: event.ContextIdentifier,
-    entity: event.Entity,
-    primaryKey: event.PrimaryKey,
-    seq,
-    eventId: event.EventId,
-    eventName: event.Event,
-    timestamp: event.Timestamp,
-    changedByAssociateId: event.ChangedByAssociateId,
-    echo,
-    ...(meta.signatureVerified !== undefined && { signatureVerified: meta.signatureVerified }),
-    ...(meta.receivedAt !== undefined && { receivedAt: meta.receivedAt }),
-    payload: event,
-    body,
-    ...(changes !== undefined && { changed: changes }),
-    ...(erasing && { erased: true as const, contentHash: hash }),
-    ...extra,
-  });
-}
-
-/**
- * What the worker knows of an event: {@link Recognition} (from the history when the row cannot tell),
- * or `retry` when only its row write is missing (or unknown).
- */
-type Found = Exclude<Recognition, { kind: 'unknown' }> | { kind: 'retry' };
-
-/** {@link recognise} for an event older than the row's window, from the row's history. */
-function recogniseInHistory(history: EventRecord[], event: RowEvent, seq: string, hash: string): Found {
-  for (const record of history) {
-    if (record.conflictOf !== undefined) continue;
-    const known = recordHash(record);
-    if (record.seq === seq && record.resendOf !== undefined) return { kind: 'resend', of: record.resendOf };
-    if (record.resendOf !== undefined) continue;
-    if (record.seq === seq) return known === hash ? { kind: 'retry' } : { kind: 'conflict', of: seq };
-    if (record.eventId === event.EventId) return { kind: 'conflict', of: record.seq };
-    if (known === hash) return { kind: 'resend', of: record.seq };
-  }
-  return { kind: 'new' };
-}
-
-/** The {@link contentHash} of a recorded event: the one it kept when its body was erased. */
-function recordHash(record: EventRecord): string {
-  return record.contentHash ?? contentHash(record.body, record.eventId);
-}
-
-/** Distinct events in a row's history: resends and conflicting deliveries are not events of their own. */
-function countEvents(history: EventRecord[]): number {
-  return history.filter((record) => record.conflictOf === undefined && record.resendOf === undefined).length;
-}
-
-/**
- * A row's eventCount from its history, for merging an event older than the row's full recent window:
- * the events merged at or after the window's oldest are the window itself; those before it are what the
- * history records there (the event being merged among them). A recorded event newer than that which the
- * row has not merged yet (its row write failed; it waits for its retry) is left for that retry to add.
- */
-function countWithHistory(row: Row, history: EventRecord[]): number {
-  const oldest = row.recentSeqs[0] ?? '';
-  return countEvents(history.filter((record) => record.seq < oldest)) + row.recentSeqs.length;
-}
-
-async function mergeRow(
-  deps: RowWorkerDeps,
-  event: RowEvent,
-  seq: string,
-  options: ApplyOptions,
-  first: Versioned<Row>,
-  messageId: string,
-  /** The history put found this event's record already there: an earlier attempt may have merged it. */
-  retry: boolean,
-): Promise<{ row: Row; outcome: Outcome }> {
-  const attempts = deps.maxAttempts ?? 5;
-  const key = [event.ContextIdentifier, event.Entity, event.PrimaryKey] as const;
-  let loaded = first;
-  for (let attempt = 1; attempt <= attempts; attempt++) {
-    if (attempt > 1) loaded = await deps.store.loadRow(...key);
-    const { item, version } = loaded;
-    // Whether the event is merged already, the row's window tells, unless the event is older than the
-    // full window and an earlier attempt (a retry) or another handler of the same message (the row
-    // changed under this one) may have merged it: then the history, read after the row, counts.
-    const counted = item !== undefined && olderThanWindow(item, seq) && (retry || attempt > 1);
-    const next = applyErasing(
-      item,
-      event,
-      counted
-        ? { ...options, eventCount: countWithHistory(item, await deps.store.listRowEvents(...key)) }
-        : options,
-      deps.erasesOnDelete,
-    );
-    if (item !== undefined && next === item) return { row: item, outcome: 'duplicate' };
-    try {
-      await deps.store.saveRow(next, version);
-      return { row: next, outcome: next.lastSeq === seq ? 'applied' : 'late' };
-    } catch (error) {
-      if (!(error instanceof VersionConflictError)) throw error;
-      deps.logger.warn('row changed while merging, retrying', { eventId: event.EventId, attempt });
-    }
-  }
-  throw new ContentionError(messageId, event.EventId, attempts);
 }
