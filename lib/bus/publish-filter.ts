@@ -1,5 +1,3 @@
-import type { BusEntry } from './entry.js';
-
 /**
  * PUBLISH_DETAIL_TYPES for the workers: the event names (`detail-type`) some subscription can match, so a
  * worker puts on the bus only the changes of those (EventBridge bills every entry put, matched or not).
@@ -25,13 +23,13 @@ export function publishDetailTypes(
 }
 
 /**
- * Whether an entry is of an event some subscription can match (PUBLISH_DETAIL_TYPES, read as a list);
- * undefined (publish every change) when the list is empty.
+ * Whether some subscription can match an event of this name, its entry's `detail-type`
+ * (PUBLISH_DETAIL_TYPES, read as a list); undefined (publish every change) when the list is empty.
  */
 export function createPublishFilter(
   detailTypes: readonly string[],
-): ((entry: BusEntry) => boolean) | undefined {
+): ((detailType: string) => boolean) | undefined {
   if (detailTypes.length === 0) return undefined;
   const wanted = new Set(detailTypes);
-  return (entry) => wanted.has(entry.DetailType);
+  return (detailType) => wanted.has(detailType);
 }

@@ -25,64 +25,55 @@ export interface BatchSteps<T> {
 }
 
 /**
- * An SQS FIFO batch handler with partial batch failures (Powertools `SqsFifoPartialProcessorAsync`,
- * `skipGroupOnError`): records run one after another, a failed record fails the rest of its message
- * group in the batch (so nothing of that row overtakes it) while other groups go on. The records that
- * `settle` fails go through the processor a second time, failing there, so Powertools fails the rest
- * of their groups too. Failures are logged with their message and event ids; metrics are flushed at
- * the end of every invocation.
+ * An SQS FIFO batch handler with partial batch failures: one Powertools `processPartialResponse` with
+ * `SqsFifoPartialProcessorAsync` and `skipGroupOnError` runs the records one after another, a failed
+ * record failing the rest of its message group in the batch (so nothing of that row overtakes it)
+ * while other groups go on. The records that `settle` fails then fail the rest of their groups too
+ * ({@link failRestOfGroups}). Failures are logged with their message and event ids; metrics are
+ * flushed at the end of every invocation.
  */
 export function createFifoBatchHandler<T>(
   steps: BatchSteps<T>,
   { logger, metrics }: BatchHandlerDeps,
 ): SqsBatchHandler {
-  const logged =
-    (handle: (record: SQSRecord) => Promise<void>) =>
-    async (record: SQSRecord): Promise<void> => {
-      try {
-        await handle(record);
-      } catch (error) {
-        metrics.addMetric(METRIC.RecordsFailed, MetricUnit.Count, 1);
-        logger.error('record failed', {
-          messageId: record.messageId,
-          messageGroupId: record.attributes?.MessageGroupId,
-          receiveCount: record.attributes?.ApproximateReceiveCount,
-          ...(error instanceof WorkerError && { eventId: error.eventId }),
-          error: error as Error,
-        });
-        throw error;
-      }
-    };
+  const recordFailed = (record: SQSRecord, error: unknown) => {
+    metrics.addMetric(METRIC.RecordsFailed, MetricUnit.Count, 1);
+    logger.error('record failed', {
+      messageId: record.messageId,
+      messageGroupId: record.attributes?.MessageGroupId,
+      receiveCount: record.attributes?.ApproximateReceiveCount,
+      ...(error instanceof WorkerError && { eventId: error.eventId }),
+      error: error as Error,
+    });
+  };
 
   return async (event, lambdaContext) => {
     logger.addContext(lambdaContext);
     try {
       const handled = new Map<string, T>();
-      const first = await processFifo(
-        event.Records,
-        logged(async (record) => {
-          handled.set(record.messageId, await steps.handleRecord(record));
-        }),
-        lambdaContext,
+      // A processor per invocation: it holds the records, and local invocations may overlap.
+      const processed = await processPartialResponse(
+        event,
+        async (record: SQSRecord) => {
+          try {
+            handled.set(record.messageId, await steps.handleRecord(record));
+          } catch (error) {
+            recordFailed(record, error);
+            throw error;
+          }
+        },
+        new SqsFifoPartialProcessorAsync(),
+        { context: lambdaContext, skipGroupOnError: true, throwOnFullBatchFailure: false },
       );
-      const failed = (await steps.settle?.(handled)) ?? new Map<string, Error>();
-      if (failed.size === 0) return first;
-      const second = await processFifo(
-        event.Records.filter((record) => handled.has(record.messageId)),
-        logged(async (record) => {
-          const error = failed.get(record.messageId);
-          if (error !== undefined) throw error;
-        }),
-        lambdaContext,
-      );
-      const ids = new Set(
-        [...first.batchItemFailures, ...second.batchItemFailures].map((f) => f.itemIdentifier),
-      );
-      return {
-        batchItemFailures: event.Records.filter((record) => ids.has(record.messageId)).map((record) => ({
-          itemIdentifier: record.messageId,
-        })),
-      };
+      const failedLater = (await steps.settle?.(handled)) ?? new Map<string, Error>();
+      if (failedLater.size === 0) return processed;
+      for (const record of event.Records) {
+        const error = failedLater.get(record.messageId);
+        if (error !== undefined) recordFailed(record, error);
+      }
+      const failed = new Set(processed.batchItemFailures.map((failure) => failure.itemIdentifier));
+      for (const messageId of failedLater.keys()) failed.add(messageId);
+      return { batchItemFailures: failRestOfGroups(event.Records, failed) };
     } finally {
       // Only when there are: an empty flush warns (Powertools' hasStoredMetrics is for this), and local
       // invocations that overlap share the buffer, so one may find it flushed by the other.
@@ -91,15 +82,21 @@ export function createFifoBatchHandler<T>(
   };
 }
 
-/** One pass of Powertools' FIFO processor (a processor per pass: it holds the records, and invocations may overlap). */
-function processFifo(
-  records: SQSRecord[],
-  recordHandler: (record: SQSRecord) => Promise<void>,
-  lambdaContext: Context,
-): Promise<SQSBatchResponse> {
-  return processPartialResponse({ Records: records }, recordHandler, new SqsFifoPartialProcessorAsync(), {
-    context: lambdaContext,
-    skipGroupOnError: true,
-    throwOnFullBatchFailure: false,
-  });
+/**
+ * The batch's failures in its order: the `failed` records and every record after one of them in its
+ * message group (as `skipGroupOnError` does; a record without a group fails alone).
+ */
+function failRestOfGroups(
+  records: readonly SQSRecord[],
+  failed: ReadonlySet<string>,
+): SQSBatchResponse['batchItemFailures'] {
+  const failedGroups = new Set<string>();
+  const failures: SQSBatchResponse['batchItemFailures'] = [];
+  for (const record of records) {
+    const group = record.attributes?.MessageGroupId;
+    if (!failed.has(record.messageId) && (group === undefined || !failedGroups.has(group))) continue;
+    if (group !== undefined) failedGroups.add(group);
+    failures.push({ itemIdentifier: record.messageId });
+  }
+  return failures;
 }

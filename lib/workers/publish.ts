@@ -9,25 +9,21 @@ import {
   webhookSnapshot,
 } from '../bus/entry.js';
 import type { EventPublisher } from '../bus/publisher.js';
-import type { Outcome } from '../hooks.js';
 import { JsonText } from '../json-text.js';
 import { METRIC } from '../metrics.js';
 import type { Row, Webhook } from '../model/types.js';
 import { gapsOf } from '../webhook-state.js';
+import type { BusRules } from './bus-decision.js';
 import { WorkerError } from './errors.js';
 import type { DeliveryMeta } from './record.js';
 
-/** How a worker publishes applied changes to the bus; absent when publishing is off. */
-export interface Publication {
+/**
+ * How a worker publishes applied changes to the bus; absent when publishing is off. Which changes go
+ * on it is decided in each record's result (lib/workers/bus-decision.ts); this file publishes them.
+ */
+export interface Publication extends BusRules {
   publisher: EventPublisher;
-  /** PUBLISH_ECHOES: publish the changes of IGNORE_ASSOCIATE_IDS too. */
-  publishEchoes: boolean;
   isBookkeeping: FieldFilter;
-  /**
-   * Whether some subscription can match an entry (PUBLISH_DETAIL_TYPES, lib/bus/publish-filter.ts): an
-   * entry none can is not put on the bus. Absent: every change is published.
-   */
-  matches?: ((entry: BusEntry) => boolean) | undefined;
 }
 
 /** A bus entry that PutEvents refused (or a call that failed): its record is retried. */
@@ -38,55 +34,37 @@ export class PublishError extends WorkerError {
   }
 }
 
-/** What the worker knows once an event was handled, whether it was merged or found already there. */
-export interface Handled {
+/** What a published change's entry says of its event besides the stored row or webhook. */
+export interface PublishedChange {
   meta: DeliveryMeta;
   seq: string;
   echo: boolean;
-  outcome: Outcome | 'conflict' | 'resend' | 'unchanged';
-  /**
-   * Whether its change still awaits publication, as the row's history records it; undefined for a
-   * state event (no history record), which then goes by the SQS receive count.
-   */
-  unpublished?: boolean;
   /** Of a snapshot: the fields it changed, its `significantChanges` (its body's Changes is empty). */
   changes?: readonly string[];
 }
 
 /**
- * The bus entry of a handled event, or undefined when it publishes nothing. Once per change: an
- * event merged now (`applied`, `late`) publishes; one already merged (`duplicate`) publishes only when
- * an earlier attempt wrote the row and did not publish it: its history record is still `unpublished`
- * (cleared once published), which also holds for a message redriven from the DLQ, whose receive count
- * starts again. A state event has no history record: its duplicate publishes when the SQS message is
- * a redelivery (ApproximateReceiveCount > 1). A resend, a conflict and (unless PUBLISH_ECHOES) an echo
- * never publish, nor does an entry no subscription matches (`publication.matches`). Built from the
- * delivery text, so its digits reach the bus as sent.
+ * The bus entry of a change to publish, built from the delivery text, so its digits reach the bus as
+ * sent. Its outcome is `applied` when the stored row (or webhook) is at the event's order key, else `late`.
  */
 export function entryOf(
   publication: Publication,
-  handled: Handled,
+  { meta, seq, echo, changes }: PublishedChange,
   stored: { row: Row } | { webhook: Webhook },
-): BusEntry | undefined {
-  const { meta, seq, echo, outcome } = handled;
-  if (outcome === 'conflict' || outcome === 'resend' || outcome === 'unchanged') return undefined;
-  if (echo && !publication.publishEchoes) return undefined;
-  if (outcome === 'duplicate' && !(handled.unpublished ?? (meta.receiveCount ?? 1) > 1)) return undefined;
+): BusEntry {
   const lastSeq = 'row' in stored ? stored.row.lastSeq : stored.webhook.lastSeq;
   const applied: Omit<AppliedEvent, 'row' | 'webhook'> = {
     body: meta.rawBody ?? '',
     seq,
-    outcome: outcome === 'duplicate' ? (lastSeq === seq ? 'applied' : 'late') : outcome,
+    outcome: lastSeq === seq ? 'applied' : 'late',
     echo,
-    ...(handled.changes !== undefined && { changes: handled.changes }),
+    ...(changes !== undefined && { changes }),
   };
   const snapshot =
     'row' in stored
       ? { row: { ...rowSnapshot(stored.row), fieldValues: exactFieldValues(stored.row) } }
       : { webhook: webhookSnapshot(stored.webhook, openGap(stored.webhook)) };
-  const entry = buildEntry({ ...applied, ...snapshot }, publication.isBookkeeping);
-  // No subscription wants it: EventBridge would bill the entry and deliver it nowhere.
-  return publication.matches === undefined || publication.matches(entry) ? entry : undefined;
+  return buildEntry({ ...applied, ...snapshot }, publication.isBookkeeping);
 }
 
 /**

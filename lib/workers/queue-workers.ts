@@ -4,26 +4,24 @@ import { familyOfEvent, isRowEvent } from '../events/index.js';
 import type { QueueKey } from '../queue/port.js';
 import type { ReconcileQueue } from '../reconcile/request.js';
 import { type AcceptedMarkerOptions, createAcceptedMarkers } from './accepted.js';
+import { createPublishedMemory, type PublishedKey } from './bus-decision.js';
 import { InvalidRecordError } from './errors.js';
 import { fireGapTriggers } from './gap-triggers.js';
 import { createFifoBatchHandler, type SqsBatchHandler } from './handler.js';
-import { entryOf, type Publication, publishEntries } from './publish.js';
+import { entryOf, publishEntries } from './publish.js';
 import { decodeRecord } from './record.js';
-import { processRowEvent, type RowWorkerDeps } from './rows.js';
+import { isMerged, processRowEvent, type RowWorkerDeps } from './rows.js';
 import { processStateEvent, type StateWorkerDeps } from './webhooks.js';
 
-/** What a handled record leaves for the end of its batch. */
+/** What a handled record leaves for the end of its batch: its change's bus entry, and which change it is. */
 interface Settled {
   entry?: BusEntry;
   /** Of a row event's entry: its row and order key, remembered once published. */
-  published?: string;
+  change?: PublishedKey;
 }
 
-/** `publication` when events are published to the bus (PUBLISH_EVENTS), else nothing is. */
-type WithPublication<D> = D & { publication?: Publication | undefined };
-
 /** A row worker's dependencies: `markers` sets how often its last-accepted markers are written. */
-type RowQueueWorkerDeps = WithPublication<RowWorkerDeps> & { markers?: AcceptedMarkerOptions };
+type RowQueueWorkerDeps = RowWorkerDeps & { markers?: AcceptedMarkerOptions };
 
 /** The SQS handler of the contact or activity queue (see {@link createRowQueueWorker}). */
 export function createRowWorker(
@@ -40,17 +38,14 @@ export function createEntitiesWorker(deps: RowQueueWorkerDeps): SqsBatchHandler 
 /**
  * A row worker for the row events the registry routes to `queue`: each record through
  * {@link processRowEvent}, then its last-accepted marker (at most one write per context and WebhookName
- * per `ACCEPTED_MARKER_INTERVAL_MS`); then, once per batch, one publish of the batch's bus entries.
- * A marker or an entry that fails fails its record (and the rest of its group), which SQS redelivers.
+ * per `ACCEPTED_MARKER_INTERVAL_MS`) and the bus entry of a change its result says to publish; then,
+ * once per batch, one publish of the batch's entries. A marker or an entry that fails fails its record
+ * (and the rest of its group), which SQS redelivers.
  */
 function createRowQueueWorker(deps: RowQueueWorkerDeps, queue: QueueKey): SqsBatchHandler {
   const markers = createAcceptedMarkers(deps.store, deps.logger, deps.markers);
   const published = createPublishedMemory();
-  const { publication } = deps;
-  const rowDeps: RowWorkerDeps = {
-    ...deps,
-    publishes: (echo) => publication !== undefined && (!echo || publication.publishEchoes),
-  };
+  const rowDeps: RowWorkerDeps = { ...deps, published };
   return createFifoBatchHandler<Settled>(
     {
       async handleRecord(record) {
@@ -59,12 +54,9 @@ function createRowQueueWorker(deps: RowQueueWorkerDeps, queue: QueueKey): SqsBat
           throw foreign(record, `the ${queue} worker does not handle ${event.Event}`, event.EventId);
         }
         const result = await processRowEvent(rowDeps, event, meta);
-        const { row, outcome, seq } = result;
-        if (row === undefined || outcome === 'conflict' || outcome === 'resend' || outcome === 'unchanged') {
-          return {};
-        }
+        const { row, seq } = result;
         // A snapshot came through no webhook: it never moves where a webhook's gap starts.
-        if (result.changes === undefined) {
+        if (isMerged(result.outcome) && result.changes === undefined) {
           await markers.raise({
             context: event.ContextIdentifier,
             webhookName: event.WebhookName,
@@ -76,21 +68,18 @@ function createRowQueueWorker(deps: RowQueueWorkerDeps, queue: QueueKey): SqsBat
             },
           });
         }
-        const key = JSON.stringify([event.ContextIdentifier, event.Entity, event.PrimaryKey, seq]);
-        // A duplicate this instance published already is not published again.
-        if (outcome === 'duplicate' && published.has(key)) return {};
-        // An erased row's change is not published unless it is the deletion itself (lib/workers/rows.ts).
-        const entry = result.withheld
-          ? undefined
-          : publication && entryOf(publication, { ...result, meta }, { row });
-        return { entry, published: key };
+        // A change to publish has its row, and there is a publication: the result says `off` without one.
+        if (result.bus !== 'publish' || row === undefined || deps.publication === undefined) return {};
+        return {
+          entry: entryOf(deps.publication, { ...result, meta }, { row }),
+          change: [event.ContextIdentifier, event.Entity, event.PrimaryKey, seq],
+        };
       },
       async settle(handled) {
-        const unpublished = await publish(deps, handled);
-        for (const [messageId, settled] of handled)
-          if (settled.entry !== undefined && settled.published !== undefined && !unpublished.has(messageId))
-            published.add(settled.published);
-        return unpublished;
+        const failed = await publish(deps, handled);
+        for (const [messageId, { change }] of handled)
+          if (change !== undefined && !failed.has(messageId)) published.add(change);
+        return failed;
       },
     },
     deps,
@@ -98,12 +87,13 @@ function createRowQueueWorker(deps: RowQueueWorkerDeps, queue: QueueKey): SqsBat
 }
 
 /**
- * The SQS handler of the webhook-state queue; its applied state events published once per batch. A
- * gap the event opened or closed is reconciled through `reconcile` (absent without CRM_API_URL) and
- * announced on the bus (`receiver.gap.*`) before the record counts as handled.
+ * The SQS handler of the webhook-state queue; its state events' changes that their results say to
+ * publish are published once per batch. A gap the event opened or closed is reconciled through
+ * `reconcile` (absent without CRM_API_URL) and announced on the bus (`receiver.gap.*`) before the
+ * record counts as handled.
  */
 export function createStateWorker(
-  deps: WithPublication<StateWorkerDeps> & { reconcile?: ReconcileQueue | undefined },
+  deps: StateWorkerDeps & { reconcile?: ReconcileQueue | undefined },
 ): SqsBatchHandler {
   return createFifoBatchHandler<Settled>(
     {
@@ -112,7 +102,7 @@ export function createStateWorker(
         if (isRowEvent(event)) {
           throw foreign(record, `the webhook-state worker does not handle ${event.Event}`, event.EventId);
         }
-        const { webhook, outcome, seq } = await processStateEvent(deps, event, meta);
+        const { webhook, outcome, seq, bus } = await processStateEvent(deps, event, meta);
         await fireGapTriggers(
           { ...deps, publisher: deps.publication?.publisher },
           webhook,
@@ -120,8 +110,8 @@ export function createStateWorker(
           outcome,
           meta,
         );
-        const handled = { meta, seq, outcome, echo: false };
-        return { entry: deps.publication && entryOf(deps.publication, handled, { webhook }) };
+        if (bus !== 'publish' || deps.publication === undefined) return {};
+        return { entry: entryOf(deps.publication, { meta, seq, echo: false }, { webhook }) };
       },
       settle: (handled) => publish(deps, handled),
     },
@@ -130,40 +120,13 @@ export function createStateWorker(
 }
 
 function publish(
-  deps: WithPublication<RowWorkerDeps | StateWorkerDeps>,
+  deps: RowWorkerDeps | StateWorkerDeps,
   handled: ReadonlyMap<string, Settled>,
-) {
-  const entries = collect(handled, (settled) => settled.entry);
-  if (deps.publication === undefined) return Promise.resolve(new Map<string, Error>());
+): Promise<Map<string, Error>> {
+  const entries = new Map<string, BusEntry>();
+  for (const [messageId, { entry }] of handled) if (entry !== undefined) entries.set(messageId, entry);
+  if (deps.publication === undefined) return Promise.resolve(new Map());
   return publishEntries(deps.publication, entries, deps);
-}
-
-/** At most this many published changes remembered; beyond it the memory starts over (a copy too many, no loss). */
-const MAX_REMEMBERED_PUBLISHED = 10_000;
-
-/**
- * The changes this worker instance published, so that a redelivery it handles does not publish them
- * again. The history record keeps `unpublished` as it was written (no second write per event): a
- * redelivery to another instance, or after the memory started over, publishes once more (at least once).
- */
-function createPublishedMemory() {
-  const keys = new Set<string>();
-  return {
-    has: (key: string) => keys.has(key),
-    add(key: string) {
-      if (keys.size >= MAX_REMEMBERED_PUBLISHED) keys.clear();
-      keys.add(key);
-    },
-  };
-}
-
-function collect<T>(handled: ReadonlyMap<string, Settled>, pick: (settled: Settled) => T | undefined) {
-  const picked = new Map<string, T>();
-  for (const [messageId, settled] of handled) {
-    const value = pick(settled);
-    if (value !== undefined) picked.set(messageId, value);
-  }
-  return picked;
 }
 
 function foreign(record: SQSRecord, message: string, eventId: string): InvalidRecordError {

@@ -8,19 +8,14 @@ import { jsonMembers } from '../json-text.js';
 import { METRIC, OUTCOME_METRIC } from '../metrics.js';
 import { eventSeq } from '../model/order-key.js';
 import type { EventRecord, Row } from '../model/types.js';
-import {
-  type ApplyOptions,
-  apply,
-  contentHash,
-  olderThanWindow,
-  type Recognition,
-  recognise,
-  snapshotDiff,
-} from '../projection.js';
-import { VersionConflictError } from '../store/errors.js';
+import { type ApplyOptions, contentHash, recognise, snapshotDiff } from '../projection.js';
 import type { Store, Versioned } from '../store/types.js';
-import { ContentionError, HookError } from './errors.js';
+import { type BusDecision, barredFromBus, decideBus, type PublishedMemory } from './bus-decision.js';
+import { HookError } from './errors.js';
+import type { Publication } from './publish.js';
 import type { DeliveryMeta } from './record.js';
+import { type Found, recogniseInHistory, record, repeatOf } from './row-history.js';
+import { mergeRow } from './row-merge.js';
 
 export type RowStore = Pick<
   Store,
@@ -36,8 +31,10 @@ export interface RowWorkerDeps {
   metrics: Metrics;
   /** Read-merge-write attempts before giving up on a contended row. */
   maxAttempts?: number;
-  /** True when the change of an event (an echo or not) is published to the bus; default never. */
-  publishes?: (echo: boolean) => boolean;
+  /** How changes are published (PUBLISH_EVENTS); absent: none is. */
+  publication?: Publication | undefined;
+  /** The changes this worker instance published; absent: none remembered. */
+  published?: PublishedMemory;
   /** ERASE_ON_DELETE: the entities whose deleted rows keep no personal data (lib/config/erasure.ts); default none. */
   erasesOnDelete?: (entity: string) => boolean;
 }
@@ -48,6 +45,11 @@ export interface RowWorkerDeps {
  */
 export type RowOutcome = Outcome | 'conflict' | 'resend' | 'unchanged';
 
+/** Whether the event was merged into its row (now or by an earlier attempt). */
+export function isMerged(outcome: RowOutcome): outcome is Outcome {
+  return outcome === 'applied' || outcome === 'late' || outcome === 'duplicate';
+}
+
 export interface RowResult {
   /** The row as stored; undefined only when a conflicting delivery arrives before its row exists. */
   row: Row | undefined;
@@ -55,39 +57,21 @@ export interface RowResult {
   echo: boolean;
   /** The event's order key. */
   seq: string;
-  /**
-   * Its change still awaits publication: merged now, or merged earlier by an attempt whose bus entry
-   * was not published (the history record says so). Always false when nothing is published.
-   */
-  unpublished: boolean;
+  /** Whether its change goes on the bus, or why not ({@link decideBus}). */
+  bus: BusDecision;
   /** Of a snapshot (`<entity>.reconciled`): the FieldValues fields it changed, as its history record says. */
   changes?: string[];
-  /**
-   * The row is erased and this event's body carries data (anything but the deletion itself): its
-   * change is not published, so no personal data reaches the bus again.
-   */
-  withheld?: true;
 }
 
 /**
- * Records one contact/activity event and merges it into its row:
- *
- * 1. the row is read and the event recognised ({@link recognise}): new, a duplicate, a resend under
- *    a new EventId, or a conflicting delivery of a known EventId; an event older than the row's
- *    window is recognised from the history instead;
- * 2. history — one `attribute_not_exists` put into the events table (a resend or a conflict is
- *    recorded too, pointing to the event it repeats, but not merged, counted or passed to hooks);
- * 3. the row — {@link apply}, one put conditioned on the version read (retried on conflict; skipped
- *    when the event is already part of the row). When the history already had the event (a retry
- *    after a failure between the two writes), `eventCount` is recounted from the history;
- * 4. the integrator hook, unless the event is an echo;
- * 5. an erased row (on request, or deleted for an entity of ERASE_ON_DELETE, docs/privacy.md): the
- *    row is merged without its data ({@link applyErasing}), the event recorded with an erased body,
- *    then every history record of the row erased; its change is withheld from the bus unless the event
- *    is the deletion itself.
+ * Records one row event, merges it into its row and decides whether its change is published, in
+ * steps: the event recognised ({@link recogniseEvent}); a new snapshot compared with the row
+ * ({@link compareSnapshot}); a new event recorded ({@link recordNew}), or a repeat ({@link recordRepeat});
+ * the row merged ({@link mergeEvent}); an erased row's history erased and the publication decided
+ * ({@link finish}). An erased row (on request, or deleted for an entity of ERASE_ON_DELETE,
+ * docs/privacy.md) is merged without its data and its events recorded erased.
  *
  * The last-accepted marker and the bus entry are the queue worker's to write (lib/workers/queue-workers.ts).
- *
  * Every step is safe to repeat, so a redelivery at any point converges on the same state.
  */
 export async function processRowEvent(
@@ -95,100 +79,144 @@ export async function processRowEvent(
   event: RowEvent,
   meta: DeliveryMeta,
 ): Promise<RowResult> {
-  const result = await recordAndMerge(deps, event, meta);
-  if (result.row === undefined || !isErased(result.row, deps.erasesOnDelete)) return result;
-  // The row is erased; its history is erased after it, here and on every later event of the row (a
-  // redelivery after a crash between the two redoes what is left; nothing is left, nothing is written).
-  const key = [event.ContextIdentifier, event.Entity, event.PrimaryKey] as const;
-  const erased = await deps.store.eraseRowHistory(...key);
-  if (erased > 0)
-    deps.logger.info('deleted row erased from its history', { eventId: event.EventId, records: erased });
-  return deletesRow(event) ? result : { ...result, withheld: true };
+  const delivery = await readRow(deps, event, meta);
+  let known = await recogniseEvent(deps.store, delivery);
+  if (delivery.snapshot && known.found.kind === 'new') {
+    const compared = await compareSnapshot(deps, delivery);
+    if ('outcome' in compared) return finish(deps, delivery, compared);
+    known = compared;
+  }
+  known = await recordNew(deps.store, delivery, known);
+  const { found } = known;
+  const handled =
+    found.kind === 'conflict' || found.kind === 'resend'
+      ? await recordRepeat(deps, delivery, { ...known, found })
+      : await mergeEvent(deps, delivery, { ...known, found });
+  return finish(deps, delivery, handled);
 }
 
-/** {@link processRowEvent} before the erasure of a deleted row's history. */
-async function recordAndMerge(deps: RowWorkerDeps, event: RowEvent, meta: DeliveryMeta): Promise<RowResult> {
-  const { store, logger, metrics } = deps;
-  const seq = eventSeq(event);
-  const echo = deps.ignoreAssociateIds.has(event.ChangedByAssociateId);
-  const publishes = deps.publishes?.(echo) ?? false;
+/** One delivery of a row event and its row as read: what every step of {@link processRowEvent} reads. */
+export interface Delivery {
+  event: RowEvent;
+  meta: DeliveryMeta;
+  key: readonly [context: string, entity: string, primaryKey: number];
+  seq: string;
+  body: string;
+  hash: string;
+  echo: boolean;
+  /** Its change may go on the bus ({@link barredFromBus}): its history record is written `unpublished`. */
+  publishable: boolean;
+  /** A snapshot is recorded, counted and published only when it changes the row. */
+  snapshot: boolean;
+  options: ApplyOptions;
+  loaded: Versioned<Row>;
+  /** The row is (or this event makes it) deleted and keeps no personal data: its records are written erased. */
+  erasing: boolean;
+}
+
+/** What the worker knows of the event so far: how it was found, its earlier record, a snapshot's changes. */
+export interface Known<F extends Found = Found> {
+  found: F;
+  earlier?: EventRecord | undefined;
+  changes?: string[] | undefined;
+}
+
+/** What a step that ends the event's handling leaves to {@link finish}. */
+interface Handled {
+  row: Row | undefined;
+  outcome: RowOutcome;
+  changes?: string[] | undefined;
+  /** Of a duplicate: its change went on the bus already (its history record or the instance's memory says). */
+  publishedAlready?: boolean;
+}
+
+async function readRow(deps: RowWorkerDeps, event: RowEvent, meta: DeliveryMeta): Promise<Delivery> {
+  const key = [event.ContextIdentifier, event.Entity, event.PrimaryKey] as const;
   const body = meta.rawBody ?? JSON.stringify(event);
   const hash = contentHash(body, event.EventId);
-  const key = [event.ContextIdentifier, event.Entity, event.PrimaryKey] as const;
-
-  const loaded = await store.loadRow(...key);
-  // A row that is (or this event makes) deleted keeps no personal data: its records are written erased.
-  const erasing =
-    (loaded.item !== undefined && isErased(loaded.item, deps.erasesOnDelete)) ||
-    ((deps.erasesOnDelete?.(event.Entity) ?? false) && deletesRow(event));
-  let found: Found = recognise(loaded.item, event, hash);
-  let history: EventRecord[] | undefined;
-  let earlier: EventRecord | undefined;
-  if (found.kind === 'unknown') {
-    history = await store.listRowEvents(...key);
-    found = recogniseInHistory(history, event, seq, hash);
-    if (found.kind === 'retry') earlier = history.find((recorded) => recorded.seq === seq);
-  }
-
-  const applyOptions: ApplyOptions = {
-    contentHash: hash,
-    ...(meta.rawBody !== undefined && { json: jsonMembers(meta.rawBody, ['FieldValues', 'Values']) }),
+  const echo = deps.ignoreAssociateIds.has(event.ChangedByAssociateId);
+  const loaded = await deps.store.loadRow(...key);
+  return {
+    event,
+    meta,
+    key,
+    seq: eventSeq(event),
+    body,
+    hash,
+    echo,
+    publishable: barredFromBus(deps.publication, echo) === undefined,
+    snapshot: familyOfEvent(event).effect === 'reconciled',
+    options: {
+      contentHash: hash,
+      ...(meta.rawBody !== undefined && { json: jsonMembers(meta.rawBody, ['FieldValues', 'Values']) }),
+    },
+    loaded,
+    erasing:
+      (loaded.item !== undefined && isErased(loaded.item, deps.erasesOnDelete)) ||
+      ((deps.erasesOnDelete?.(event.Entity) ?? false) && deletesRow(event)),
   };
-  // A snapshot is recorded, counted and published only when it changes the row: what it changes is
-  // known before it is recorded, and the record keeps it (its redelivery publishes the same).
-  const snapshot = familyOfEvent(event).effect === 'reconciled';
-  let changes: string[] | undefined;
-  if (snapshot && found.kind === 'new') {
-    const merged = applyErasing(loaded.item, event, applyOptions, deps.erasesOnDelete);
-    if (loaded.item !== undefined && !snapshotDiff(loaded.item, merged).changed) {
-      // Unless an earlier attempt recorded it (it changed the row then, and its row write failed): a
-      // recorded snapshot is merged and counted whatever it changes now, so the count is the history's.
-      earlier = await store.getRowEvent(...key, seq);
-      if (earlier === undefined) {
-        metrics.addMetric(METRIC.SnapshotsUnchanged, MetricUnit.Count, 1);
-        logger.debug('snapshot equal to the row: nothing recorded', { eventId: event.EventId });
-        // A newer answer confirming the row moves its order keys to F (one write), nothing else.
-        const { row } =
-          merged === loaded.item
-            ? { row: loaded.item }
-            : await mergeRow(deps, event, seq, applyOptions, loaded, meta.messageId, false);
-        return { row, outcome: 'unchanged', echo, seq, unpublished: false };
-      }
-      found = recordHash(earlier) === hash ? { kind: 'retry' } : { kind: 'conflict', of: seq };
-    } else changes = snapshotDiff(loaded.item, merged).fields;
-  }
+}
 
-  const record = (extra: { seq?: string; conflictOf?: string; resendOf?: string; unpublished?: true } = {}) =>
-    store.recordEvent({
-      context: event.ContextIdentifier,
-      entity: event.Entity,
-      primaryKey: event.PrimaryKey,
-      seq,
-      eventId: event.EventId,
-      eventName: event.Event,
-      timestamp: event.Timestamp,
-      changedByAssociateId: event.ChangedByAssociateId,
-      echo,
-      ...(meta.signatureVerified !== undefined && { signatureVerified: meta.signatureVerified }),
-      ...(meta.receivedAt !== undefined && { receivedAt: meta.receivedAt }),
-      payload: event,
-      body,
-      ...(changes !== undefined && { changed: changes }),
-      ...(erasing && { erased: true as const, contentHash: hash }),
-      ...extra,
-    });
+/** Step 1: the event as its row knows it, or else as the row's history does. */
+async function recogniseEvent(store: RowStore, delivery: Delivery): Promise<Known> {
+  const found = recognise(delivery.loaded.item, delivery.event, delivery.hash);
+  if (found.kind !== 'unknown') return { found };
+  const history = await store.listRowEvents(...delivery.key);
+  const known = recogniseInHistory(history, delivery.event, delivery.seq, delivery.hash);
+  return {
+    found: known,
+    earlier: known.kind === 'retry' ? history.find((recorded) => recorded.seq === delivery.seq) : undefined,
+  };
+}
 
-  if (found.kind === 'new' && !(await record(publishes ? { unpublished: true } : {}))) {
-    // The history had this order key already: a retry after a failure between history and row, or
-    // another body under the same EventId and Timestamp.
-    earlier = await store.getRowEvent(...key, seq);
-    found =
-      earlier === undefined || recordHash(earlier) === hash
-        ? { kind: 'retry' }
-        : { kind: 'conflict', of: seq };
-  }
+/**
+ * Step 2, of a new snapshot: what it changes is known before it is recorded, and the record keeps it
+ * (its redelivery publishes the same). Equal to the row, it ends `unchanged`, unless an earlier attempt
+ * recorded it (it changed the row then, and its row write failed): a recorded snapshot is merged and
+ * counted whatever it changes now, so the count is the history's.
+ */
+async function compareSnapshot(deps: RowWorkerDeps, delivery: Delivery): Promise<Known | Handled> {
+  const { event, seq, loaded } = delivery;
+  const merged = applyErasing(loaded.item, event, delivery.options, deps.erasesOnDelete);
+  const diff = snapshotDiff(loaded.item, merged);
+  if (loaded.item === undefined || diff.changed) return { found: { kind: 'new' }, changes: diff.fields };
+  const earlier = await deps.store.getRowEvent(...delivery.key, seq);
+  if (earlier !== undefined) return { found: repeatOf(earlier, delivery), earlier };
+  deps.metrics.addMetric(METRIC.SnapshotsUnchanged, MetricUnit.Count, 1);
+  deps.logger.debug('snapshot equal to the row: nothing recorded', { eventId: event.EventId });
+  // A newer answer confirming the row moves its order keys to F (one write), nothing else.
+  const { row } =
+    merged === loaded.item
+      ? { row: loaded.item }
+      : await mergeRow(deps, event, seq, delivery.options, loaded, delivery.meta.messageId, false);
+  return { row, outcome: 'unchanged' };
+}
+
+/**
+ * Step 3, of a new event: its history record. Already there, the event is a retry after a failure
+ * between history and row, or another body under the same EventId and Timestamp.
+ */
+async function recordNew(store: RowStore, delivery: Delivery, known: Known): Promise<Known> {
+  if (known.found.kind !== 'new') return known;
+  if (await record(store, delivery, known, delivery.publishable ? { unpublished: true } : {})) return known;
+  const earlier = await store.getRowEvent(...delivery.key, delivery.seq);
+  return {
+    ...known,
+    earlier,
+    found: earlier === undefined ? { kind: 'retry' } : repeatOf(earlier, delivery),
+  };
+}
+
+/** Step 3, of a conflict or a resend: recorded, pointing to the event it repeats; nothing else. */
+async function recordRepeat(
+  { store, metrics, logger }: RowWorkerDeps,
+  delivery: Delivery,
+  known: Known<Extract<Found, { kind: 'conflict' | 'resend' }>>,
+): Promise<Handled> {
+  const { event, seq, hash } = delivery;
+  const { found } = known;
   if (found.kind === 'conflict') {
-    await record({ seq: `${seq}#conflict#${hash}`, conflictOf: found.of });
+    await record(store, delivery, known, { seq: `${seq}#conflict#${hash}`, conflictOf: found.of });
     metrics.addMetric(METRIC.EventIdConflicts, MetricUnit.Count, 1);
     logger.warn('same EventId, other content: recorded as a conflict, the row follows the first', {
       eventId: event.EventId,
@@ -196,35 +224,44 @@ async function recordAndMerge(deps: RowWorkerDeps, event: RowEvent, meta: Delive
       timestamp: event.Timestamp,
       follows: found.of,
     });
-    return { row: loaded.item, outcome: 'conflict', echo, seq, unpublished: false };
-  }
-  if (found.kind === 'resend') {
-    await record({ resendOf: found.of });
+  } else {
+    await record(store, delivery, known, { resendOf: found.of });
     metrics.addMetric(METRIC.EventsResent, MetricUnit.Count, 1);
     logger.info('resend of a known event under a new EventId: recorded, not merged', {
       eventId: event.EventId,
       resendOf: found.of,
     });
-    return { row: loaded.item, outcome: 'resend', echo, seq, unpublished: false };
   }
+  return { row: delivery.loaded.item, outcome: found.kind };
+}
 
+/**
+ * Step 4: the event merged into its row (unless it is part of it already), counted, and passed to
+ * the integrator hook unless it is an echo.
+ */
+async function mergeEvent(
+  deps: RowWorkerDeps,
+  delivery: Delivery,
+  known: Known<Exclude<Found, { kind: 'conflict' | 'resend' }>>,
+): Promise<Handled> {
+  const { store, logger, metrics } = deps;
+  const { event, seq, echo, snapshot, meta } = delivery;
   const { row, outcome } =
-    found.kind === 'duplicate'
-      ? { row: loaded.item!, outcome: 'duplicate' as const }
+    known.found.kind === 'duplicate'
+      ? { row: delivery.loaded.item!, outcome: 'duplicate' as const }
       : await mergeRow(
           deps,
           event,
           seq,
           // Once recorded, a snapshot is merged (and counted) even where it changes nothing.
-          snapshot ? { ...applyOptions, recorded: true } : applyOptions,
-          loaded,
+          snapshot ? { ...delivery.options, recorded: true } : delivery.options,
+          delivery.loaded,
           meta.messageId,
-          found.kind === 'retry',
+          known.found.kind === 'retry',
         );
   metrics.addMetric(OUTCOME_METRIC[outcome], MetricUnit.Count, 1);
   if (echo) metrics.addMetric(METRIC.EchoEvents, MetricUnit.Count, 1);
   logger.debug('row event processed', { eventId: event.EventId, event: event.Event, outcome, echo });
-
   if (!echo) {
     try {
       await runHook(deps.hooks, event, row, { outcome, messageId: meta.messageId });
@@ -232,90 +269,41 @@ async function recordAndMerge(deps: RowWorkerDeps, event: RowEvent, meta: Delive
       throw new HookError(meta.messageId, event.EventId, cause);
     }
   }
-  // A duplicate publishes only when an earlier attempt merged it but did not publish it.
+  // A duplicate's history record says whether an earlier attempt merged it and meant to publish it.
   const recorded =
-    outcome === 'duplicate' && (publishes || snapshot)
-      ? (earlier ?? (await store.getRowEvent(...key, seq)))
-      : earlier;
-  const unpublished = publishes && (outcome !== 'duplicate' || recorded?.unpublished === true);
-  if (snapshot) changes ??= recorded?.changed ?? [];
-  return { row, outcome, echo, seq, unpublished, ...(changes !== undefined && { changes }) };
-}
-
-/** What the worker knows of an event: {@link Recognition}, or `retry` when only its row write is missing (or unknown). */
-type Found = Recognition | { kind: 'retry' };
-
-/** {@link recognise} for an event older than the row's window, from the row's history. */
-function recogniseInHistory(history: EventRecord[], event: RowEvent, seq: string, hash: string): Found {
-  for (const record of history) {
-    if (record.conflictOf !== undefined) continue;
-    const known = recordHash(record);
-    if (record.seq === seq && record.resendOf !== undefined) return { kind: 'resend', of: record.resendOf };
-    if (record.resendOf !== undefined) continue;
-    if (record.seq === seq) return known === hash ? { kind: 'retry' } : { kind: 'conflict', of: seq };
-    if (record.eventId === event.EventId) return { kind: 'conflict', of: record.seq };
-    if (known === hash) return { kind: 'resend', of: record.seq };
-  }
-  return { kind: 'new' };
-}
-
-/** The {@link contentHash} of a recorded event: the one it kept when its body was erased. */
-function recordHash(record: EventRecord): string {
-  return record.contentHash ?? contentHash(record.body, record.eventId);
-}
-
-/** Distinct events in a row's history: resends and conflicting deliveries are not events of their own. */
-function countEvents(history: EventRecord[]): number {
-  return history.filter((record) => record.conflictOf === undefined && record.resendOf === undefined).length;
+    outcome === 'duplicate' && (delivery.publishable || snapshot)
+      ? (known.earlier ?? (await store.getRowEvent(...delivery.key, seq)))
+      : known.earlier;
+  return {
+    row,
+    outcome,
+    changes: snapshot ? (known.changes ?? recorded?.changed ?? []) : known.changes,
+    publishedAlready:
+      outcome === 'duplicate' &&
+      (recorded?.unpublished !== true || deps.published?.has([...delivery.key, seq]) === true),
+  };
 }
 
 /**
- * A row's eventCount from its history, for merging an event older than the row's full recent window:
- * the events merged at or after the window's oldest are the window itself; those before it are what the
- * history records there (the event being merged among them). A recorded event newer than that which the
- * row has not merged yet (its row write failed; it waits for its retry) is left for that retry to add.
+ * Step 5: an erased row's history is erased after it, here and on every later event of the row (a
+ * redelivery after a crash between the two redoes what is left; nothing is left, nothing is written);
+ * then whether the change goes on the bus.
  */
-function countWithHistory(row: Row, history: EventRecord[]): number {
-  const oldest = row.recentSeqs[0] ?? '';
-  return countEvents(history.filter((record) => record.seq < oldest)) + row.recentSeqs.length;
-}
-
-async function mergeRow(
-  deps: RowWorkerDeps,
-  event: RowEvent,
-  seq: string,
-  options: ApplyOptions,
-  first: Versioned<Row>,
-  messageId: string,
-  /** The history put found this event's record already there: an earlier attempt may have merged it. */
-  retry: boolean,
-): Promise<{ row: Row; outcome: Outcome }> {
-  const attempts = deps.maxAttempts ?? 5;
-  const key = [event.ContextIdentifier, event.Entity, event.PrimaryKey] as const;
-  let loaded = first;
-  for (let attempt = 1; attempt <= attempts; attempt++) {
-    if (attempt > 1) loaded = await deps.store.loadRow(...key);
-    const { item, version } = loaded;
-    // Whether the event is merged already, the row's window tells, unless the event is older than the
-    // full window and an earlier attempt (a retry) or another handler of the same message (the row
-    // changed under this one) may have merged it: then the history, read after the row, counts.
-    const counted = item !== undefined && olderThanWindow(item, seq) && (retry || attempt > 1);
-    const next = applyErasing(
-      item,
-      event,
-      counted
-        ? { ...options, eventCount: countWithHistory(item, await deps.store.listRowEvents(...key)) }
-        : options,
-      deps.erasesOnDelete,
-    );
-    if (item !== undefined && next === item) return { row: item, outcome: 'duplicate' };
-    try {
-      await deps.store.saveRow(next, version);
-      return { row: next, outcome: next.lastSeq === seq ? 'applied' : 'late' };
-    } catch (error) {
-      if (!(error instanceof VersionConflictError)) throw error;
-      deps.logger.warn('row changed while merging, retrying', { eventId: event.EventId, attempt });
-    }
+async function finish(deps: RowWorkerDeps, delivery: Delivery, handled: Handled): Promise<RowResult> {
+  const { event, echo, seq } = delivery;
+  const erased = handled.row !== undefined && isErased(handled.row, deps.erasesOnDelete);
+  if (erased) {
+    const records = await deps.store.eraseRowHistory(...delivery.key);
+    if (records > 0)
+      deps.logger.info('deleted row erased from its history', { eventId: event.EventId, records });
   }
-  throw new ContentionError(messageId, event.EventId, attempts);
+  const bus = decideBus(deps.publication, {
+    event: event.Event,
+    outcome: isMerged(handled.outcome) ? handled.outcome : 'not merged',
+    echo,
+    erased: erased && !deletesRow(event),
+    publishedAlready: handled.publishedAlready,
+  });
+  const { row, outcome, changes } = handled;
+  return { row, outcome, echo, seq, bus, ...(changes !== undefined && { changes }) };
 }

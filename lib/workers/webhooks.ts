@@ -9,7 +9,9 @@ import { VersionConflictError } from '../store/errors.js';
 import type { StoreWriter } from '../store/types.js';
 import { applyStateEvent } from '../webhook-state.js';
 import type { AlertPublisher } from './alerts.js';
+import { type BusDecision, decideBus } from './bus-decision.js';
 import { ContentionError, HookError } from './errors.js';
+import type { Publication } from './publish.js';
 import type { DeliveryMeta } from './record.js';
 
 export type WebhookStore = Pick<StoreWriter, 'getLastAccepted' | 'loadWebhook' | 'saveWebhook'>;
@@ -22,6 +24,8 @@ export interface StateWorkerDeps {
   logger: Logger;
   metrics: Metrics;
   maxAttempts?: number;
+  /** How changes are published (PUBLISH_EVENTS); absent: none is. */
+  publication?: Publication | undefined;
 }
 
 export interface StateResult {
@@ -30,6 +34,11 @@ export interface StateResult {
   enteredTooManyErrors: boolean;
   /** The event's order key. */
   seq: string;
+  /**
+   * Whether its change goes on the bus, or why not ({@link decideBus}). A state event has no history
+   * record: its duplicate publishes when the SQS message is a redelivery (ApproximateReceiveCount > 1).
+   */
+  bus: BusDecision;
 }
 
 /**
@@ -94,7 +103,7 @@ async function finish(
   deps: StateWorkerDeps,
   event: WebhookStateEvent,
   meta: DeliveryMeta,
-  result: StateResult,
+  result: Omit<StateResult, 'bus'>,
 ): Promise<StateResult> {
   deps.metrics.addMetric(OUTCOME_METRIC[result.outcome], MetricUnit.Count, 1);
   try {
@@ -105,5 +114,7 @@ async function finish(
   } catch (cause) {
     throw new HookError(meta.messageId, event.EventId, cause);
   }
-  return result;
+  const publishedAlready = (meta.receiveCount ?? 1) <= 1;
+  const bus = decideBus(deps.publication, { event: event.Event, ...result, echo: false, publishedAlready });
+  return { ...result, bus };
 }

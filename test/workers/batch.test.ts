@@ -1,4 +1,5 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
@@ -87,6 +88,35 @@ describe('FIFO partial batch failures', () => {
     expect(response.batchItemFailures).toEqual([]);
     const [record] = await store.listRowEvents('CustB64', 'contact', 5);
     expect(record!.payload).toEqual(body);
+  });
+
+  it('a record the batch step fails after all fails the rest of its group too, in batch order', async () => {
+    const record = (primaryKey: number, seconds: number) =>
+      sqsRecord(rowEvent('contact.changed', { context: 'CustSettle', primaryKey, timestamp: at(seconds) }));
+    const a1 = record(1, 1);
+    const b1 = record(2, 1);
+    const a2 = record(1, 2);
+    const b2 = record(2, 2);
+    const c1 = record(3, 1);
+    const b3 = record(2, 3);
+    const handled: SQSRecord[] = [];
+    const handler = createFifoBatchHandler(
+      {
+        async handleRecord(r) {
+          if (r === a1) throw new Error('record failed');
+          handled.push(r);
+        },
+        settle: async () => new Map([[b2.messageId, new Error('failed after all')]]),
+      },
+      quietObservability(),
+    );
+
+    const response = await handler(sqsEvent([a1, b1, a2, b2, c1, b3]), lambdaContext);
+
+    expect(response.batchItemFailures).toEqual(
+      [a1, a2, b2, b3].map((r) => ({ itemIdentifier: r.messageId })),
+    );
+    expect(handled).toEqual([b1, b2, c1, b3]); // a2 skipped: its group had failed before it
   });
 
   it('the state worker rejects row events and handles its own', async () => {
