@@ -4,7 +4,7 @@ import type { Context } from 'aws-lambda';
 import { readCrmConfig } from '../lib/config/crm.js';
 import { optionalEnv, requireEnv } from '../lib/config/env.js';
 import { readWatchConfig } from '../lib/config/watch.js';
-import { createCrmClient, credentialsCover, crmCredentials } from '../lib/crm/index.js';
+import { createCrmClient, credentialsCover, crmCredentials, tenantEndpoints } from '../lib/crm/index.js';
 import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import { runScheduledPolls } from '../lib/reconcile/poll-schedule.js';
 import { SsmParameterProvider } from '../lib/secrets/ssm.js';
@@ -20,6 +20,8 @@ import { reconcileQueueFromEnv } from './reconcile-queue.js';
 const RESERVE_MS = 5_000;
 
 const crmConfig = readCrmConfig();
+/** Where each tenant's API is now, as its state last said: kept across the clients of rotated credentials. */
+const endpoints = tenantEndpoints();
 const watch = readWatchConfig();
 const table = requireEnv(TABLE_ENV_VARS.webhooks);
 const queue = reconcileQueueFromEnv();
@@ -58,6 +60,8 @@ async function crmClient() {
       crm: createCrmClient({
         apiUrl,
         credentials,
+        // A tenant that moved is called where its state says (a 421 at its old host: read again, polled next time).
+        ...endpoints,
         limits,
         timeLeftMs,
         signal: () => abortSignalOf(invocation),

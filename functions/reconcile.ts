@@ -7,7 +7,7 @@ import { readCrmConfig } from '../lib/config/crm.js';
 import { readEntities } from '../lib/config/entities.js';
 import { ConfigError, intEnv, optionalEnv, requireEnv } from '../lib/config/env.js';
 import { readRunBounds } from '../lib/config/reconcile-bounds.js';
-import { type CrmClient, createCrmClient, crmCredentials } from '../lib/crm/index.js';
+import { type CrmClient, createCrmClient, crmCredentials, tenantEndpoints } from '../lib/crm/index.js';
 import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import { QUEUE_ENV_VARS, type QueueKey } from '../lib/queue/port.js';
 import { boundedSqsClientConfig } from '../lib/queue/sqs.js';
@@ -27,6 +27,8 @@ const HANDOVER_MS = 3_000;
 
 const logger = new Logger();
 const crmConfig = readCrmConfig();
+/** Where each tenant's API is now, as its state last said: kept across the clients of rotated credentials. */
+const endpoints = tenantEndpoints();
 const entities = readEntities();
 const reconcileQueueUrl = requireEnv('RECONCILE_QUEUE_URL');
 // Each SQS call gives up within 2.5 s, inside the hand-over time (a queue that never answers cannot
@@ -78,6 +80,8 @@ const crmClient = async (): Promise<CrmClient> => {
     const crm = createCrmClient({
       apiUrl: crmConfig.apiUrl,
       credentials,
+      // A tenant that moved is called where its state says (a 421 at its old host: read again, retry later).
+      ...endpoints,
       limits: {
         inFlight: crmConfig.maxInFlight,
         perSecond: crmConfig.maxCallsPerSecond,

@@ -5,17 +5,14 @@ import { createEventBridgePublisher } from '../lib/bus/publisher.js';
 import { readCrmConfig } from '../lib/config/crm.js';
 import { readEntities } from '../lib/config/entities.js';
 import { intEnv } from '../lib/config/env.js';
+import { tenantEndpoints } from '../lib/crm/endpoints.js';
 import { createCrmClient } from '../lib/crm/index.js';
 import { SECRET_GRACE_MS } from '../lib/tenants/deps.js';
 import { ssmSecretSet } from '../lib/tenants/secret-set.js';
 import { createTenantService, type TenantService } from '../lib/tenants/service.js';
-import { tenantEndpoints } from '../lib/tenants/tenant-state.js';
 import { dynamoTenantStore } from '../lib/tenants/tenant-store.js';
 import type { TenantActivity } from '../lib/tenants/view.js';
 import { LOCAL_SECRETS_MAX_AGE_SECONDS, LOCAL_SECRETS_PARAMETER } from './ssm-endpoint.js';
-
-/** How often the local runtime retires the secrets whose grace period ended. */
-const SWEEP_EVERY_MS = 5000;
 
 export interface LocalTenants {
   /** Undefined when the CRM's API is not configured (`off` says so). */
@@ -27,8 +24,9 @@ export interface LocalTenants {
 /**
  * The tenant commands of the local runtime's admin API: the CRM of CRM_API_URL and CRM_CREDENTIALS,
  * the secrets parameter of local/ssm-endpoint.ts, the records in the webhooks table, lifecycle events
- * on the local bus; replaced secrets retired every 5 s once their grace period (TENANT_SECRET_GRACE_SECONDS,
- * default 900) ended. The webhooks' TargetUrl is the local ingest's (or RECEIVER_URL when set).
+ * on the local bus; a replaced secret retires TENANT_SECRET_GRACE_SECONDS (default 900) later, removed by
+ * the retireSecrets function on its serverless.yml schedule, as on a stage. The webhooks' TargetUrl is
+ * the local ingest's (or RECEIVER_URL when set).
  */
 export function localTenants(with_: {
   env: NodeJS.ProcessEnv;
@@ -87,17 +85,10 @@ export function localTenants(with_: {
     readEntities(env),
     with_.activity,
   );
-  const timer = setInterval(() => {
-    service
-      .sweep()
-      .catch((error: unknown) => with_.log(`tenants: retiring secrets failed: ${(error as Error).message}`));
-  }, SWEEP_EVERY_MS);
-  timer.unref();
   return {
     service,
     off,
     stop() {
-      clearInterval(timer);
       ssm.destroy();
       eventBridge.destroy();
     },

@@ -1,7 +1,7 @@
 import { CONTEXT_PLACEHOLDER, type CrmCredentials } from '../config/crm.js';
 import { type Authorizer, createAuthorizer, credentialsLookup } from './auth/index.js';
 import { type CallRequest, type CrmLimits, createCaller, DEFAULT_CRM_LIMITS } from './call.js';
-import { CrmApiError } from './errors.js';
+import { CrmApiError, CrmRetryLater } from './errors.js';
 import { type CrmResponse, ExchangeError, exchange, jsonOf } from './http.js';
 import { type AskKeyRange, type KeyPage, keyRange, pageAfterKey, wholeNumber } from './key-pages.js';
 import { createTenantLimiter } from './limiter.js';
@@ -24,6 +24,12 @@ export interface CrmClientOptions {
    * `Api`: the tenant moved); undefined for CRM_API_URL's.
    */
   apiBaseOf?: (context: string) => string | undefined;
+  /**
+   * Given, the client follows a tenant that moves (lib/crm/endpoints.ts, with `apiBaseOf`): every state
+   * read (`tenantState`) of a running tenant hands on its `Api`, and a 421 (the host called is one the
+   * tenant left) reads the state again and is a CrmRetryLater ('moved'): the next try calls the new host.
+   */
+  follow?: (context: string, api: string) => void;
   /** The current invocation's stop signal (the local runtime's, as it stops): aborts calls in flight and their waits. */
   signal?: () => AbortSignal | undefined;
   /** Replaces the credential step (OAuth client credentials, later). */
@@ -54,6 +60,8 @@ export interface Page<T> {
 
 /** How long a tenant whose API is not running is left alone before it is asked again. */
 const NOT_RUNNING_RETRY_MS = 60_000;
+/** How long after a 421 the call is tried again at the tenant's new host: its state may lag the move a little. */
+const MOVED_RETRY_MS = 5_000;
 const CONTEXT = /^[A-Za-z0-9_-]{1,100}$/;
 
 /** `2026-11-27T12:05:00`: the CRM's UTC time without offset, to the second (rounded down: a wider window). */
@@ -113,7 +121,7 @@ export function createCrmClient(options: CrmClientOptions) {
       },
     });
   const authorizer = remembering(authorizing, secrets);
-  const call = createCaller({
+  const caller = createCaller({
     fetch: send,
     limits,
     limiter: createTenantLimiter(limits),
@@ -122,6 +130,33 @@ export function createCrmClient(options: CrmClientOptions) {
     signal: options.signal,
     random: options.random ?? Math.random,
   });
+
+  /** `GET /api/state/{ctx}` (on the CRM's origin, never a tenant's host), its `Api` followed when running. */
+  const readState = async (context: string): Promise<TenantState> => {
+    base(context);
+    const url = new URL(`/api/state/${context}`, origin);
+    const body = okJson(await caller(context, url, { authorize: false }), context, `GET ${url.pathname}`);
+    if (typeof body !== 'object' || body === null)
+      throw new CrmApiError(`GET ${url.pathname}: the answer is no state`, context);
+    const { State, IsRunning, Api } = body as Record<string, unknown>;
+    const state = typeof State === 'string' ? State : 'Unknown';
+    if (IsRunning !== true) return { running: false, state, retryAfterMs: NOT_RUNNING_RETRY_MS };
+    const endpoint = typeof Api === 'string' ? Api : undefined;
+    if (endpoint !== undefined) options.follow?.(context, endpoint);
+    return { running: true, state, endpoint };
+  };
+  const call: typeof caller = async (context, url, request) => {
+    const response = await caller(context, url, request);
+    if (response.status !== 421 || options.follow === undefined) return response;
+    const state = await readState(context);
+    throw new CrmRetryLater(
+      `${request?.method ?? 'GET'} ${url.pathname}: HTTP 421, ${context} is no longer served there (its state: ${state.state}); the next try calls where its state says`,
+      context,
+      'moved',
+      MOVED_RETRY_MS,
+      { status: 421 },
+    );
+  };
 
   /** A call whose answer must be 200 JSON; anything else is a CrmApiError naming the call. */
   const getJson = async (context: string, url: URL, request?: CallRequest) => {
@@ -200,18 +235,7 @@ export function createCrmClient(options: CrmClientOptions) {
   return scrubbing(
     {
       /** `GET /api/state/{ctx}`: whether the tenant's API runs (states such as OfflineMaintenance do not). */
-      async tenantState(context: string): Promise<TenantState> {
-        base(context);
-        const url = new URL(`/api/state/${context}`, origin);
-        const { body } = await getJson(context, url, { authorize: false });
-        if (typeof body !== 'object' || body === null)
-          throw new CrmApiError(`GET ${url.pathname}: the answer is no state`, context);
-        const { State, IsRunning, Api } = body as Record<string, unknown>;
-        const state = typeof State === 'string' ? State : 'Unknown';
-        return IsRunning === true
-          ? { running: true, state, endpoint: typeof Api === 'string' ? Api : undefined }
-          : { running: false, state, retryAfterMs: NOT_RUNNING_RETRY_MS };
-      },
+      tenantState: readState,
 
       /**
        * The rows of `table` created or updated after `since`, one page: `fields` are the FieldValues'

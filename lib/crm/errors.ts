@@ -19,7 +19,7 @@ export class CrmApiError extends Error {
 }
 
 /** Why a tenant cannot be served now: none of these is a failure of the reconciliation. */
-export type RetryLaterReason = 'throttled' | 'unavailable' | 'budget';
+export type RetryLaterReason = 'throttled' | 'unavailable' | 'budget' | 'moved';
 
 /**
  * The tenant cannot be served now (it throttles or answers 503 past the attempts allowed, or the

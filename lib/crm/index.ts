@@ -10,6 +10,7 @@ export {
   type TenantState,
 } from './client.js';
 export { crmCredentials } from './credentials.js';
+export { tenantEndpoints } from './endpoints.js';
 export {
   CrmApiError,
   CrmAuthError,

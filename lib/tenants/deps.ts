@@ -62,6 +62,9 @@ export class TenantError extends Error {
   }
 }
 
-export const nowOf = (deps: TenantDeps) => deps.now?.() ?? Date.now();
-export const sleepOf = (deps: TenantDeps) =>
+/** What retiring due secrets needs (the scheduled function has no CRM): the set, the records, the clock. */
+export type SecretSweepDeps = Pick<TenantDeps, 'secrets' | 'tenants' | 'owner' | 'sleep' | 'now'>;
+
+export const nowOf = (deps: Pick<TenantDeps, 'now'>) => deps.now?.() ?? Date.now();
+export const sleepOf = (deps: Pick<TenantDeps, 'sleep'>) =>
   deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));

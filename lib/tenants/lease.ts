@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sleepOf, type TenantDeps, TenantError } from './deps.js';
+import { type SecretSweepDeps, sleepOf, TenantError } from './deps.js';
 
 /** A lease lasts this long unless renewed; a crashed holder blocks the next run this long at most. */
 export const LEASE_MS = 30_000;
@@ -10,7 +10,7 @@ export const LEASE_MS = 30_000;
  * released after; one left by a crash expires after LEASE_MS.
  */
 export async function withLease<T>(
-  deps: TenantDeps,
+  deps: Omit<SecretSweepDeps, 'secrets' | 'now'>,
   key: string,
   work: () => Promise<T>,
   waitMs = 2 * LEASE_MS,

@@ -1,4 +1,4 @@
-import { nowOf, sleepOf, type TenantDeps, TenantError } from './deps.js';
+import { nowOf, type SecretSweepDeps, sleepOf, type TenantDeps, TenantError } from './deps.js';
 import { withLease } from './lease.js';
 import { fingerprint, type SecretSet, secretOf, withoutSecrets, withSecret } from './secret-set.js';
 import type { TenantRecord } from './tenant-store.js';
@@ -10,7 +10,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Reads, changes and writes the secret set under its lease (every context's writers share it). */
 export async function changeSecretSet(
-  deps: TenantDeps,
+  deps: SecretSweepDeps,
   change: (set: SecretSet) => SecretSet,
 ): Promise<void> {
   await withLease(deps, SECRET_SET_KEY, async () => deps.secrets.write(change(await deps.secrets.read())));
@@ -82,7 +82,7 @@ export function retireOthers(record: TenantRecord, retireAt: string, keep?: stri
  * changed meanwhile is left for the next sweep (its secret stays accepted a little longer, never less).
  * Answers how many secrets it retired.
  */
-export async function retireDueSecrets(deps: TenantDeps): Promise<number> {
+export async function retireDueSecrets(deps: SecretSweepDeps): Promise<number> {
   const now = nowOf(deps);
   let retired = 0;
   for (const record of await deps.tenants.list()) {

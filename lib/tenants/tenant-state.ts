@@ -4,18 +4,6 @@ import { tenantEvent } from './lifecycle.js';
 import type { TenantRecord } from './tenant-store.js';
 
 /**
- * Where each tenant's API is, as its state last said: the CRM client's `apiBaseOf`. A tenant that
- * moved (its `Api` changed, or its old host answered 421) is followed to the new base.
- */
-export function tenantEndpoints() {
-  const bases = new Map<string, string>();
-  return {
-    apiBaseOf: (context: string) => bases.get(context),
-    follow: (context: string, api: string) => bases.set(context, `${api.replace(/\/+$/, '')}/v1`),
-  };
-}
-
-/**
  * The tenant's state now (`GET /api/state/{ctx}`); a running tenant's API is followed to the `Api` it
  * names (`deps.follow`). A state or endpoint other than the record's is published as
  * `receiver.tenant.state-changed`. Answers the state and the record's fields to save.

@@ -8,13 +8,13 @@ import { parseCrmCredentials, readCrmConfig } from '../../lib/config/crm.js';
 import { readEntities } from '../../lib/config/entities.js';
 import { ConfigError, intEnv } from '../../lib/config/env.js';
 import { SECRETS_MAX_AGE_SECONDS } from '../../lib/config/ingest.js';
+import { tenantEndpoints } from '../../lib/crm/endpoints.js';
 import { CrmApiError, createCrmClient } from '../../lib/crm/index.js';
 import { createWebhookStore } from '../../lib/store/index.js';
 import { listRecoveries } from '../../lib/store/recovery-list.js';
 import { SECRET_GRACE_MS, TenantError } from '../../lib/tenants/deps.js';
 import { ssmSecretSet } from '../../lib/tenants/secret-set.js';
 import { createTenantService } from '../../lib/tenants/service.js';
-import { tenantEndpoints } from '../../lib/tenants/tenant-state.js';
 import { dynamoTenantStore } from '../../lib/tenants/tenant-store.js';
 import { type OpsClients, OpsError, output, type StackOutputs } from './commands.js';
 import { erase } from './erase-command.js';
@@ -27,8 +27,8 @@ export const TENANT_HELP = `  tenants                              each tenant: 
                                        (waits ${SECRETS_MAX_AGE_SECONDS + 1} s: the ingest's cache of the secrets parameter)
   rotate-secret --context C [--wait]   a new secret accepted, set on the webhooks; the old one retires in ${SECRET_GRACE_MS / 60_000} min
   offboard --context C [--erase] [--wait]   the tenant's webhooks deleted in the CRM, its secrets retiring
-                                       (a replaced secret is removed by the first tenant command after its grace
-                                        period; --wait stays until then and removes it)
+                                       (a replaced secret is removed within a minute after its grace period by
+                                        the stage's retireSecrets function; --wait stays until then and removes it)
   (CRM_API_URL as the stage's crmApiUrl; CRM_CREDENTIALS, or the stage's crm-credentials parameter;
    STATE_EVENT_TOKEN and WEBHOOK_SECRETS_MAX_AGE_SECONDS as the stage's)`;
 
@@ -65,7 +65,7 @@ type TenantValues = ReturnType<typeof parseTenantArgs>['values'];
 
 /**
  * A tenant command on a stage: the records in its webhooks table, the secret set in its secrets
- * parameter (written by ops only), the CRM of CRM_API_URL, lifecycle events on its bus.
+ * parameter (written by ops and the retireSecrets function only), the CRM of CRM_API_URL, lifecycle events on its bus.
  */
 export async function tenantCommand(
   clients: OpsClients & { ssm: SSMClient; eventBridge: EventBridgeClient },

@@ -17,6 +17,7 @@ export const FUNCTIONS = [
   'webhookStateWorker',
   'reconcile',
   'reconcilePoll',
+  'retireSecrets',
 ] as const;
 export type FunctionKey = (typeof FUNCTIONS)[number];
 
@@ -29,6 +30,7 @@ export const ENTRIES: Record<FunctionKey, string> = {
   webhookStateWorker: 'functions/webhook-state-worker',
   reconcile: 'functions/reconcile',
   reconcilePoll: 'functions/reconcile-poll',
+  retireSecrets: 'functions/retire-secrets',
 };
 
 export interface Resource {

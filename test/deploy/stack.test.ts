@@ -35,13 +35,15 @@ import {
 const PREFIX = `${SERVICE}-${STAGE}`;
 /**
  * What a delivery waits for (the ingest, the workers) keeps its cold start within 350 KB; the
- * reconciliation's functions run off that path, where a cold start adds milliseconds to a recovery that
- * waits on the CRM's API for seconds, so they may carry more (docs/deploy.md, "Bundles").
+ * reconciliation's functions and the scheduled retirement of secrets run off that path, where a cold
+ * start adds milliseconds to work that waits seconds or minutes, so they may carry more (docs/deploy.md,
+ * "Bundles").
  */
 const BUNDLE_BUDGET_BYTES = 350 * 1024;
 const BACKGROUND_BUDGET_BYTES = 400 * 1024;
+const BACKGROUND: readonly FunctionKey[] = ['reconcile', 'reconcilePoll', 'retireSecrets'];
 const budgetOf = (key: FunctionKey) =>
-  key === 'reconcile' || key === 'reconcilePoll' ? BACKGROUND_BUDGET_BYTES : BUNDLE_BUDGET_BYTES;
+  BACKGROUND.includes(key) ? BACKGROUND_BUDGET_BYTES : BUNDLE_BUDGET_BYTES;
 const getAtt = (logicalId: string, attribute = 'Arn') => ({ 'Fn::GetAtt': [logicalId, attribute] });
 const ref = (logicalId: string) => ({ Ref: logicalId });
 const pascal = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
@@ -110,7 +112,7 @@ function workerTimeouts(): number[] {
 }
 
 describe('functions', () => {
-  it('are six, on nodejs22.x arm64, each with its own role and tags', () => {
+  it('are eight, on nodejs22.x arm64, each with its own role and tags', () => {
     expect(
       ofType('AWS::Lambda::Function')
         .map(([id]) => id)
@@ -604,6 +606,17 @@ describe('IAM', () => {
         'Fn::Sub': `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${SERVICE}/${STAGE}/crm-credentials`,
       }),
     ],
+    // The tenant records and leases, and the secrets parameter: the one role that may write it.
+    retireSecrets: [
+      allow(logs, getAtt('RetireSecretsLogGroup')),
+      allow(
+        ['dynamodb:Scan', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        getAtt('WebhooksTable'),
+      ),
+      allow(['ssm:GetParameter', 'ssm:PutParameter'], {
+        'Fn::Sub': `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${SERVICE}/${STAGE}/webhook-secrets`,
+      }),
+    ],
   };
 
   it.each(FUNCTIONS)('%s: a role Lambda alone can assume, with exactly the statements it needs', (key) => {
@@ -757,14 +770,21 @@ describe('alarms and alerts', () => {
     expect(found[0]).toMatchObject({ Namespace: 'CrmWebhookReceiver', Statistic: 'Sum', Threshold: 0 });
   });
 
-  it('the poll of the CRM’s webhooks runs every minute (AWS’s finest schedule), for longer than a minute', () => {
+  it('the poll of the CRM’s webhooks and the retirement of due secrets run every minute (AWS’s finest schedule), for longer than a minute', () => {
     const rules = ofType('AWS::Events::Rule').filter(
       ([, r]) => r.Properties.ScheduleExpression !== undefined,
     );
     expect(rules.map(([, r]) => [r.Properties.ScheduleExpression, r.Properties.Targets])).toEqual([
       ['rate(1 minute)', [expect.objectContaining({ Arn: getAtt('ReconcilePollLambdaFunction') })]],
+      ['rate(1 minute)', [expect.objectContaining({ Arn: getAtt('RetireSecretsLambdaFunction') })]],
     ]);
     expect(fn('reconcilePoll').Properties.Timeout).toBeGreaterThan(60);
+    // The secret set's lease (LEASE_MS), held or left by a crash, is waited for up to 60 s.
+    expect(fn('retireSecrets').Properties.Timeout).toBeGreaterThan(60);
+    expect((fn('retireSecrets').Properties.Environment as { Variables: unknown }).Variables).toMatchObject({
+      WEBHOOKS_TABLE: ref('WebhooksTable'),
+      WEBHOOK_SECRETS_PARAMETER: `/${SERVICE}/${STAGE}/webhook-secrets`,
+    });
   });
 
   it('a webhook entering TooManyErrors, from the receiver’s own metrics', () => {

@@ -1,7 +1,7 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readWatchConfig } from '../../lib/config/watch.js';
-import type { CrmClient } from '../../lib/crm/index.js';
+import { type CrmClient, tenantEndpoints } from '../../lib/crm/index.js';
 import { type PollDeps, pollWebhooks } from '../../lib/reconcile/poll.js';
 import { runScheduledPolls } from '../../lib/reconcile/poll-schedule.js';
 import { createWebhookStore } from '../../lib/store/dynamo-webhooks.js';
@@ -9,6 +9,7 @@ import { createRecoveryStore } from '../../lib/store/recovery.js';
 import { listRecoveries } from '../../lib/store/recovery-list.js';
 import { createWatchStore } from '../../lib/store/watch-memory.js';
 import type { RunningCrm } from '../../tools/crm/start.js';
+import { setTenantStatus } from '../../tools/crm/tenant-state.js';
 import { clientOf, simulator, startServer } from '../crm-client/support.js';
 import { FakePublisher } from '../support/bus.js';
 import { SECRET } from '../support/delivery.js';
@@ -321,6 +322,20 @@ describe('the poll of the receiver’s webhooks in the CRM (simulator, dynalite,
     expect(report).toMatchObject({ polled: true, webhooks: 0, unfinished: [CONTEXT], failed: [] });
     budget = 0;
     expect((await w.poll()).unfinished).toEqual([CONTEXT]);
+  });
+
+  it('follows a tenant that moved: its old host’s 421 reads its state again and the context is polled next time at the new host', async () => {
+    // As functions/reconcile-poll.ts builds its client.
+    const w = await world({}, (crm) => clientOf(crm, tenantEndpoints()) as CrmClient);
+    expect(await w.poll()).toMatchObject({ webhooks: 1, failed: [], unfinished: [] });
+    setTenantStatus(w.crm.core.store.context(CONTEXT), undefined, true);
+    await w.failChanges(3);
+
+    // Cut short, not failed: the 421 is a retry later.
+    expect(await w.poll()).toMatchObject({ webhooks: 0, failed: [], unfinished: [CONTEXT] });
+    const report = await w.poll();
+    expect(report).toMatchObject({ webhooks: 1, enqueued: 1, reactivated: 1, failed: [], unfinished: [] });
+    expect(w.crm.core.webhook(CONTEXT, w.webhook.id).state).toBe('Active');
   });
 });
 

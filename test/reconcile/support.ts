@@ -13,7 +13,7 @@ import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll } from 'vitest';
 import { redrivePolicy } from '../../infra/definitions.js';
 import type { CrmCredentials } from '../../lib/config/crm.js';
-import { CRM_TABLES, type CrmLimits, createCrmClient } from '../../lib/crm/index.js';
+import { CRM_TABLES, type CrmLimits, createCrmClient, tenantEndpoints } from '../../lib/crm/index.js';
 import { parseDeliveryEvent } from '../../lib/events/index.js';
 import { routeEvent } from '../../lib/ingest/routing.js';
 import type { RowEntity } from '../../lib/model/types.js';
@@ -191,6 +191,9 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     fetch: recording,
     ...(options.clientBudgetMs !== undefined && { timeLeftMs: () => options.clientBudgetMs! }),
     random: () => 0.5,
+    // As functions/reconcile.ts: a tenant that moved is called where its state says (not with a server
+    // of the test's own in front, which the state's Api, the simulator's own address, would bypass).
+    ...(options.apiUrl === undefined && tenantEndpoints()),
   });
   const queueUrls = Object.fromEntries(receiver.queues.queues.map((q) => [q.key, q.url])) as Record<
     QueueKey,

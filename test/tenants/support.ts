@@ -6,13 +6,13 @@ import { join } from 'node:path';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import type { BusEntry } from '../../lib/bus/entry.js';
 import { readIngestConfig } from '../../lib/config/ingest.js';
+import { tenantEndpoints } from '../../lib/crm/endpoints.js';
 import { createCrmClient } from '../../lib/crm/index.js';
 import { createPolicySource, handleDelivery } from '../../lib/ingest/index.js';
 import { QUEUE_ENV_VARS } from '../../lib/queue/port.js';
 import { SsmParameterProvider } from '../../lib/secrets/ssm.js';
 import { SECRET_GRACE_MS, type TenantDeps } from '../../lib/tenants/deps.js';
 import { ssmSecretSet } from '../../lib/tenants/secret-set.js';
-import { tenantEndpoints } from '../../lib/tenants/tenant-state.js';
 import { dynamoTenantStore } from '../../lib/tenants/tenant-store.js';
 import { LOCAL_SECRETS_PARAMETER, startLocalSsm } from '../../local/ssm-endpoint.js';
 import { type RunningCrm, startCrm } from '../../tools/crm/start.js';
@@ -120,6 +120,9 @@ export async function startTenantWorld(
     published,
     targetUrl,
     ssmClient,
+    /** The local SSM endpoint serving the secrets parameter (a function's AWS_ENDPOINT_URL_SSM). */
+    ssmEndpoint: ssm.endpoint,
+    parameter,
     tables,
     dynamo,
     /** The events of `published` of one type, their details parsed. */
