@@ -11,9 +11,9 @@ import { type CrmClient, createCrmClient, crmCredentials } from '../lib/crm/inde
 import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import { QUEUE_ENV_VARS, type QueueKey } from '../lib/queue/port.js';
 import { boundedSqsClientConfig } from '../lib/queue/sqs.js';
-import { createReconcileHandler } from '../lib/reconcile/handler.js';
-import { createSnapshotSender } from '../lib/reconcile/send.js';
-import { createSqsReconcileQueue } from '../lib/reconcile/sqs-queue.js';
+import { createSqsReconcileQueue } from '../lib/queue/sqs-reconcile.js';
+import { createSnapshotSender } from '../lib/queue/sqs-snapshots.js';
+import { createReconcileHandler } from '../lib/reconcile/run/reconcile-handler.js';
 import { SsmParameterProvider } from '../lib/secrets/ssm.js';
 import { defaultClient } from '../lib/store/dynamo-calls.js';
 import { createRecoveryStore, createStoredRowKeys } from '../lib/store/index.js';

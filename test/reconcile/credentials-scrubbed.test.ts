@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { gapViews } from '../../dashboard/reconcile-routes.js';
 import type { CrmCredentials } from '../../lib/config/crm.js';
 import { createCrmClient } from '../../lib/crm/index.js';
-import { createReconcileHandler } from '../../lib/reconcile/handler.js';
+import { createReconcileHandler } from '../../lib/reconcile/run/reconcile-handler.js';
 import { createDynamoStore, createRecoveryStore, createStoredRowKeys } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { applyStateEvent } from '../../lib/webhook-state.js';

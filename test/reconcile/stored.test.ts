@@ -2,7 +2,7 @@ import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Row } from '../../lib/model/types.js';
-import { learnedShape } from '../../lib/reconcile/fields.js';
+import { learnedShape } from '../../lib/reconcile/run/fields.js';
 import { createStoredRowKeys } from '../../lib/store/index.js';
 import { toRowItem } from '../../lib/store/row-item.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { RowEvent } from '../../lib/events/index.js';
 import { validEvent } from '../../lib/events/index.js';
-import { reconciledEvent } from '../../lib/reconcile/event.js';
+import { reconciledEvent } from '../../lib/reconcile/run/snapshot-message.js';
 import { at, rowEvent } from './workers.js';
 
 /**

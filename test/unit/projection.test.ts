@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type RowEvent, validEvent } from '../../lib/events/index.js';
 import type { Row } from '../../lib/model/types.js';
 import { apply, RECENT_WINDOW } from '../../lib/projection.js';
-import { reconciledEvent } from '../../lib/reconcile/event.js';
+import { reconciledEvent } from '../../lib/reconcile/run/snapshot-message.js';
 import { NEVER } from '../../tools/crm/tables.js';
 import { at, rowEvent } from '../support/workers.js';
 

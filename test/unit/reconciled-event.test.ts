@@ -5,7 +5,7 @@ import { handleDelivery } from '../../lib/ingest/index.js';
 import { replayDecision } from '../../lib/ingest/replay.js';
 import { routeEvent } from '../../lib/ingest/routing.js';
 import { eventSeq } from '../../lib/model/order-key.js';
-import { type FetchedRow, reconciledEvent, SnapshotError } from '../../lib/reconcile/event.js';
+import { type FetchedRow, reconciledEvent, SnapshotError } from '../../lib/reconcile/run/snapshot-message.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { policy, RecordingQueue, request } from '../support/delivery.js';
 import { at, rowEvent } from '../support/workers.js';

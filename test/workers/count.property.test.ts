@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RowEvent, validEvent } from '../../lib/events/index.js';
 import { eventSeq } from '../../lib/model/order-key.js';
-import { reconciledEvent } from '../../lib/reconcile/event.js';
+import { reconciledEvent } from '../../lib/reconcile/run/snapshot-message.js';
 import type { Store } from '../../lib/store/types.js';
 import { processRowEvent, type RowWorkerDeps } from '../../lib/workers/index.js';
 import { inOrder } from '../support/arbitraries.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bookkeepingFilter, DEFAULT_BOOKKEEPING_FIELDS } from '../../lib/bus/entry.js';
 import type { RowEvent } from '../../lib/events/index.js';
 import type { OutboundMessage } from '../../lib/queue/port.js';
-import { type FetchedRow, reconciledEvent } from '../../lib/reconcile/event.js';
+import { type FetchedRow, reconciledEvent } from '../../lib/reconcile/run/snapshot-message.js';
 import type { Store } from '../../lib/store/types.js';
 import { createRowWorker } from '../../lib/workers/index.js';
 import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';

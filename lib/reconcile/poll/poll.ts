@@ -1,19 +1,19 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { EventPublisher } from '../bus/publisher.js';
-import type { WatchConfig } from '../config/watch.js';
-import { type CrmClient, CrmRetryLater, type CrmWebhook } from '../crm/index.js';
-import { eachLimited } from '../each-limited.js';
-import { METRIC } from '../metrics.js';
-import type { LastAccepted } from '../model/types.js';
-import type { WatchMemory, WatchStore } from '../store/watch-memory.js';
+import type { EventPublisher } from '../../bus/publisher.js';
+import type { WatchConfig } from '../../config/watch.js';
+import { type CrmClient, CrmRetryLater, type CrmWebhook } from '../../crm/index.js';
+import { eachLimited } from '../../each-limited.js';
+import { METRIC } from '../../metrics.js';
+import type { LastAccepted } from '../../model/types.js';
+import type { WatchMemory, WatchStore } from '../../store/watch-memory.js';
+import { type LifecycleDetails, lifecycleEntry } from '../records/lifecycle.js';
+import { type ReactivationRecorder, recordReactivation } from '../records/recovery.js';
+import type { ReconcileQueue, ReconcileRequest } from '../request.js';
+import { windowStart } from '../triggers/gap.js';
+import { ALERT_AFTER_ATTEMPTS, type Observed, REACTIVATION_LASTS_POLLS, watchStep } from './decide.js';
 import { requestFullPass } from './full-pass.js';
-import { windowStart } from './gap-trigger.js';
-import { type LifecycleDetails, lifecycleEntry } from './lifecycle.js';
 import { enqueue, pendingOf, withPending } from './pending.js';
-import { type ReactivationRecorder, recordReactivation } from './recovery.js';
-import type { ReconcileQueue, ReconcileRequest } from './request.js';
-import { ALERT_AFTER_ATTEMPTS, type Observed, REACTIVATION_LASTS_POLLS, watchStep } from './watch.js';
 
 export interface PollDeps {
   crm: Pick<CrmClient, 'listWebhooks' | 'webhookUsage' | 'webhookLastError' | 'activateWebhook'>;
@@ -223,7 +223,7 @@ async function reactivate(
       webhookId,
       requestedAt: new Date(activatedAt).toISOString(),
     },
-    // On probation: its attempts keep counting until it has stayed Active a while (lib/reconcile/watch.ts).
+    // On probation: its attempts keep counting until it has stayed Active a while (lib/reconcile/poll/decide.ts).
     memory: alertOnce(
       deps,
       webhook,

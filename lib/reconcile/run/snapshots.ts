@@ -1,13 +1,13 @@
-import type { ArchiveRow } from '../crm/index.js';
-import { eventSeq } from '../model/order-key.js';
-import type { Row } from '../model/types.js';
-import type { OutboundMessage } from '../queue/port.js';
-import type { StoredRowKeys } from '../store/row-set.js';
-import { snapshotVerdict } from './changes-row.js';
+import type { ArchiveRow } from '../../crm/index.js';
+import { eventSeq } from '../../model/order-key.js';
+import type { Row } from '../../model/types.js';
+import type { OutboundMessage } from '../../queue/port.js';
+import type { StoredRowKeys } from '../../store/row-set.js';
 import { type Exchange, rowWrittenAt, snapshotTime } from './clock.js';
 import type { Cursor } from './cursor.js';
-import { reconciledEvent, SnapshotError } from './event.js';
 import { type SnapshotShape, snapshotFieldValues } from './fields.js';
+import { reconciledEvent, SnapshotError } from './snapshot-message.js';
+import { snapshotVerdict } from './snapshot-verdict.js';
 
 export interface PageDeps {
   stored: Pick<StoredRowKeys, 'rows' | 'confirm'>;

@@ -1,8 +1,8 @@
-import type { ReactivatePolicy } from '../config/watch.js';
-import type { WatchMemory } from '../store/watch-memory.js';
-import { scheduleSlackMs } from '../store/watch-memory.js';
-import { windowStart } from './gap-trigger.js';
-import type { ReconcileRequest } from './request.js';
+import type { ReactivatePolicy } from '../../config/watch.js';
+import type { WatchMemory } from '../../store/watch-memory.js';
+import { scheduleSlackMs } from '../../store/watch-memory.js';
+import type { ReconcileRequest } from '../request.js';
+import { windowStart } from '../triggers/gap.js';
 
 /** What one poll read of one of the receiver's webhooks in the CRM. */
 export interface Observed {

@@ -3,9 +3,9 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { type OutboundMessage, type QueueKey, QueueUnavailableError } from '../queue/port.js';
-import { sqsAttributes } from '../queue/sqs.js';
-import { encodeSqsMessage, messageBytes, SQS_MAX_MESSAGE_BYTES } from '../queue/sqs-message.js';
+import { type OutboundMessage, type QueueKey, QueueUnavailableError } from './port.js';
+import { sqsAttributes } from './sqs.js';
+import { encodeSqsMessage, messageBytes, SQS_MAX_MESSAGE_BYTES } from './sqs-message.js';
 
 /** SQS takes at most 10 messages per SendMessageBatch, and at most its message limit in all. */
 const BATCH_COUNT = 10;

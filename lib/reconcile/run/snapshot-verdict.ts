@@ -1,8 +1,8 @@
-import { parseDeliveryEvent } from '../events/index.js';
-import { isRowEvent } from '../events/registry.js';
-import { jsonMembers } from '../json-text.js';
-import type { Row } from '../model/types.js';
-import { apply, snapshotDiff } from '../projection.js';
+import { parseDeliveryEvent } from '../../events/index.js';
+import { isRowEvent } from '../../events/registry.js';
+import { jsonMembers } from '../../json-text.js';
+import type { Row } from '../../model/types.js';
+import { apply, snapshotDiff } from '../../projection.js';
 
 /**
  * What a snapshot would do to the stored row, by the worker's own rule (lib/workers/rows.ts: `apply`,

@@ -4,11 +4,11 @@ import {
   RECONCILE_ASSOCIATE_ID,
   RECONCILED_VERB,
   type ReconciledEvent,
-} from '../events/index.js';
-import { routeEvent } from '../ingest/routing.js';
-import { storeMisfit } from '../ingest/store-fit.js';
-import { objectMembers } from '../json-text.js';
-import type { OutboundMessage } from '../queue/port.js';
+} from '../../events/index.js';
+import { routeEvent } from '../../ingest/routing.js';
+import { storeMisfit } from '../../ingest/store-fit.js';
+import { objectMembers } from '../../json-text.js';
+import type { OutboundMessage } from '../../queue/port.js';
 
 /** One row as the CRM's REST API answered for it, at the CRM's time `fetchedAt`. */
 export type FetchedRow = {
