@@ -16,7 +16,7 @@ const ATTEMPTS = 3;
 export type SnapshotSender = (messages: readonly OutboundMessage[]) => Promise<void>;
 
 /**
- * Sends snapshot messages ({@link reconciledEvent}) to their rows' FIFO queues with SendMessageBatch:
+ * Sends snapshot messages ({@link snapshotMessage}) to their rows' FIFO queues with SendMessageBatch:
  * ten to a call (a page of 200 rows is 20 calls, not 200), encoded as the ingest encodes its messages.
  * Entries SQS refused are sent again; any still refused after {@link ATTEMPTS} fail the whole call
  * with a QueueUnavailableError (the reconcile then sends the page again: same EventIds, same

@@ -22,7 +22,7 @@ import { createSnapshotSender } from '../../lib/queue/sqs-snapshots.js';
 import { type ReconcileRequest, reconcileMessage } from '../../lib/reconcile/request.js';
 import { SNAPSHOT_FIELDS } from '../../lib/reconcile/run/fields.js';
 import { createReconcileHandler } from '../../lib/reconcile/run/reconcile-handler.js';
-import { createDynamoStore, createRecoveryStore, createStoredRowKeys } from '../../lib/store/index.js';
+import { createDynamoStore, createRecoveryStore, createStoredRows } from '../../lib/store/index.js';
 import { createSenderClock } from '../../lib/store/sender-clock.js';
 import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker, createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
@@ -209,7 +209,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
       pagesLeft = options.pagesPerInvocation ?? Number.POSITIVE_INFINITY;
       return {
         crm: crmClient,
-        stored: createStoredRowKeys({ client: receiver.dynamo.doc, table: receiver.tables.rows }),
+        stored: createStoredRows({ client: receiver.dynamo.doc, table: receiver.tables.rows }),
         send: createSnapshotSender({ client, queueUrls }),
         senderAheadMs,
         stores: options.stores ?? (() => true),

@@ -10,18 +10,18 @@ import {
 } from '../../crm/index.js';
 import type { OutboundMessage } from '../../queue/port.js';
 import type { SnapshotSender } from '../../queue/sqs-snapshots.js';
-import type { StoredRowKeys } from '../../store/row-set.js';
+import type { StoredRows } from '../../store/row-set.js';
 import type { LifecycleDetails } from '../records/lifecycle.js';
 import type { ReconcileRequest } from '../request.js';
 import { apiSkewMs, CLOCK_SKEW_BOUND_MS } from './clock.js';
 import { type Counters, type Cursor, NO_COUNTS, parseCursor } from './cursor.js';
 import { NOT_RECONCILED, runScope, type Shapes, shapeOf } from './scope.js';
-import { reconciledEvent } from './snapshot-message.js';
+import { snapshotMessage } from './snapshot-message.js';
 import { pageSnapshots, snapshot } from './snapshots.js';
 
 export interface ReconcileDeps {
   crm: Pick<CrmClient, 'tenantState' | 'listChanged' | 'listIds' | 'isDeleted' | 'listWebhooks'>;
-  stored: StoredRowKeys;
+  stored: StoredRows;
   send: SnapshotSender;
   /**
    * How far the sender's clock is ahead of the receiver's (a live event's Timestamp less its arrival),
@@ -275,7 +275,7 @@ async function deletedSnapshot(
   const answer = await deps.crm.isDeleted(context, table, primaryKey);
   if (!answer.deleted) return undefined; // created meanwhile: its change is the next window's
   return snapshot(deps, cursor, () =>
-    reconciledEvent({ context, entity, primaryKey, fetchedAt, receivedAt: deps.now(), deleted: true }),
+    snapshotMessage({ context, entity, primaryKey, fetchedAt, receivedAt: deps.now(), deleted: true }),
   );
 }
 

@@ -51,9 +51,9 @@ export class SnapshotError extends Error {
  * {@link SnapshotError} for anything the workers would refuse (unknown entity, FieldValues not a JSON
  * object) or the store could not hold.
  *
- * @example sqs.send(reconciledEvent({ context: 'Cust1', entity: 'contact', primaryKey: 42, fetchedAt, fieldValues: '{"name":"Acme"}' }))
+ * @example sqs.send(snapshotMessage({ context: 'Cust1', entity: 'contact', primaryKey: 42, fetchedAt, fieldValues: '{"name":"Acme"}' }))
  */
-export function reconciledEvent(row: FetchedRow): OutboundMessage {
+export function snapshotMessage(row: FetchedRow): OutboundMessage {
   const timestamp = row.fetchedAt.toISOString();
   let content = '"deleted"';
   if (row.deleted !== true) {

@@ -2,15 +2,15 @@ import type { ArchiveRow } from '../../crm/index.js';
 import { eventSeq } from '../../model/order-key.js';
 import type { Row } from '../../model/types.js';
 import type { OutboundMessage } from '../../queue/port.js';
-import type { StoredRowKeys } from '../../store/row-set.js';
+import type { StoredRows } from '../../store/row-set.js';
 import { type Exchange, rowWrittenAt, snapshotTime } from './clock.js';
 import type { Cursor } from './cursor.js';
 import { type SnapshotShape, snapshotFieldValues } from './fields.js';
-import { reconciledEvent, SnapshotError } from './snapshot-message.js';
+import { SnapshotError, snapshotMessage } from './snapshot-message.js';
 import { snapshotVerdict } from './snapshot-verdict.js';
 
 export interface PageDeps {
-  stored: Pick<StoredRowKeys, 'rows' | 'confirm'>;
+  stored: Pick<StoredRows, 'rows' | 'confirm'>;
   /** One line about a row skipped (it cannot become a snapshot). */
   warn(message: string): void;
 }
@@ -49,7 +49,7 @@ export async function pageSnapshots(
     const key = { context, entity, primaryKey: Number(row.id) };
     const known = stored.get(key.primaryKey);
     const message = snapshot(deps, cursor, () =>
-      reconciledEvent({
+      snapshotMessage({
         ...key,
         fetchedAt: snapshotTime(row.values, exchange, at.senderAheadMs),
         receivedAt: new Date(exchange.answeredAt),
