@@ -1,5 +1,4 @@
-import { parseDeliveryEvent } from '../../events/index.js';
-import { isRowEvent } from '../../events/registry.js';
+import { type DeliveryEvent, isRowEvent } from '../../events/registry.js';
 import { jsonMembers } from '../../json-text.js';
 import type { Row } from '../../model/types.js';
 import { apply, snapshotDiff } from '../../projection.js';
@@ -9,19 +8,18 @@ import { apply, snapshotDiff } from '../../projection.js';
  * then `snapshotDiff`), judged on the row as the reconcile read it: `changes` it (or the row is not
  * stored, or cannot be judged here), `same` (nothing to do: the row holds these values with order keys
  * at or after the snapshot's), or `confirms` it: equal to what a reader sees, only the order keys of
- * its FieldValues and status move to the snapshot's, `row` (what the worker would write).
+ * its FieldValues and status move to the snapshot's, `row` (what the worker would write). `event` is
+ * the snapshot's event as `buildSnapshot` parsed it, `body` its message's text.
  *
- * @example snapshotVerdict(undefined, body) // { kind: 'changes' }: a row the receiver never stored
+ * @example snapshotVerdict(undefined, event, body) // { kind: 'changes' }: a row the receiver never stored
  */
 export function snapshotVerdict(
   stored: Row | undefined,
-  message: string | Uint8Array,
+  event: DeliveryEvent,
+  body: string,
 ): { kind: 'changes' } | { kind: 'same' } | { kind: 'confirms'; row: Row } {
-  if (stored === undefined) return { kind: 'changes' };
-  const body = typeof message === 'string' ? message : new TextDecoder().decode(message);
-  const parsed = parseDeliveryEvent(JSON.parse(body));
-  if (!parsed.ok || !isRowEvent(parsed.event)) return { kind: 'changes' };
-  const merged = apply(stored, parsed.event, { json: jsonMembers(body, ['FieldValues', 'Values']) });
+  if (stored === undefined || !isRowEvent(event)) return { kind: 'changes' };
+  const merged = apply(stored, event, { json: jsonMembers(body, ['FieldValues', 'Values']) });
   if (snapshotDiff(stored, merged).changed) return { kind: 'changes' };
   return merged === stored ? { kind: 'same' } : { kind: 'confirms', row: merged };
 }
