@@ -1,6 +1,6 @@
 import type { Gap } from '../lib/model/types.js';
-import { ManualRequestError, manualRequest } from '../lib/reconcile/manual.js';
 import type { ReconcileRequest } from '../lib/reconcile/request.js';
+import { ManualRequestError, manualRequest } from '../lib/reconcile/triggers/manual.js';
 import type { WebhookRecovery } from '../lib/store/recovery.js';
 import type { StoreReader } from '../lib/store/types.js';
 import { gapsOf } from '../lib/webhook-state.js';

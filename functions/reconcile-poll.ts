@@ -6,7 +6,7 @@ import { optionalEnv, requireEnv } from '../lib/config/env.js';
 import { readWatchConfig } from '../lib/config/watch.js';
 import { createCrmClient, credentialsCover, crmCredentials, tenantEndpoints } from '../lib/crm/index.js';
 import { METRICS_NAMESPACE } from '../lib/metrics.js';
-import { runScheduledPolls } from '../lib/reconcile/poll-schedule.js';
+import { runScheduledPolls } from '../lib/reconcile/poll/schedule.js';
 import { SsmParameterProvider } from '../lib/secrets/ssm.js';
 import { defaultClient } from '../lib/store/dynamo-calls.js';
 import { createRecoveryStore, createWebhookStore } from '../lib/store/index.js';
@@ -76,7 +76,7 @@ async function crmClient() {
 /**
  * Scheduled every minute: polls the receiver's webhooks in the CRM every RECONCILE_POLL_SECONDS,
  * enqueues reconciles of the windows it finds and sets disabled webhooks Active again
- * (lib/reconcile/poll.ts). Without CRM_API_URL it does nothing: gaps cannot be recovered.
+ * (lib/reconcile/poll/poll.ts). Without CRM_API_URL it does nothing: gaps cannot be recovered.
  */
 export const handler = async (_event: unknown, lambdaContext: Context): Promise<void> => {
   invocation = lambdaContext;

@@ -1,7 +1,7 @@
 import { optionalEnv, requireEnv } from '../lib/config/env.js';
 import { OWN_QUEUE_ENV_VARS } from '../lib/queue/port.js';
+import { sqsJsonReconcileQueue } from '../lib/queue/sqs-json-reconcile.js';
 import type { ReconcileQueue } from '../lib/reconcile/request.js';
-import { sqsJsonReconcileQueue } from '../lib/reconcile/sqs-json.js';
 
 /**
  * The reconcile queue from the environment (RECONCILE_QUEUE_URL, required with CRM_API_URL), or

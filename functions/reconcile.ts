@@ -11,12 +11,12 @@ import { type CrmClient, createCrmClient, crmCredentials, tenantEndpoints } from
 import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import { QUEUE_ENV_VARS, type QueueKey } from '../lib/queue/port.js';
 import { boundedSqsClientConfig } from '../lib/queue/sqs.js';
-import { createReconcileHandler } from '../lib/reconcile/handler.js';
-import { createSnapshotSender } from '../lib/reconcile/send.js';
-import { createSqsReconcileQueue } from '../lib/reconcile/sqs-queue.js';
+import { createSqsReconcileQueue } from '../lib/queue/sqs-reconcile.js';
+import { createSnapshotSender } from '../lib/queue/sqs-snapshots.js';
+import { createReconcileHandler } from '../lib/reconcile/run/reconcile-handler.js';
 import { SsmParameterProvider } from '../lib/secrets/ssm.js';
 import { defaultClient } from '../lib/store/dynamo-calls.js';
-import { createRecoveryStore, createStoredRowKeys } from '../lib/store/index.js';
+import { createRecoveryStore, createStoredRows } from '../lib/store/index.js';
 import { createSenderClock } from '../lib/store/sender-clock.js';
 import { TABLE_ENV_VARS } from '../lib/store/tables.js';
 import { abortSignalOf } from './abort-signal.js';
@@ -40,7 +40,7 @@ for (const [key, name] of Object.entries(QUEUE_ENV_VARS)) {
   if (url !== undefined) queueUrls[key as QueueKey] = url;
 }
 const doc = defaultClient();
-const stored = createStoredRowKeys({ client: doc, table: requireEnv(TABLE_ENV_VARS.rows) });
+const stored = createStoredRows({ client: doc, table: requireEnv(TABLE_ENV_VARS.rows) });
 // A run that names a webhook records its state on the webhook's recovery item (the gap's card shows it).
 const recovery = createRecoveryStore(doc, requireEnv(TABLE_ENV_VARS.webhooks));
 const send = createSnapshotSender({ client: sqs, queueUrls });

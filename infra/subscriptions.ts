@@ -15,7 +15,7 @@ export interface StackNames {
 
 /**
  * The roles of infra/iam.yml that may put events on the stage's bus, and nothing else on it: the
- * workers, and the reconcile function (its lifecycle events, lib/reconcile/lifecycle.ts).
+ * workers, and the reconcile function (its lifecycle events, lib/reconcile/records/lifecycle.ts).
  */
 export const PUBLISHING_ROLES = [
   'ContactWorkerRole',

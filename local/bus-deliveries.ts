@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DeliveryView } from '../dashboard/bus-views.js';
 import type { BusEntry } from '../lib/bus/entry.js';
 import { JsonText, stringifyExact } from '../lib/json-text.js';
-import { LIFECYCLE_TYPES } from '../lib/reconcile/lifecycle.js';
+import { LIFECYCLE_TYPES } from '../lib/reconcile/records/lifecycle.js';
 import { TENANT_LIFECYCLE_TYPES } from '../lib/tenants/lifecycle.js';
 import type { JournalRecord } from './sqs-journal.js';
 
@@ -18,7 +18,7 @@ export interface Delivery {
   text: string;
   eventId: string | undefined;
   detailType: string;
-  /** A lifecycle event's tenant (`detail.context`): it has no EventId (lib/reconcile/lifecycle.ts). */
+  /** A lifecycle event's tenant (`detail.context`): it has no EventId (lib/reconcile/records/lifecycle.ts). */
   context?: string | undefined;
   /** When PutEvents took it (ms): its age counts from here. */
   acceptedAt: number;

@@ -2,7 +2,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { reconciliationNote, reconciliationOff } from '../dashboard/reconcile-routes.js';
 import type { Reconciliation } from '../dashboard/source.js';
 import { readCrmConfig } from '../lib/config/crm.js';
-import { createSqsReconcileQueue } from '../lib/reconcile/sqs-queue.js';
+import { createSqsReconcileQueue } from '../lib/queue/sqs-reconcile.js';
 import type { LocalQueue } from './resources.js';
 
 /**

@@ -686,7 +686,7 @@ export const RECONCILE_ASSUMPTIONS = {
  * changes its row (its share of the archive page the reconcile function waits for, its SendMessageBatch
  * entry, and the worker applying the snapshot as it applies a live event: its queue receive and delete,
  * invocation, duration, and at most the writes of one event); per row the CRM did not change (its share
- * of the page, the reconcile's read of the stored row, and no message, no worker: lib/reconcile/snapshots.ts);
+ * of the page, the reconcile's read of the stored row, and no message, no worker: lib/reconcile/run/snapshots.ts);
  * and per poll (one scheduled invocation; a scheduled EventBridge rule's events cost nothing). The CRM's
  * own API calls are free here and counted in the `per` column.
  */

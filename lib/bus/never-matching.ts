@@ -2,13 +2,17 @@
  * Subscriptions that can never match: a pattern is valid EventBridge whatever field or name it names,
  * so `detail-typ`, `detail: {significantChange: …}` or `detail-type: [contac.changed]` would run as a
  * subscription that stays silent. The receiver knows the shape of what it publishes (lib/bus/entry.ts,
- * and its own lifecycle events, lib/reconcile/lifecycle.ts) and the names of its events (lib/events), so
+ * and its own lifecycle events, lib/reconcile/records/lifecycle.ts) and the names of its events (lib/events), so
  * it can say so, with the nearest known name.
  */
 import { closest, distance } from 'fastest-levenshtein';
 import { EnvelopeSchema } from '../events/envelope.js';
 import { FIXED_EVENT_NAMES, familyOf } from '../events/registry.js';
-import { LIFECYCLE_TYPES, type LifecycleDetails, type LifecycleType } from '../reconcile/lifecycle.js';
+import {
+  LIFECYCLE_TYPES,
+  type LifecycleDetails,
+  type LifecycleType,
+} from '../reconcile/records/lifecycle.js';
 import { TENANT_LIFECYCLE_FIELDS, TENANT_LIFECYCLE_TYPES } from '../tenants/lifecycle.js';
 import { SOURCE } from './entry.js';
 import type { Subscription } from './subscriptions.js';

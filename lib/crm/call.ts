@@ -36,7 +36,7 @@ const MIN_CALL_MS = 250;
 const BACKOFF_BASE_MS = 250;
 /**
  * The longest Retry-After honoured: 15 minutes. A tenant that asks for longer (`Retry-After: 315360000`)
- * is asked again then; a run that cannot finish gives up at its bounds (lib/reconcile/bounds.ts).
+ * is asked again then; a run that cannot finish gives up at its bounds (lib/reconcile/run/bounds.ts).
  */
 export const MAX_RETRY_AFTER_MS = 15 * 60_000;
 const BACKOFF_CAP_MS = 8_000;

@@ -1,5 +1,5 @@
 import type { BusEntry } from '../bus/entry.js';
-import { lifecycleEntry } from '../reconcile/lifecycle.js';
+import { lifecycleEntry } from '../reconcile/records/lifecycle.js';
 
 /** The detail of `receiver.row.erased`: keys and counts, never data. */
 export interface RowErasedDetail {

@@ -10,7 +10,7 @@ export const RECONCILE_ASSOCIATE_ID = 0;
 
 /**
  * `<entity>.reconciled`: one row as the CRM's REST API returned it at fetch time F.
- * Built by the receiver only (lib/reconcile/event.ts), never accepted over HTTP (the ingest refuses
+ * Built by the receiver only (lib/reconcile/run/snapshot-message.ts), never accepted over HTTP (the ingest refuses
  * it). The envelope's fields as a delivery has them, so it is ordered, recorded and published like
  * one:
  *

@@ -21,7 +21,7 @@ export const ReconcileRequestSchema = z.strictObject({
   /** End of the window; absent: until the run starts. */
   to: z.optional(IsoTime),
   full: z.optional(z.boolean()),
-  /** Entities to reconcile; absent: every entity the receiver stores (ENTITIES) and can reconcile (lib/reconcile/scope.ts). */
+  /** Entities to reconcile; absent: every entity the receiver stores (ENTITIES) and can reconcile (lib/reconcile/run/scope.ts). */
   entities: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(100))).check(z.maxLength(100))),
   /** The webhook whose gap or poll asked for it, if any (lifecycle events name it). */
   webhookId: z.optional(z.number()),

@@ -20,5 +20,5 @@ export {
   backfillRowIndex,
   type RowIndexBackfillConfig,
 } from './row-index-backfill.js';
-export { createStoredRowKeys, type StoredRowKeys } from './row-set.js';
+export { createStoredRows, type StoredRows } from './row-set.js';
 export type * from './types.js';

@@ -7,7 +7,7 @@ import { ROW_SET_INDEX, rowKey, rowSetKey } from './keys.js';
 import { fromRowItem, toRowItem } from './row-item.js';
 
 /** The stored rows of one (context, entity), as a reconcile compares them with the CRM's ids. */
-export interface StoredRowKeys {
+export interface StoredRows {
   /**
    * The primary keys stored in (`after`, `upTo`], ascending (either end open when undefined). Read
    * from an index, so a row created a moment ago may be missing: it was just written from the CRM.
@@ -49,19 +49,16 @@ export interface StoredRow {
   version: number;
 }
 
-/** Stored rows {@link StoredRowKeys.sampleFieldValues} reads (one GetItem each, once per entity and invocation). */
+/** Stored rows {@link StoredRows.sampleFieldValues} reads (one GetItem each, once per entity and invocation). */
 export const SAMPLE_ROWS = 5;
 
 /**
- * {@link StoredRowKeys} on the rows table: a Query of its KEYS_ONLY `byRowSet` index (`rowSet` =
+ * {@link StoredRows} on the rows table: a Query of its KEYS_ONLY `byRowSet` index (`rowSet` =
  * entity and context, `rowPk` = the primary key), so a tenant's entity is read without scanning the
  * table, one GetItem of `status` per row the CRM no longer lists, and the conditional put of a row a
  * snapshot confirmed (the workers' own write: lib/store/row-item.ts, lib/store/dynamo.ts).
  */
-export function createStoredRowKeys(config: {
-  client?: DynamoDBDocumentClient;
-  table: string;
-}): StoredRowKeys {
+export function createStoredRows(config: { client?: DynamoDBDocumentClient; table: string }): StoredRows {
   const doc = config.client ?? defaultClient();
   /** The row keys of the lowest primary keys of (context, entity), or of the highest (`newest`). */
   const firstKeys = (context: string, entity: string, limit: number, newest = false) =>

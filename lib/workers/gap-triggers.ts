@@ -4,8 +4,8 @@ import type { EventPublisher } from '../bus/publisher.js';
 import type { Outcome } from '../hooks.js';
 import { METRIC } from '../metrics.js';
 import type { Webhook } from '../model/types.js';
-import { gapTriggers } from '../reconcile/gap-trigger.js';
 import type { ReconcileQueue } from '../reconcile/request.js';
+import { gapTriggers } from '../reconcile/triggers/gap.js';
 import { PublishError } from './publish.js';
 import type { DeliveryMeta } from './record.js';
 

@@ -1,7 +1,7 @@
 import { queueOutputs } from '../../infra/definitions.js';
-import { ManualRequestError, manualRequest } from '../../lib/reconcile/manual.js';
+import { createSqsReconcileQueue } from '../../lib/queue/sqs-reconcile.js';
 import type { ReconcileRequest } from '../../lib/reconcile/request.js';
-import { createSqsReconcileQueue } from '../../lib/reconcile/sqs-queue.js';
+import { ManualRequestError, manualRequest } from '../../lib/reconcile/triggers/manual.js';
 import { type OpsClients, OpsError, output, type StackOutputs } from './commands.js';
 
 /** `--context`, `--from`, `--to`, `--entities`, `--full` as the command line gave them. */

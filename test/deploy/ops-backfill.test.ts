@@ -6,7 +6,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createStoredRowKeys } from '../../lib/store/index.js';
+import { createStoredRows } from '../../lib/store/index.js';
 import { backfillRowIndexOnStage } from '../../scripts/ops/backfill-command.js';
 import { OpsError, readOutputs } from '../../scripts/ops/commands.js';
 import { type DashboardClients, main } from '../../scripts/ops.js';
@@ -65,7 +65,7 @@ const run = (stage = 'test') =>
 describe('npm run ops -- backfill-row-index', () => {
   it('puts the rows stored before the index into it, answers one line, and a second run updates nothing', async () => {
     for (const pk of [1, 2, 3]) await putOldRow(dynamo, rows, 'Cust9', pk);
-    const stored = createStoredRowKeys({ client: dynamo.doc, table: rows });
+    const stored = createStoredRows({ client: dynamo.doc, table: rows });
     expect(await stored.keys('Cust9', 'contact', undefined, undefined)).toEqual([]);
 
     expect(await run()).toBe(`backfill-row-index on ${rows}: scanned 3, updated 3, already indexed 0`);

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backfillRowIndex, createStoredRowKeys, rowKey } from '../../lib/store/index.js';
+import { backfillRowIndex, createStoredRows, rowKey } from '../../lib/store/index.js';
 import { toRowItem } from '../../lib/store/row-item.js';
 import { FAKE_AWS_ENV, type LocalDynamo, startDynalite } from '../support/dynamo.js';
 import { putOldRow, storedRow } from '../support/old-rows.js';
@@ -26,7 +26,7 @@ describe('backfillRowIndex: rows stored before the byRowSet index get its keys (
     for (const pk of [3, 1, 2]) await putOldRow(dynamo, rows, 'Cust#A', pk);
     await putOldRow(dynamo, rows, 'Cust#A', 7, 'person');
     await dynamo.doc.send(new PutCommand({ TableName: rows, Item: toRowItem(storedRow('Cust#A', 9), 1) }));
-    const stored = createStoredRowKeys({ client: dynamo.doc, table: rows });
+    const stored = createStoredRows({ client: dynamo.doc, table: rows });
     expect(await stored.keys('Cust#A', 'contact', undefined, undefined)).toEqual([9]);
 
     const progress: number[] = [];
@@ -100,7 +100,7 @@ describe('backfillRowIndex: rows stored before the byRowSet index get its keys (
 
     expect(one.updated + two.updated).toBe(40);
     expect(one.scanned + two.scanned).toBe(80);
-    const stored = createStoredRowKeys({ client: dynamo.doc, table: rows });
+    const stored = createStoredRows({ client: dynamo.doc, table: rows });
     expect(await stored.keys('CustT', 'contact', undefined, undefined)).toHaveLength(40);
   });
 });

@@ -2,7 +2,7 @@ import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bookkeepingFilter, buildEntry, DEFAULT_BOOKKEEPING_FIELDS } from '../../lib/bus/entry.js';
 import { parseSubscriptions } from '../../lib/bus/subscriptions.js';
-import { lifecycleEntry } from '../../lib/reconcile/lifecycle.js';
+import { lifecycleEntry } from '../../lib/reconcile/records/lifecycle.js';
 import { type LocalBus, type LocalBusOptions, startLocalBus } from '../../local/bus.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { removeJournals, type StatusTarget, statusTarget, tempJournal } from '../support/bus.js';
@@ -202,7 +202,7 @@ describe('local bus', () => {
   });
 });
 
-describe('local bus: the receiver’s lifecycle events (lib/reconcile/lifecycle.ts)', () => {
+describe('local bus: the receiver’s lifecycle events (lib/reconcile/records/lifecycle.ts)', () => {
   it('delivers one to a subscription of its type; the views name it by its context, having no EventId', async () => {
     const { url, received } = await target(200);
     const local = await bus(

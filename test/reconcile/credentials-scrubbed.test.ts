@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { gapViews } from '../../dashboard/reconcile-routes.js';
 import type { CrmCredentials } from '../../lib/config/crm.js';
 import { createCrmClient } from '../../lib/crm/index.js';
-import { createReconcileHandler } from '../../lib/reconcile/handler.js';
-import { createDynamoStore, createRecoveryStore, createStoredRowKeys } from '../../lib/store/index.js';
+import { createReconcileHandler } from '../../lib/reconcile/run/reconcile-handler.js';
+import { createDynamoStore, createRecoveryStore, createStoredRows } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { applyStateEvent } from '../../lib/webhook-state.js';
 import { generateAppKeys } from '../../tools/crm/auth.js';
@@ -135,7 +135,7 @@ describe('a CRM that echoes credentials in its error text', () => {
         async runDeps() {
           return {
             crm: client,
-            stored: createStoredRowKeys({ client: dynamo.doc, table: tables.rows }),
+            stored: createStoredRows({ client: dynamo.doc, table: tables.rows }),
             send: async () => undefined,
             stores: () => true,
             apiCalls: () => 0,

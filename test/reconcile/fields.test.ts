@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { CRM_TABLES, crmTableOf, whyNotInCrm } from '../../lib/crm/index.js';
 import { FIXED_ENTITIES } from '../../lib/events/index.js';
-import { SnapshotError } from '../../lib/reconcile/event.js';
 import {
   fixedShape,
   learnedShape,
   SNAPSHOT_FIELDS,
   snapshotFieldValues,
-} from '../../lib/reconcile/fields.js';
+} from '../../lib/reconcile/run/fields.js';
+import { SnapshotError } from '../../lib/reconcile/run/snapshot-message.js';
 import { buildSampleBody } from '../../tools/samples.js';
 
 describe('where each entity the receiver stores lives in the CRM', () => {

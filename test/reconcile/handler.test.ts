@@ -1,7 +1,7 @@
 import type { Context, SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
-import { createReconcileHandler } from '../../lib/reconcile/handler.js';
-import type { ReconcileDeps } from '../../lib/reconcile/run.js';
+import { createReconcileHandler } from '../../lib/reconcile/run/reconcile-handler.js';
+import type { ReconcileDeps } from '../../lib/reconcile/run/run.js';
 import { FakePublisher } from '../support/bus.js';
 import { lambdaContext, quietObservability } from '../support/workers.js';
 

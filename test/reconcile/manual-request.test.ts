@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ManualRequestError, manualRequest } from '../../lib/reconcile/manual.js';
 import { reconcileMessage } from '../../lib/reconcile/request.js';
+import { ManualRequestError, manualRequest } from '../../lib/reconcile/triggers/manual.js';
 
 const NOW = new Date('2026-11-27T12:00:00.000Z');
 

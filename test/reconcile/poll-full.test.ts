@@ -2,7 +2,7 @@ import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readWatchConfig } from '../../lib/config/watch.js';
 import type { CrmClient } from '../../lib/crm/index.js';
-import { type PollDeps, pollWebhooks } from '../../lib/reconcile/poll.js';
+import { type PollDeps, pollWebhooks } from '../../lib/reconcile/poll/poll.js';
 import { createWebhookStore } from '../../lib/store/dynamo-webhooks.js';
 import { createWatchStore } from '../../lib/store/watch-memory.js';
 import { clientOf, simulator } from '../crm-client/support.js';

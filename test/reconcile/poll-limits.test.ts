@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CrmCredentials } from '../../lib/config/crm.js';
 import { readWatchConfig } from '../../lib/config/watch.js';
 import { createCrmClient, credentialsCover } from '../../lib/crm/index.js';
-import { type PollDeps, pollWebhooks } from '../../lib/reconcile/poll.js';
+import { type PollDeps, pollWebhooks } from '../../lib/reconcile/poll/poll.js';
 import { createWebhookStore } from '../../lib/store/dynamo-webhooks.js';
 import { createWatchStore } from '../../lib/store/watch-memory.js';
 import { startServer } from '../crm-client/support.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CrmApiError, CrmRetryLater, type CrmWebhook } from '../../lib/crm/index.js';
-import { runScope, type ScopeDeps } from '../../lib/reconcile/scope.js';
+import { runScope, type ScopeDeps } from '../../lib/reconcile/run/scope.js';
 import { request } from './support.js';
 
 /** The CRM's webhooks of the context (or its refusal), the receiver's stored rows by entity, and ENTITIES. */

@@ -11,8 +11,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moveBack } from '../../dashboard/move-task.js';
 import { QueueUnavailableError } from '../../lib/queue/port.js';
+import { createSqsReconcileQueue } from '../../lib/queue/sqs-reconcile.js';
 import type { ReconcileRequest } from '../../lib/reconcile/request.js';
-import { createSqsReconcileQueue } from '../../lib/reconcile/sqs-queue.js';
 import type { LocalQueue } from '../../local/resources.js';
 import { type LocalQueues, startLocalQueues } from '../support/local-queues.js';
 

@@ -2,8 +2,8 @@ import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Row } from '../../lib/model/types.js';
-import { learnedShape } from '../../lib/reconcile/fields.js';
-import { createStoredRowKeys } from '../../lib/store/index.js';
+import { learnedShape } from '../../lib/reconcile/run/fields.js';
+import { createStoredRows } from '../../lib/store/index.js';
 import { toRowItem } from '../../lib/store/row-item.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
 import { storedRow } from '../support/old-rows.js';
@@ -29,7 +29,7 @@ describe('the stored rows of a (context, entity), through the rows table’s byR
     await put('CustS', 'person', 4);
     await put('CustSX', 'contact', 2); // another context
     await put('CustS', 'contact', 9, 'deleted');
-    const stored = createStoredRowKeys({ client: dynamo.doc, table: rows });
+    const stored = createStoredRows({ client: dynamo.doc, table: rows });
 
     expect(await stored.keys('CustS', 'contact', undefined, undefined)).toEqual([1, 3, 5, 7, 9, 12]);
     expect(await stored.keys('CustS', 'contact', 3, 9)).toEqual([5, 7, 9]);
@@ -50,7 +50,7 @@ describe('the stored rows of a (context, entity), through the rows table’s byR
     // A row item the store cannot read (its status is no status).
     const broken = toRowItem({ ...storedRow('CustR', 3, 'contact'), status: 'active' } as Row, 1);
     await dynamo.doc.send(new PutCommand({ TableName: rows, Item: { ...broken, status: 42 } }));
-    const stored = createStoredRowKeys({ client: dynamo.doc, table: rows });
+    const stored = createStoredRows({ client: dynamo.doc, table: rows });
 
     const found = await stored.rows('CustR', 'contact', [1, 2, 3, 4]);
     expect([...found.keys()].sort()).toEqual([1, 2]);
@@ -70,7 +70,7 @@ describe('the stored rows of a (context, entity), through the rows table’s byR
     await put('y_tool', 2, { id: '[I:2]', x_size: '[F:1.5]' });
     await put('y_tool', 3, { id: '[I:3]', x_other: '[S:x]' });
     await put('list.colour', 4);
-    const stored = createStoredRowKeys({ client: dynamo.doc, table: rows });
+    const stored = createStoredRows({ client: dynamo.doc, table: rows });
 
     expect(await stored.sampleFieldValues('CustF', 'y_tool')).toEqual({
       id: '[I:3]',
@@ -91,7 +91,7 @@ describe('the stored rows of a (context, entity), through the rows table’s byR
     await put(1, { id: '[I:1]', x_size: '[F:1.5]' });
     for (let key = 2; key <= 11; key++) await put(key, { id: `[I:${key}]`, x_size: '[F:2]', x_new: '[I:7]' });
     await put(12, { id: '[I:12]', x_size: null, x_new: '[I:8]' });
-    const stored = createStoredRowKeys({ client: dynamo.doc, table: rows });
+    const stored = createStoredRows({ client: dynamo.doc, table: rows });
 
     const sample = await stored.sampleFieldValues('CustN', 'y_kit');
     // A snapshot in this shape writes x_new (else every row that has it would look changed and lose
@@ -113,7 +113,7 @@ describe('the stored rows of a (context, entity), through the rows table’s byR
         BillingMode: 'PAY_PER_REQUEST',
       }),
     );
-    const stored = createStoredRowKeys({ client: dynamo.doc, table: old });
+    const stored = createStoredRows({ client: dynamo.doc, table: old });
     await expect(stored.hasAny('CustS', 'contact')).rejects.toThrow(
       `the ${old} table has no byRowSet index, which reconciliation needs to find deleted rows: deploy the stack again (it adds it), or locally start with a fresh DATA_DIR`,
     );

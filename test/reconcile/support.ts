@@ -18,11 +18,11 @@ import { parseDeliveryEvent } from '../../lib/events/index.js';
 import { routeEvent } from '../../lib/ingest/routing.js';
 import type { RowEntity } from '../../lib/model/types.js';
 import type { OutboundMessage, QueueKey } from '../../lib/queue/port.js';
-import { SNAPSHOT_FIELDS } from '../../lib/reconcile/fields.js';
-import { createReconcileHandler } from '../../lib/reconcile/handler.js';
+import { createSnapshotSender } from '../../lib/queue/sqs-snapshots.js';
 import { type ReconcileRequest, reconcileMessage } from '../../lib/reconcile/request.js';
-import { createSnapshotSender } from '../../lib/reconcile/send.js';
-import { createDynamoStore, createRecoveryStore, createStoredRowKeys } from '../../lib/store/index.js';
+import { SNAPSHOT_FIELDS } from '../../lib/reconcile/run/fields.js';
+import { createReconcileHandler } from '../../lib/reconcile/run/reconcile-handler.js';
+import { createDynamoStore, createRecoveryStore, createStoredRows } from '../../lib/store/index.js';
 import { createSenderClock } from '../../lib/store/sender-clock.js';
 import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker, createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
@@ -212,7 +212,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
       pagesLeft = options.pagesPerInvocation ?? Number.POSITIVE_INFINITY;
       return {
         crm: crmClient,
-        stored: createStoredRowKeys({ client: receiver.dynamo.doc, table: receiver.tables.rows }),
+        stored: createStoredRows({ client: receiver.dynamo.doc, table: receiver.tables.rows }),
         send: createSnapshotSender({ client, queueUrls }),
         senderAheadMs,
         stores: options.stores ?? (() => true),

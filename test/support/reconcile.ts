@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { RowEvent } from '../../lib/events/index.js';
 import { validEvent } from '../../lib/events/index.js';
-import { reconciledEvent } from '../../lib/reconcile/event.js';
+import { snapshotMessage } from '../../lib/reconcile/run/snapshot-message.js';
 import { at, rowEvent } from './workers.js';
 
 /**
@@ -59,8 +59,8 @@ export function reconcileScenarioArb(context: string): fc.Arbitrary<ReconcileSce
         const gone = deletedAt !== undefined && (second > deletedAt || (tie && second === deletedAt));
         const row = { context, entity: 'contact', primaryKey: PRIMARY_KEY, fetchedAt: new Date(at(second)) };
         const message = gone
-          ? reconciledEvent({ ...row, deleted: true })
-          : reconciledEvent({ ...row, fieldValues: JSON.stringify(truthAt(second, tie)) });
+          ? snapshotMessage({ ...row, deleted: true })
+          : snapshotMessage({ ...row, fieldValues: JSON.stringify(truthAt(second, tie)) });
         return validEvent(JSON.parse(String(message.body))) as RowEvent;
       });
       // The same answer fetched twice at the same F is one event (its EventId says so).

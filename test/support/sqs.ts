@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
-import { sqsJsonReconcileQueue } from '../../lib/reconcile/sqs-json.js';
+import { sqsJsonReconcileQueue } from '../../lib/queue/sqs-json-reconcile.js';
 
 export interface LocalSqs {
   endpoint: string;

@@ -53,7 +53,7 @@ describe('neverMatching', () => {
   });
 });
 
-describe('neverMatching: the receiver’s lifecycle events (lib/reconcile/lifecycle.ts)', () => {
+describe('neverMatching: the receiver’s lifecycle events (lib/reconcile/records/lifecycle.ts)', () => {
   it('knows every lifecycle type and the fields of their detail', () => {
     expect(
       warnings(

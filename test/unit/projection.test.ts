@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type RowEvent, validEvent } from '../../lib/events/index.js';
 import type { Row } from '../../lib/model/types.js';
 import { apply, RECENT_WINDOW } from '../../lib/projection.js';
-import { reconciledEvent } from '../../lib/reconcile/event.js';
+import { snapshotMessage } from '../../lib/reconcile/run/snapshot-message.js';
 import { NEVER } from '../../tools/crm/tables.js';
 import { at, rowEvent } from '../support/workers.js';
 
@@ -180,7 +180,7 @@ describe('apply: a snapshot of a row the CRM holds soft-deleted', () => {
       deleted,
       DeletedDate: deleted ? at(3).slice(0, -1) : NEVER,
     };
-    const message = reconciledEvent({
+    const message = snapshotMessage({
       context: created.ContextIdentifier,
       entity,
       primaryKey: 42,

@@ -5,7 +5,7 @@ import { handleDelivery } from '../../lib/ingest/index.js';
 import { replayDecision } from '../../lib/ingest/replay.js';
 import { routeEvent } from '../../lib/ingest/routing.js';
 import { eventSeq } from '../../lib/model/order-key.js';
-import { type FetchedRow, reconciledEvent, SnapshotError } from '../../lib/reconcile/event.js';
+import { type FetchedRow, SnapshotError, snapshotMessage } from '../../lib/reconcile/run/snapshot-message.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { policy, RecordingQueue, request } from '../support/delivery.js';
 import { at, rowEvent } from '../support/workers.js';
@@ -21,7 +21,7 @@ const row = (over: Partial<FetchedRow> = {}): FetchedRow =>
     ...over,
   }) as FetchedRow;
 
-describe('reconciledEvent: the SQS message of a snapshot', () => {
+describe('snapshotMessage: the SQS message of a snapshot', () => {
   it('goes to the queue and FIFO group of the row’s live events, whatever the entity', () => {
     const cases = [
       ['contact', 'contact.changed'],
@@ -31,7 +31,7 @@ describe('reconciledEvent: the SQS message of a snapshot', () => {
       ['list.category', 'list.category.changed'],
     ] as const;
     for (const [entity, live] of cases) {
-      const message = reconciledEvent(row({ entity, context: 'Cust 1 odd', primaryKey: 7 }));
+      const message = snapshotMessage(row({ entity, context: 'Cust 1 odd', primaryKey: 7 }));
       const event = parseDeliveryEvent(buildSampleBody(live, { context: 'Cust 1 odd', primaryKey: 7 }));
       if (!event.ok) throw new Error(event.detail);
       const { queue, groupId } = routeEvent(event.event);
@@ -45,8 +45,8 @@ describe('reconciledEvent: the SQS message of a snapshot', () => {
   });
 
   it('is one event per row, F and content: the same fetch twice has the same EventId (its deduplication id)', () => {
-    const first = reconciledEvent(row());
-    expect(reconciledEvent(row())).toEqual(first);
+    const first = snapshotMessage(row());
+    expect(snapshotMessage(row())).toEqual(first);
     expect(first.deduplicationId).toBe(JSON.parse(String(first.body)).EventId);
     const others = [
       row({ fieldValues: '{"name":"Acme AS"}' }),
@@ -54,12 +54,12 @@ describe('reconciledEvent: the SQS message of a snapshot', () => {
       row({ primaryKey: 43 }),
       row({ context: 'Cust2' }),
       row({ fieldValues: undefined, deleted: true }),
-    ].map((other) => reconciledEvent(other).deduplicationId);
+    ].map((other) => snapshotMessage(other).deduplicationId);
     expect(new Set([first.deduplicationId, ...others]).size).toBe(6);
   });
 
   it('keeps the CRM’s text of FieldValues, digits and all, and is ordered at F before a live event of the same Timestamp', () => {
-    const message = reconciledEvent(row({ fieldValues: '{"big":12345678901234567890,"n":1.50}' }));
+    const message = snapshotMessage(row({ fieldValues: '{"big":12345678901234567890,"n":1.50}' }));
     const body = String(message.body);
     expect(body).toContain('"FieldValues":{"big":12345678901234567890,"n":1.50}');
     const snapshot = JSON.parse(body);
@@ -74,20 +74,20 @@ describe('reconciledEvent: the SQS message of a snapshot', () => {
   });
 
   it('refuses, with one line naming the row, what the workers would refuse or the store cannot hold', () => {
-    expect(() => reconciledEvent(row({ fieldValues: '[1]' }))).toThrow(
+    expect(() => snapshotMessage(row({ fieldValues: '[1]' }))).toThrow(
       new SnapshotError(row(), 'fieldValues must be the text of a JSON object'),
     );
-    expect(() => reconciledEvent(row({ fieldValues: '{"a":' }))).toThrow(SnapshotError);
-    expect(() => reconciledEvent(row({ entity: 'webhook' }))).toThrow(/unknown-event/);
-    expect(() => reconciledEvent(row({ entity: 'nosuchentity' }))).toThrow(
+    expect(() => snapshotMessage(row({ fieldValues: '{"a":' }))).toThrow(SnapshotError);
+    expect(() => snapshotMessage(row({ entity: 'webhook' }))).toThrow(/unknown-event/);
+    expect(() => snapshotMessage(row({ entity: 'nosuchentity' }))).toThrow(
       /snapshot of Cust1\/nosuchentity\/42 not queued/,
     );
     const huge = `{"text":"${randomBytes(400_000).toString('hex')}"}`; // does not deflate
-    expect(() => reconciledEvent(row({ fieldValues: huge }))).toThrow(/over .* bytes/);
+    expect(() => snapshotMessage(row({ fieldValues: huge }))).toThrow(/over .* bytes/);
   });
 
   it('the schema holds a snapshot to its shape: FieldValues or Deleted, no Changes, the receiver as associate', () => {
-    const body = JSON.parse(String(reconciledEvent(row()).body));
+    const body = JSON.parse(String(snapshotMessage(row()).body));
     const broken = [
       { ...body, Changes: ['name'] },
       { ...body, ChangedByAssociateId: 5 },
@@ -106,7 +106,7 @@ describe('the ingest and <entity>.reconciled', () => {
   it('refuses (400) a snapshot posted over HTTP, even signed with the right secret, and queues nothing', async () => {
     const queue = new RecordingQueue();
     for (const entity of ['contact', 'sale', 'y_equipment']) {
-      const body = JSON.parse(String(reconciledEvent(row({ entity, fetchedAt: new Date() })).body));
+      const body = JSON.parse(String(snapshotMessage(row({ entity, fetchedAt: new Date() })).body));
       // Valid, and invalid (an authentic invalid body is otherwise parked): refused all the same.
       for (const posted of [body, { ...body, Changes: ['name'], ChangedByAssociateId: 5 }]) {
         const response = await handleDelivery(request(posted), policy(), queue);
@@ -119,7 +119,7 @@ describe('the ingest and <entity>.reconciled', () => {
   });
 
   it('keeps a parked one parked on replay (an authentic one was parked as unknown-event before this family existed)', () => {
-    const body = String(reconciledEvent(row({ fetchedAt: new Date() })).body);
+    const body = String(snapshotMessage(row({ fetchedAt: new Date() })).body);
     const parked = {
       messageId: 'parked-1',
       body,

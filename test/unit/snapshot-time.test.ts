@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { apiSkewMs, rowWrittenAt, snapshotTime } from '../../lib/reconcile/clock.js';
+import { apiSkewMs, rowWrittenAt, snapshotTime } from '../../lib/reconcile/run/clock.js';
 
 const at = (iso: string) => Date.parse(iso);
 const exchange = { requestedAt: at('2026-12-06T10:00:00.000Z'), answeredAt: at('2026-12-06T10:00:01.500Z') };

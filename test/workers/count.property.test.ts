@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RowEvent, validEvent } from '../../lib/events/index.js';
 import { eventSeq } from '../../lib/model/order-key.js';
-import { reconciledEvent } from '../../lib/reconcile/event.js';
+import { snapshotMessage } from '../../lib/reconcile/run/snapshot-message.js';
 import type { Store } from '../../lib/store/types.js';
 import { processRowEvent, type RowWorkerDeps } from '../../lib/workers/index.js';
 import { inOrder } from '../support/arbitraries.js';
@@ -210,7 +210,7 @@ describe('eventCount through failures, retries and redrives (model, real store o
             ...scenario.snapshots.map(({ second, name }) => {
               const fieldValues = JSON.stringify({ ...SNAPSHOT_BASE, name: `name${name}` });
               const fetchedAt = new Date(at(second));
-              const message = reconciledEvent({
+              const message = snapshotMessage({
                 context,
                 entity: 'contact',
                 primaryKey,

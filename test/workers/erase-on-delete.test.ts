@@ -3,7 +3,7 @@ import { bookkeepingFilter, DEFAULT_BOOKKEEPING_FIELDS } from '../../lib/bus/ent
 import { erasesOnDelete } from '../../lib/config/erasure.js';
 import type { RowEvent } from '../../lib/events/index.js';
 import type { OutboundMessage } from '../../lib/queue/port.js';
-import { reconciledEvent } from '../../lib/reconcile/event.js';
+import { snapshotMessage } from '../../lib/reconcile/run/snapshot-message.js';
 import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker } from '../../lib/workers/index.js';
 import { FakePublisher } from '../support/bus.js';
@@ -72,7 +72,7 @@ function leaks(text: string): string[] {
 }
 
 function snapshotAt(context: string, seconds: number): OutboundMessage {
-  return reconciledEvent({
+  return snapshotMessage({
     context,
     entity: 'person',
     primaryKey: 77,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bookkeepingFilter, DEFAULT_BOOKKEEPING_FIELDS } from '../../lib/bus/entry.js';
 import type { RowEvent } from '../../lib/events/index.js';
 import type { OutboundMessage } from '../../lib/queue/port.js';
-import { type FetchedRow, reconciledEvent } from '../../lib/reconcile/event.js';
+import { type FetchedRow, snapshotMessage } from '../../lib/reconcile/run/snapshot-message.js';
 import type { Store } from '../../lib/store/types.js';
 import { createRowWorker } from '../../lib/workers/index.js';
 import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
@@ -65,7 +65,7 @@ function snapshot(context: string, seconds: number, base: RowEvent, values: Reco
     fetchedAt: new Date(at(seconds)),
     fieldValues: text,
   };
-  return reconciledEvent(row);
+  return snapshotMessage(row);
 }
 
 describe('<entity>.reconciled through the contact worker (dynalite)', () => {
@@ -163,7 +163,7 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
     const { bus, run } = setup();
     const base = created('CustRec5', 0, { name: 'Gone' });
     await run(sqsRecord(base));
-    const gone = reconciledEvent({
+    const gone = snapshotMessage({
       context: 'CustRec5',
       entity: 'contact',
       primaryKey: 7,

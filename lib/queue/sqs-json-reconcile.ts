@@ -1,5 +1,5 @@
 import { type AwsCredentials, awsErrorType, awsJsonCall } from '../aws/json-call.js';
-import { type ReconcileQueue, reconcileMessage } from './request.js';
+import { type ReconcileQueue, reconcileMessage } from '../reconcile/request.js';
 
 export interface SqsJsonQueueConfig {
   queueUrl: string;

@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { ReconcileOutcome, RecoveryStore } from '../store/recovery.js';
-import type { ReconcileRequest } from './request.js';
+import type { ReconcileOutcome, RecoveryStore } from '../../store/recovery.js';
+import type { ReconcileRequest } from '../request.js';
 
 /** Where the reconcile function records a run's state for the webhook it names (the gap's card shows it). */
 export type ReconcileRecorder = Pick<RecoveryStore, 'recordReconcile'> &

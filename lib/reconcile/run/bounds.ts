@@ -1,7 +1,7 @@
-import type { RunBounds } from '../config/reconcile-bounds.js';
-import type { ReconcileOutcome } from '../store/recovery.js';
+import type { RunBounds } from '../../config/reconcile-bounds.js';
+import type { ReconcileOutcome } from '../../store/recovery.js';
+import type { ReconcileRequest } from '../request.js';
 import type { Cursor } from './cursor.js';
-import type { ReconcileRequest } from './request.js';
 
 /**
  * Why a run must give up now, or undefined: it has run `maxInvocations` invocations, it is older than

@@ -2,14 +2,14 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as z from 'zod/mini';
-import type { EventPublisher } from '../bus/publisher.js';
-import { DEFAULT_RUN_BOUNDS, type RunBounds } from '../config/reconcile-bounds.js';
-import { METRIC } from '../metrics.js';
+import type { EventPublisher } from '../../bus/publisher.js';
+import { DEFAULT_RUN_BOUNDS, type RunBounds } from '../../config/reconcile-bounds.js';
+import { METRIC } from '../../metrics.js';
+import { lifecycleEntry } from '../records/lifecycle.js';
+import { type ReconcileRecorder, recordRun } from '../records/recovery.js';
+import { type ReconcileRequest, ReconcileRequestSchema } from '../request.js';
 import { pastBounds, supersedes } from './bounds.js';
 import { type Cursor, parseCursor } from './cursor.js';
-import { lifecycleEntry } from './lifecycle.js';
-import { type ReconcileRecorder, recordRun } from './recovery.js';
-import { type ReconcileRequest, ReconcileRequestSchema } from './request.js';
 import { type ReconcileDeps, runReconcile } from './run.js';
 
 /** SQS hides a message for at most 12 hours. */
@@ -122,7 +122,7 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
         logger.info('reconcile waits for the CRM', { context: request.context, seconds });
         return false;
       }
-      // The run's start orders its records: a run started later is newer (lib/reconcile/recovery.ts).
+      // The run's start orders its records: a run started later is newer (lib/reconcile/records/recovery.ts).
       startedAt = cursor?.startedAt ?? now().toISOString();
       if (cursor === undefined)
         await recordRun(deps.recovery, request, { status: 'running', startedAt, at: startedAt }, logger);
@@ -193,7 +193,7 @@ function parseRequest(body: string): ReconcileRequest {
 }
 
 /**
- * A skew of the CRM API's clock the run met (lib/reconcile/clock.ts), said: one warning line and
+ * A skew of the CRM API's clock the run met (lib/reconcile/run/clock.ts), said: one warning line and
  * `CrmClockSkew`; its seconds for the gap's card. Snapshots are not ordered by that clock, so it
  * changes nothing applied; it tells the tenant's administrator (and whoever reads the API's dates).
  */

@@ -3,9 +3,9 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { type OutboundMessage, type QueueKey, QueueUnavailableError } from '../queue/port.js';
-import { sqsAttributes } from '../queue/sqs.js';
-import { encodeSqsMessage, messageBytes, SQS_MAX_MESSAGE_BYTES } from '../queue/sqs-message.js';
+import { type OutboundMessage, type QueueKey, QueueUnavailableError } from './port.js';
+import { sqsAttributes } from './sqs.js';
+import { encodeSqsMessage, messageBytes, SQS_MAX_MESSAGE_BYTES } from './sqs-message.js';
 
 /** SQS takes at most 10 messages per SendMessageBatch, and at most its message limit in all. */
 const BATCH_COUNT = 10;
@@ -16,7 +16,7 @@ const ATTEMPTS = 3;
 export type SnapshotSender = (messages: readonly OutboundMessage[]) => Promise<void>;
 
 /**
- * Sends snapshot messages ({@link reconciledEvent}) to their rows' FIFO queues with SendMessageBatch:
+ * Sends snapshot messages ({@link snapshotMessage}) to their rows' FIFO queues with SendMessageBatch:
  * ten to a call (a page of 200 rows is 20 calls, not 200), encoded as the ingest encodes its messages.
  * Entries SQS refused are sent again; any still refused after {@link ATTEMPTS} fail the whole call
  * with a QueueUnavailableError (the reconcile then sends the page again: same EventIds, same

@@ -1,19 +1,19 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { EventPublisher } from '../bus/publisher.js';
-import type { WatchConfig } from '../config/watch.js';
-import { type CrmClient, CrmRetryLater, type CrmWebhook } from '../crm/index.js';
-import { eachLimited } from '../each-limited.js';
-import { METRIC } from '../metrics.js';
-import type { LastAccepted } from '../model/types.js';
-import type { WatchMemory, WatchStore } from '../store/watch-memory.js';
+import type { EventPublisher } from '../../bus/publisher.js';
+import type { WatchConfig } from '../../config/watch.js';
+import { type CrmClient, CrmRetryLater, type CrmWebhook } from '../../crm/index.js';
+import { eachLimited } from '../../each-limited.js';
+import { METRIC } from '../../metrics.js';
+import type { LastAccepted } from '../../model/types.js';
+import type { WatchMemory, WatchStore } from '../../store/watch-memory.js';
+import { type LifecycleDetails, lifecycleEntry } from '../records/lifecycle.js';
+import { type ReactivationRecorder, recordReactivation } from '../records/recovery.js';
+import type { ReconcileQueue, ReconcileRequest } from '../request.js';
+import { windowStart } from '../triggers/gap.js';
+import { ALERT_AFTER_ATTEMPTS, decideWebhook, type Observed, REACTIVATION_LASTS_POLLS } from './decide.js';
 import { requestFullPass } from './full-pass.js';
-import { windowStart } from './gap-trigger.js';
-import { type LifecycleDetails, lifecycleEntry } from './lifecycle.js';
 import { enqueue, pendingOf, withPending } from './pending.js';
-import { type ReactivationRecorder, recordReactivation } from './recovery.js';
-import type { ReconcileQueue, ReconcileRequest } from './request.js';
-import { ALERT_AFTER_ATTEMPTS, type Observed, REACTIVATION_LASTS_POLLS, watchStep } from './watch.js';
 
 export interface PollDeps {
   crm: Pick<CrmClient, 'listWebhooks' | 'webhookUsage' | 'webhookLastError' | 'activateWebhook'>;
@@ -51,7 +51,7 @@ export interface PollReport {
  * One poll of the receiver's webhooks in the CRM, at most once per
  * RECONCILE_POLL_SECONDS whoever calls it. The receiver's webhooks are the CRM's webhooks of each
  * context named as its deliveries were (and aimed at RECEIVER_URL when set); for each, the state and
- * error counters against the last poll ({@link watchStep}) may enqueue a reconcile (reason `poll`) and
+ * error counters against the last poll ({@link decideWebhook}) may enqueue a reconcile (reason `poll`) and
  * set it Active again. Each decision is written (conditionally) before it is acted on, so two polls
  * at once act once, and a request written but not sent is sent by the next poll. With
  * RECONCILE_FULL_HOURS, each context's full pass is requested when due, the same way ({@link requestFullPass}). Only
@@ -145,7 +145,7 @@ async function watchWebhook(
 
   const accepted = memory === undefined ? await deps.lastAccepted(context, webhook.Name) : undefined;
   // As of when the CRM was read (errs early: a failure counted after it opens the next window from here).
-  const step = watchStep(memory, seen, observedAt, {
+  const step = decideWebhook(memory, seen, observedAt, {
     pollMs: deps.config.pollSeconds * 1000,
     reactivate: deps.config.reactivate,
     lastAcceptedAt: accepted && Date.parse(accepted.timestamp),
@@ -223,7 +223,7 @@ async function reactivate(
       webhookId,
       requestedAt: new Date(activatedAt).toISOString(),
     },
-    // On probation: its attempts keep counting until it has stayed Active a while (lib/reconcile/watch.ts).
+    // On probation: its attempts keep counting until it has stayed Active a while (lib/reconcile/poll/decide.ts).
     memory: alertOnce(
       deps,
       webhook,

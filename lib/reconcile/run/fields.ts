@@ -4,8 +4,8 @@ import {
   type PlainValue,
   type TypedTag,
   typedTagOf,
-} from '../crm/typed-values.js';
-import { type FetchedRow, SnapshotError } from './event.js';
+} from '../../crm/typed-values.js';
+import { type FetchedRow, SnapshotError } from './snapshot-message.js';
 
 /**
  * The FieldValues of each fixed entity's webhook events, by database name, as the CRM writes them (its

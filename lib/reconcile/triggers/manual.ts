@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { CRM_TABLES, crmTableOf, whyNotInCrm } from '../crm/tables.js';
-import type { ReconcileRequest } from './request.js';
+import { CRM_TABLES, crmTableOf, whyNotInCrm } from '../../crm/tables.js';
+import type { ReconcileRequest } from '../request.js';
 
 /** The parameters of a reconcile asked for by a person (`POST /reconcile?…`, `npm run ops -- reconcile --…`). */
 export const MANUAL_PARAMETERS = ['context', 'from', 'to', 'entities', 'full', 'webhookId'] as const;

@@ -7,21 +7,21 @@ import {
   crmTableOf,
   isRefusal,
   MAX_CRM_TEXT_CHARS,
-} from '../crm/index.js';
-import type { OutboundMessage } from '../queue/port.js';
-import type { StoredRowKeys } from '../store/row-set.js';
+} from '../../crm/index.js';
+import type { OutboundMessage } from '../../queue/port.js';
+import type { SnapshotSender } from '../../queue/sqs-snapshots.js';
+import type { StoredRows } from '../../store/row-set.js';
+import type { LifecycleDetails } from '../records/lifecycle.js';
+import type { ReconcileRequest } from '../request.js';
 import { apiSkewMs, CLOCK_SKEW_BOUND_MS } from './clock.js';
 import { type Counters, type Cursor, NO_COUNTS, parseCursor } from './cursor.js';
-import { reconciledEvent } from './event.js';
-import type { LifecycleDetails } from './lifecycle.js';
-import type { ReconcileRequest } from './request.js';
 import { NOT_RECONCILED, runScope, type Shapes, shapeOf } from './scope.js';
-import type { SnapshotSender } from './send.js';
+import { snapshotMessage } from './snapshot-message.js';
 import { pageSnapshots, snapshot } from './snapshots.js';
 
 export interface ReconcileDeps {
   crm: Pick<CrmClient, 'tenantState' | 'listChanged' | 'listIds' | 'isDeleted' | 'listWebhooks'>;
-  stored: StoredRowKeys;
+  stored: StoredRows;
   send: SnapshotSender;
   /**
    * How far the sender's clock is ahead of the receiver's (a live event's Timestamp less its arrival),
@@ -66,7 +66,7 @@ const BEGINNING = new Date(0);
 
 /**
  * One invocation's share of a reconcile: the tenant's state (not running: carry on later,
- * no failure), the entities it covers (lib/reconcile/scope.ts, once per run), then per entity the
+ * no failure), the entities it covers (lib/reconcile/run/scope.ts, once per run), then per entity the
  * archive's rows changed since `from` (every row when `full`), each a `<entity>.reconciled` snapshot
  * at F = the page's CRM time, sent to the row's queue; then the CRM's ids against the stored rows,
  * each stored row the CRM no longer lists confirmed by one call (`isDeleted`) and sent as a
@@ -275,7 +275,7 @@ async function deletedSnapshot(
   const answer = await deps.crm.isDeleted(context, table, primaryKey);
   if (!answer.deleted) return undefined; // created meanwhile: its change is the next window's
   return snapshot(deps, cursor, () =>
-    reconciledEvent({ context, entity, primaryKey, fetchedAt, receivedAt: deps.now(), deleted: true }),
+    snapshotMessage({ context, entity, primaryKey, fetchedAt, receivedAt: deps.now(), deleted: true }),
   );
 }
 

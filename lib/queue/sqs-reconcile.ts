@@ -1,6 +1,6 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { QueueUnavailableError } from '../queue/port.js';
-import { type ReconcileQueue, type ReconcileRequest, reconcileMessage } from './request.js';
+import { type ReconcileQueue, type ReconcileRequest, reconcileMessage } from '../reconcile/request.js';
+import { QueueUnavailableError } from './port.js';
 
 export interface SqsReconcileQueueConfig {
   client: SQSClient;

@@ -1,8 +1,8 @@
-import type { FullPassMemory } from '../store/watch-memory.js';
-import { scheduleSlackMs } from '../store/watch-memory.js';
+import type { FullPassMemory } from '../../store/watch-memory.js';
+import { scheduleSlackMs } from '../../store/watch-memory.js';
+import type { ReconcileRequest } from '../request.js';
 import { enqueue, pendingOf, withPending } from './pending.js';
 import type { PollDeps, PollReport } from './poll.js';
-import type { ReconcileRequest } from './request.js';
 
 const HOUR_MS = 3_600_000;
 

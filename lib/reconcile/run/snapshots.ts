@@ -1,16 +1,16 @@
-import type { ArchiveRow } from '../crm/index.js';
-import { eventSeq } from '../model/order-key.js';
-import type { Row } from '../model/types.js';
-import type { OutboundMessage } from '../queue/port.js';
-import type { StoredRowKeys } from '../store/row-set.js';
-import { snapshotVerdict } from './changes-row.js';
+import type { ArchiveRow } from '../../crm/index.js';
+import { eventSeq } from '../../model/order-key.js';
+import type { Row } from '../../model/types.js';
+import type { OutboundMessage } from '../../queue/port.js';
+import type { StoredRows } from '../../store/row-set.js';
 import { type Exchange, rowWrittenAt, snapshotTime } from './clock.js';
 import type { Cursor } from './cursor.js';
-import { reconciledEvent, SnapshotError } from './event.js';
 import { type SnapshotShape, snapshotFieldValues } from './fields.js';
+import { buildSnapshot, SnapshotError } from './snapshot-message.js';
+import { snapshotVerdict } from './snapshot-verdict.js';
 
 export interface PageDeps {
-  stored: Pick<StoredRowKeys, 'rows' | 'confirm'>;
+  stored: Pick<StoredRows, 'rows' | 'confirm'>;
   /** One line about a row skipped (it cannot become a snapshot). */
   warn(message: string): void;
 }
@@ -48,16 +48,17 @@ export async function pageSnapshots(
   for (const row of items) {
     const key = { context, entity, primaryKey: Number(row.id) };
     const known = stored.get(key.primaryKey);
-    const message = snapshot(deps, cursor, () =>
-      reconciledEvent({
+    const built = snapshot(deps, cursor, () =>
+      buildSnapshot({
         ...key,
         fetchedAt: snapshotTime(row.values, exchange, at.senderAheadMs),
         receivedAt: new Date(exchange.answeredAt),
         fieldValues: snapshotFieldValues(shape, row.values, key, known?.row.fieldValues),
       }),
     );
-    if (message === undefined) continue;
-    const verdict = snapshotVerdict(known?.row, message.body);
+    if (built === undefined) continue;
+    const { message, event } = built;
+    const verdict = snapshotVerdict(known?.row, event, message.body);
     if (verdict.kind === 'changes') messages.push(message);
     else if (verdict.kind === 'confirms' && keysBefore(known!.row, verdict.row, rowWrittenAt(row.values)))
       confirms.push(
@@ -83,12 +84,8 @@ function keysBefore(row: Row, confirmed: Row, writtenAt: number | undefined): bo
   return moved.some((key) => (row[key] ?? '') < written);
 }
 
-/** The snapshot message, or undefined (counted as skipped, one line) when the row cannot become one. */
-export function snapshot(
-  deps: Pick<PageDeps, 'warn'>,
-  cursor: Cursor,
-  build: () => OutboundMessage,
-): OutboundMessage | undefined {
+/** The snapshot `build` makes, or undefined (counted as skipped, one line) when the row cannot become one. */
+export function snapshot<T>(deps: Pick<PageDeps, 'warn'>, cursor: Cursor, build: () => T): T | undefined {
   try {
     return build();
   } catch (error) {

@@ -1,8 +1,8 @@
-import type { BusEntry } from '../bus/entry.js';
-import type { Webhook } from '../model/types.js';
-import { gapsOf } from '../webhook-state.js';
-import { lifecycleEntry } from './lifecycle.js';
-import type { ReconcileRequest } from './request.js';
+import type { BusEntry } from '../../bus/entry.js';
+import type { Webhook } from '../../model/types.js';
+import { gapsOf } from '../../webhook-state.js';
+import { lifecycleEntry } from '../records/lifecycle.js';
+import type { ReconcileRequest } from '../request.js';
 
 /**
  * How far before a gap's `openedAt` (or the last healthy poll) a reconcile window starts. `openedAt`

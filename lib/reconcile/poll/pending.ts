@@ -1,7 +1,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { METRIC } from '../metrics.js';
+import { METRIC } from '../../metrics.js';
+import type { ReconcileRequest } from '../request.js';
 import type { PollDeps, PollReport } from './poll.js';
-import type { ReconcileRequest } from './request.js';
 
 /**
  * The poll's requests are written down (conditionally, in its memory) before they are sent, so two

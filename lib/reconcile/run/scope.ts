@@ -1,9 +1,9 @@
-import { type CrmClient, crmTableOf, isRefusal, whyNotInCrm } from '../crm/index.js';
-import { FIXED_ENTITIES, familyOf, isDynamicEntity } from '../events/index.js';
-import type { StoredRowKeys } from '../store/row-set.js';
+import { type CrmClient, crmTableOf, isRefusal, whyNotInCrm } from '../../crm/index.js';
+import { FIXED_ENTITIES, familyOf, isDynamicEntity } from '../../events/index.js';
+import type { StoredRows } from '../../store/row-set.js';
+import type { ReconcileRequest } from '../request.js';
 import type { ScopeSource } from './cursor.js';
 import { fixedShape, learnedShape, type SnapshotShape } from './fields.js';
-import type { ReconcileRequest } from './request.js';
 
 /** What a run covers: the entities it reconciles, in order, and those it leaves out with why. */
 export interface Scope {
@@ -14,7 +14,7 @@ export interface Scope {
 
 export interface ScopeDeps {
   crm: Pick<CrmClient, 'listWebhooks'>;
-  stored: Pick<StoredRowKeys, 'sampleFieldValues' | 'hasAny'>;
+  stored: Pick<StoredRows, 'sampleFieldValues' | 'hasAny'>;
   stores(entity: string): boolean;
 }
 

@@ -1,8 +1,8 @@
-import type { ReactivatePolicy } from '../config/watch.js';
-import type { WatchMemory } from '../store/watch-memory.js';
-import { scheduleSlackMs } from '../store/watch-memory.js';
-import { windowStart } from './gap-trigger.js';
-import type { ReconcileRequest } from './request.js';
+import type { ReactivatePolicy } from '../../config/watch.js';
+import type { WatchMemory } from '../../store/watch-memory.js';
+import { scheduleSlackMs } from '../../store/watch-memory.js';
+import type { ReconcileRequest } from '../request.js';
+import { windowStart } from '../triggers/gap.js';
 
 /** What one poll read of one of the receiver's webhooks in the CRM. */
 export interface Observed {
@@ -15,14 +15,14 @@ export interface Observed {
   lastError: string;
 }
 
-export interface WatchSettings {
+export interface DecisionSettings {
   pollMs: number;
   reactivate: ReactivatePolicy;
   /** Where a window starts for a webhook first seen not Active: the last event accepted under its name. */
   lastAcceptedAt?: number | undefined;
 }
 
-export interface WatchStep {
+export interface WebhookDecision {
   /** The memory to write (conditionally) before acting. */
   next: WatchMemory;
   /** A reconcile to enqueue once `next` is written. */
@@ -57,12 +57,12 @@ export function reactivationBackoffMs(attempts: number, pollMs: number): number 
  * TooManyErrors webhook (and a Stopped one with `stopped-too`) is set Active with backoff; a
  * re-activation that does not last {@link REACTIVATION_LASTS_POLLS} polls keeps counting.
  */
-export function watchStep(
+export function decideWebhook(
   memory: WatchMemory | undefined,
   seen: Observed,
   now: number,
-  settings: WatchSettings,
-): WatchStep {
+  settings: DecisionSettings,
+): WebhookDecision {
   const active = seen.state === 'Active';
   const counters = { state: seen.state, totalErrors: seen.totalErrors, lastError: seen.lastError };
   const windowFrom = (since: number): ReconcileRequest => ({

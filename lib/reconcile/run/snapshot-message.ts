@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 import {
+  type DeliveryEvent,
   parseDeliveryEvent,
   RECONCILE_ASSOCIATE_ID,
   RECONCILED_VERB,
   type ReconciledEvent,
-} from '../events/index.js';
-import { routeEvent } from '../ingest/routing.js';
-import { storeMisfit } from '../ingest/store-fit.js';
-import { objectMembers } from '../json-text.js';
-import type { OutboundMessage } from '../queue/port.js';
+} from '../../events/index.js';
+import { routeEvent } from '../../ingest/routing.js';
+import { storeMisfit } from '../../ingest/store-fit.js';
+import { objectMembers } from '../../json-text.js';
+import type { OutboundMessage } from '../../queue/port.js';
 
 /** One row as the CRM's REST API answered for it, at the CRM's time `fetchedAt`. */
 export type FetchedRow = {
@@ -51,9 +52,20 @@ export class SnapshotError extends Error {
  * {@link SnapshotError} for anything the workers would refuse (unknown entity, FieldValues not a JSON
  * object) or the store could not hold.
  *
- * @example sqs.send(reconciledEvent({ context: 'Cust1', entity: 'contact', primaryKey: 42, fetchedAt, fieldValues: '{"name":"Acme"}' }))
+ * @example sqs.send(snapshotMessage({ context: 'Cust1', entity: 'contact', primaryKey: 42, fetchedAt, fieldValues: '{"name":"Acme"}' }))
  */
-export function reconciledEvent(row: FetchedRow): OutboundMessage {
+export function snapshotMessage(row: FetchedRow): OutboundMessage {
+  return buildSnapshot(row).message;
+}
+
+/** A snapshot built once: its SQS message ({@link snapshotMessage}) and the event its body holds, as parsed to check it. */
+export interface Snapshot {
+  message: OutboundMessage & { body: string };
+  event: DeliveryEvent;
+}
+
+/** {@link snapshotMessage} with the parsed event, so the run judges it against the stored row without parsing its body again. */
+export function buildSnapshot(row: FetchedRow): Snapshot {
   const timestamp = row.fetchedAt.toISOString();
   let content = '"deleted"';
   if (row.deleted !== true) {
@@ -82,7 +94,7 @@ export function reconciledEvent(row: FetchedRow): OutboundMessage {
   if (!parsed.ok) throw new SnapshotError(row, `${parsed.reason}: ${parsed.detail}`);
   const misfit = storeMisfit(parsed.event, body);
   if (misfit !== undefined) throw new SnapshotError(row, misfit.detail);
-  return {
+  const message = {
     ...routeEvent(parsed.event),
     body,
     attributes: {
@@ -91,6 +103,7 @@ export function reconciledEvent(row: FetchedRow): OutboundMessage {
       receivedAt: (row.receivedAt ?? row.fetchedAt).toISOString(),
     },
   };
+  return { message, event: parsed.event };
 }
 
 /**

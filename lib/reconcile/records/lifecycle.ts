@@ -1,7 +1,7 @@
-import type { BusEntry } from '../bus/entry.js';
-import { SOURCE } from '../bus/entry.js';
-import type { RowErasedDetail } from '../erasure/erased-event.js';
-import type { ScopeSource } from './cursor.js';
+import type { BusEntry } from '../../bus/entry.js';
+import { SOURCE } from '../../bus/entry.js';
+import type { RowErasedDetail } from '../../erasure/erased-event.js';
+import type { ScopeSource } from '../run/cursor.js';
 
 /**
  * The receiver's own events on the bus, subscribable in subscriptions.yml like any event:

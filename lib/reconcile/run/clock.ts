@@ -1,4 +1,4 @@
-import { decodeTyped, type PlainValue } from '../crm/typed-values.js';
+import { decodeTyped, type PlainValue } from '../../crm/typed-values.js';
 
 /**
  * A difference between the CRM API's clock (its `Date` header) and the clock of the live events'

@@ -35,9 +35,9 @@ export const CursorSchema = z.object({
   /** The window's end: the request's `to`, else when the run started. */
   to: IsoTime,
   entities: z.array(z.string()),
-  /** A run not yet past its first step: `entities` is still to be fixed (lib/reconcile/scope.ts). */
+  /** A run not yet past its first step: `entities` is still to be fixed (lib/reconcile/run/scope.ts). */
   unscoped: z.optional(z.literal(true)),
-  /** Where `entities` came from (lib/reconcile/scope.ts). */
+  /** Where `entities` came from (lib/reconcile/run/scope.ts). */
   scopeFrom: z.optional(ScopeSourceSchema),
   /** Entities the run leaves out, with why (in `receiver.reconcile.completed`). */
   notReconciled: z.optional(z.record(z.string(), z.string())),
@@ -49,7 +49,7 @@ export const CursorSchema = z.object({
   after: z.optional(z.number()),
   /**
    * The largest skew of the CRM API's clock (its Date) against the live events' seen so far, signed
-   * (ahead: positive), when beyond the bound (lib/reconcile/clock.ts).
+   * (ahead: positive), when beyond the bound (lib/reconcile/run/clock.ts).
    */
   clockSkewMs: z.optional(z.number()),
   /** Not before this time (the CRM's Retry-After, a tenant in maintenance). */
