@@ -2,12 +2,11 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
 import { readCrmConfig } from '../lib/config/crm.js';
-import { optionalEnv, requireEnv } from '../lib/config/env.js';
+import { requireEnv } from '../lib/config/env.js';
 import { readWatchConfig } from '../lib/config/watch.js';
-import { createCrmClient, credentialsCover, crmCredentials } from '../lib/crm/index.js';
+import { currentCrmClient } from '../lib/crm/from-config.js';
 import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import { runScheduledPolls } from '../lib/reconcile/poll-schedule.js';
-import { SsmParameterProvider } from '../lib/secrets/ssm.js';
 import { defaultClient } from '../lib/store/dynamo-calls.js';
 import { createRecoveryStore, createWebhookStore } from '../lib/store/index.js';
 import { TABLE_ENV_VARS } from '../lib/store/tables.js';
@@ -28,46 +27,12 @@ const logger = new Logger();
 const metrics = new Metrics({ namespace: METRICS_NAMESPACE });
 const doc = defaultClient();
 const receiverStore = createWebhookStore({ client: doc, table });
-const ssm =
-  crmConfig.enabled && crmConfig.credentials === undefined
-    ? new SsmParameterProvider({
-        region: requireEnv('AWS_REGION'),
-        endpoint: optionalEnv('AWS_ENDPOINT_URL_SSM'),
-      })
-    : undefined;
-
 let invocation: Context | undefined;
 const timeLeftMs = () => (invocation?.getRemainingTimeInMillis() ?? 0) - RESERVE_MS;
-/** One client per credentials read (SSM cached 5 minutes): its tickets and limits outlive an invocation. */
-let client:
-  | { json: string; crm: ReturnType<typeof createCrmClient>; covers: (context: string) => boolean }
-  | undefined;
-
-async function crmClient() {
-  if (!crmConfig.enabled) return undefined;
-  const credentials = await crmCredentials(crmConfig, async (name) => {
-    const value = await ssm?.get(name, { maxAge: 300 });
-    return typeof value === 'string' ? value : undefined;
-  });
-  const json = JSON.stringify(credentials);
-  if (client?.json !== json) {
-    const { apiUrl, maxInFlight, maxCallsPerSecond, timeoutMs } = crmConfig;
-    const limits = { inFlight: maxInFlight, perSecond: maxCallsPerSecond, timeoutMs };
-    client = {
-      json,
-      crm: createCrmClient({
-        apiUrl,
-        credentials,
-        limits,
-        timeLeftMs,
-        signal: () => abortSignalOf(invocation),
-      }),
-      // Contexts no credentials cover (a local throwaway context) are not polled.
-      covers: (context) => credentialsCover(credentials, context),
-    };
-  }
-  return client;
-}
+/** One client per credentials read (lib/crm/from-config.ts): its tickets and limits outlive an invocation. */
+const crmClient = crmConfig.enabled
+  ? currentCrmClient(crmConfig, { timeLeftMs, signal: () => abortSignalOf(invocation) })
+  : undefined;
 
 /**
  * Scheduled every minute: polls the receiver's webhooks in the CRM every RECONCILE_POLL_SECONDS,
@@ -78,7 +43,7 @@ export const handler = async (_event: unknown, lambdaContext: Context): Promise<
   invocation = lambdaContext;
   logger.addContext(lambdaContext);
   try {
-    const crm = await crmClient();
+    const crm = await crmClient?.();
     if (crm === undefined || queue === undefined) {
       logger.info('reconciliation is off (no CRM_API_URL): the CRM is not polled');
       return;

@@ -223,8 +223,13 @@ describe('functions', () => {
 
   it('the reconcile function gets its queue, the row queues, the rows table and reconciliation off by default', () => {
     const env = (fn('reconcile').Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const reconcileQueue = loadDefinitions({ stage: STAGE }).queues.find(
+      (queue) => queue.key === 'reconcile',
+    );
     expect(env).toMatchObject({
       RECONCILE_QUEUE_URL: ref('ReconcileQueue'),
+      // The queue's own maxReceiveCount, from infra/resources.yml.
+      RECONCILE_MAX_RECEIVE_COUNT: String(reconcileQueue?.dlq.maxReceiveCount),
       CONTACT_QUEUE_URL: ref('ContactQueue'),
       ACTIVITY_QUEUE_URL: ref('ActivityQueue'),
       ENTITIES_QUEUE_URL: ref('EntitiesQueue'),
