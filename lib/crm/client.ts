@@ -1,4 +1,6 @@
+import * as z from 'zod/mini';
 import { CONTEXT_PLACEHOLDER, type CrmCredentials } from '../config/crm.js';
+import { parseAnswer } from './answer.js';
 import { type Authorizer, createAuthorizer, credentialsLookup } from './auth/index.js';
 import { type CallRequest, type CrmLimits, createCaller, DEFAULT_CRM_LIMITS } from './call.js';
 import { CrmApiError } from './errors.js';
@@ -51,6 +53,20 @@ export interface Page<T> {
   /** Paging by key: the key the next page starts after, absent on the last page. */
   nextKey?: number | undefined;
 }
+
+/** An archive page: its rows (checked one by one: a row that is no object is named) and where the next starts. */
+const ArchivePageSchema = z.looseObject({
+  'odata.nextLink': z.optional(z.unknown()),
+  value: z.array(z.unknown()),
+});
+/** A REST entity's row: its properties by name, kept as the CRM wrote them. */
+const RowSchema = z.record(z.string(), z.unknown());
+/** `GET /api/state/{ctx}`: the fields read of `{ContextIdentifier, Endpoint, State, IsRunning, ValidUntil, Api}`. */
+const TenantStateSchema = z.looseObject({
+  State: z.optional(z.nullable(z.string())),
+  IsRunning: z.optional(z.nullable(z.boolean())),
+  Api: z.optional(z.nullable(z.string())),
+});
 
 /** How long a tenant whose API is not running is left alone before it is asked again. */
 const NOT_RUNNING_RETRY_MS = 60_000;
@@ -139,15 +155,14 @@ export function createCrmClient(options: CrmClientOptions) {
     if (continuation === undefined)
       for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
     const { body, response } = await getJson(context, url);
-    const page = (body ?? {}) as { 'odata.nextLink'?: unknown; value?: unknown };
-    if (!Array.isArray(page.value))
-      throw new CrmApiError(`GET ${url.pathname}: the answer has no value array`, context);
-    if (page.value.some((row) => typeof row !== 'object' || row === null))
-      throw new CrmApiError(`GET ${url.pathname}: the answer's value holds a row that is no object`, context);
-    const next = typeof page['odata.nextLink'] === 'string' ? page['odata.nextLink'] : undefined;
+    const what = `GET ${url.pathname}`;
+    const page = parseAnswer(ArchivePageSchema, body, context, what, 'a page with a value array');
+    if (page.value.some((row) => typeof row !== 'object' || row === null || Array.isArray(row)))
+      throw new CrmApiError(`${what}: the answer's value holds a row that is no object`, context);
+    const next = page['odata.nextLink'];
     return {
       rows: page.value as Array<Record<string, unknown>>,
-      continuation: next,
+      continuation: typeof next === 'string' ? next : undefined,
       crmTime: crmTimeOf(response),
     };
   };
@@ -193,8 +208,9 @@ export function createCrmClient(options: CrmClientOptions) {
     const crmTime = crmTimeOf(response);
     if (response.status === 404) return { status: 'deleted' as const, crmTime };
     if (response.status === 304) return { status: 'unchanged' as const, crmTime };
-    const body = okJson(response, context, `GET ${url.pathname}`) as Record<string, unknown>;
-    return { status: 'found' as const, row: body, crmTime };
+    const what = `GET ${url.pathname}`;
+    const row = parseAnswer(RowSchema, okJson(response, context, what), context, what, 'a row');
+    return { status: 'found' as const, row, crmTime };
   };
 
   return scrubbing(
@@ -204,12 +220,11 @@ export function createCrmClient(options: CrmClientOptions) {
         base(context);
         const url = new URL(`/api/state/${context}`, origin);
         const { body } = await getJson(context, url, { authorize: false });
-        if (typeof body !== 'object' || body === null)
-          throw new CrmApiError(`GET ${url.pathname}: the answer is no state`, context);
-        const { State, IsRunning, Api } = body as Record<string, unknown>;
-        const state = typeof State === 'string' ? State : 'Unknown';
+        const what = `GET ${url.pathname}`;
+        const { State, IsRunning, Api } = parseAnswer(TenantStateSchema, body, context, what, 'a state');
+        const state = State ?? 'Unknown';
         return IsRunning === true
-          ? { running: true, state, endpoint: typeof Api === 'string' ? Api : undefined }
+          ? { running: true, state, endpoint: Api ?? undefined }
           : { running: false, state, retryAfterMs: NOT_RUNNING_RETRY_MS };
       },
 

@@ -1,4 +1,4 @@
-import * as z from 'zod/mini';
+import { parseAnswer } from './answer.js';
 import type { CallRequest } from './call.js';
 import { CrmApiError } from './errors.js';
 import type { CrmResponse } from './http.js';
@@ -41,11 +41,8 @@ export function createWebhookAdmin({ base, call, okJson }: Deps) {
       throw new CrmApiError(error.message.replaceAll(secret, '[secret]'), context, { status: error.status });
     }
   };
-  const parse = (context: string, body: unknown, what: string): CrmWebhook => {
-    const parsed = z.safeParse(CrmWebhookSchema, body);
-    if (!parsed.success) throw new CrmApiError(`${what}: the answer is not a webhook`, context);
-    return parsed.data;
-  };
+  const parse = (context: string, body: unknown, what: string): CrmWebhook =>
+    parseAnswer(CrmWebhookSchema, body, context, what, 'a webhook');
 
   return {
     /** `POST /Webhook`: the CRM first posts its `test` delivery to TargetUrl and refuses unless answered 200. */
