@@ -1,13 +1,13 @@
 import * as z from 'zod/mini';
 import { CONTEXT_PLACEHOLDER, type CrmCredentials } from '../config/crm.js';
-import { parseAnswer } from './answer.js';
+import { okJson, parseAnswer } from './answer.js';
 import { type Authorizer, createAuthorizer, credentialsLookup } from './auth/index.js';
 import { type CallRequest, type CrmLimits, createCaller, DEFAULT_CRM_LIMITS } from './call.js';
 import { CrmApiError } from './errors.js';
 import { type CrmResponse, ExchangeError, exchange, jsonOf } from './http.js';
 import { type AskKeyRange, type KeyPage, keyRange, pageAfterKey, wholeNumber } from './key-pages.js';
 import { createTenantLimiter } from './limiter.js';
-import { createSecretSet, readablePart, remembering, scrubbing } from './scrub.js';
+import { createSecretSet, remembering, scrubbing } from './scrub.js';
 import type { CrmTable } from './tables.js';
 import { createWebhookAdmin } from './webhook-admin.js';
 import { createWebhookApi } from './webhooks.js';
@@ -324,33 +324,4 @@ function urlOf(text: string, base: URL): URL | null {
 function crmTimeOf(response: CrmResponse): number {
   const date = Date.parse(response.headers.get('date') ?? '');
   return Number.isFinite(date) ? date : Date.now();
-}
-
-/** The JSON of a 200, or a one-line CrmApiError with the status and the CRM's short reason. */
-export function okJson(response: CrmResponse, context: string, what: string): unknown {
-  if (response.status !== 200) {
-    // The first line of the CRM's reason: its JSON's Error or Message, else its text.
-    let text: unknown = response.text;
-    try {
-      const error = (JSON.parse(response.text) as { Error?: unknown; Message?: unknown }) ?? {};
-      text = error.Error ?? error.Message;
-    } catch {
-      // not JSON: its text
-    }
-    // Cut by the scrub at the client's boundary, once credentials are out: one cut in two here would
-    // no longer be found.
-    const line =
-      typeof text === 'string'
-        ? (readablePart(text).trim().split('\n', 1)[0] ?? '').replace(/\s+/g, ' ').trim()
-        : '';
-    const reason = line === '' ? '' : `: ${line}`;
-    throw new CrmApiError(`${what} answered HTTP ${response.status}${reason}`, context, {
-      status: response.status,
-    });
-  }
-  try {
-    return jsonOf(response, what);
-  } catch (error) {
-    throw new CrmApiError((error as Error).message, context, { status: response.status });
-  }
 }
