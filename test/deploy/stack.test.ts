@@ -17,6 +17,7 @@ import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../
 import { IMPORT_ENV } from '../bench/bundles.js';
 import { outputs } from '../support/stack-outputs.js';
 import { missingPermissions } from './deployer-policy.js';
+import { bundleActions, CALLED_SERVICES, roleActions } from './grants.js';
 import {
   bundleCode,
   bundlePath,
@@ -624,6 +625,45 @@ describe('IAM', () => {
     expect(policies).toHaveLength(1);
     expect(policies[0]?.PolicyDocument.Statement).toEqual(expected[key]);
   });
+
+  /**
+   * Commands a bundle holds that its function never sends: they come with a module it shares (the
+   * tables' adapters), and its role rightly does not grant them.
+   */
+  const bundledNotCalled: Record<FunctionKey, string[]> = {
+    ingest: [],
+    // The rows store's tenantRows: a tenant's erasure (ops and the local admin API), never a worker's.
+    contactWorker: ['dynamodb:Scan'],
+    activityWorker: ['dynamodb:Scan'],
+    entitiesWorker: ['dynamodb:Scan'],
+    // The webhooks table adapter's marker (UpdateItem), sender clock (Query) and watch scan (Scan).
+    webhookStateWorker: ['dynamodb:Query', 'dynamodb:Scan', 'dynamodb:UpdateItem'],
+    reconcile: ['dynamodb:Scan'],
+    reconcilePoll: ['dynamodb:Query'],
+  };
+
+  it.each(FUNCTIONS)(
+    '%s: every action its role grants is one its bundle calls, and every call its bundle makes is granted',
+    async (key) => {
+      const roleId = `${pascal(key)}Role`;
+      // What Lambda does with the role itself: the log stream, and an SQS event source's receive and delete.
+      const fedBySqs = ofType('AWS::Lambda::EventSourceMapping').some(([, r]) =>
+        JSON.stringify(r.Properties.FunctionName).includes(`${pascal(key)}LambdaFunction`),
+      );
+      const lambdas = new Set(fedBySqs ? consume : []);
+      const granted = [...roleActions(template, roleId)].filter(
+        (action) => CALLED_SERVICES.has(action.split(':')[0]!) && !lambdas.has(action),
+      );
+      const called = bundleActions(await bundleCode(key));
+      expect(
+        granted.filter((action) => !called.has(action)),
+        'granted, never called',
+      ).toEqual([]);
+      expect([...called].filter((action) => !granted.includes(action)).sort(), 'called, not granted').toEqual(
+        [...bundledNotCalled[key]].sort(),
+      );
+    },
+  );
 
   it('no statement anywhere in the template grants a `*` resource or a wildcard action', () => {
     const statements: Statement[] = [];
