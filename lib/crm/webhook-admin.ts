@@ -1,3 +1,4 @@
+import type { WebhookStateName } from '../events/states.js';
 import { parseAnswer } from './answer.js';
 import type { CallRequest } from './call.js';
 import { CrmApiError } from './errors.js';
@@ -10,7 +11,7 @@ export interface WebhookFields {
   Events: string[];
   TargetUrl: string;
   Secret?: string;
-  State?: 'Active' | 'Stopped';
+  State?: Exclude<WebhookStateName, 'TooManyErrors'>;
   Type?: 'webhook';
   Headers?: Record<string, string>;
   Properties?: Record<string, unknown>;

@@ -1,11 +1,12 @@
 import * as z from 'zod/mini';
+import { WEBHOOK_STATE_NAMES, type WebhookStateName } from '../events/states.js';
 import { parseAnswer } from './answer.js';
 import type { CallRequest } from './call.js';
 import type { CrmResponse } from './http.js';
 
 /** A webhook's state by name, as the REST API writes it (not the state events' numbers). */
-export const WEBHOOK_STATES = ['Active', 'Stopped', 'TooManyErrors'] as const;
-export type CrmWebhookState = (typeof WEBHOOK_STATES)[number];
+export const WEBHOOK_STATES = WEBHOOK_STATE_NAMES;
+export type CrmWebhookState = WebhookStateName;
 
 /** `GET /api/v1/Webhook/{id}`: the fields the receiver uses; the rest is kept as the CRM sent it. */
 export const CrmWebhookSchema = z.looseObject({
