@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { CONTEXT_PLACEHOLDER, type CrmCredentials } from '../config/crm.js';
+import { CONTEXT_PATTERN } from '../events/primitives.js';
 import { okJson, parseAnswer } from './answer.js';
 import { type Authorizer, createAuthorizer, credentialsLookup } from './auth/index.js';
 import { type CallRequest, type CrmLimits, createCaller, DEFAULT_CRM_LIMITS } from './call.js';
@@ -70,7 +71,6 @@ const TenantStateSchema = z.looseObject({
 
 /** How long a tenant whose API is not running is left alone before it is asked again. */
 const NOT_RUNNING_RETRY_MS = 60_000;
-const CONTEXT = /^[A-Za-z0-9_-]{1,100}$/;
 
 /** `2026-11-27T12:05:00`: the CRM's UTC time without offset, to the second (rounded down: a wider window). */
 export function crmWindowTime(date: Date): string {
@@ -97,7 +97,7 @@ export function createCrmClient(options: CrmClientOptions) {
   const timeLeftMs = options.timeLeftMs ?? (() => Number.POSITIVE_INFINITY);
   const origin = new URL(options.apiUrl.replace(CONTEXT_PLACEHOLDER, 'x')).origin;
   const base = (context: string) => {
-    if (!CONTEXT.test(context))
+    if (!CONTEXT_PATTERN.test(context))
       throw new CrmApiError(
         `${JSON.stringify(context)} is not a ContextIdentifier (letters, digits, _ and -)`,
         context,
