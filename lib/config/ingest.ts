@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type { SecretConfig } from '../ingest/signature.js';
 import { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey } from '../queue/port.js';
+import { PARAMETER_MAX_AGE_SECONDS } from '../secrets/max-age.js';
 import { type EntityFilter, readEntities } from './entities.js';
 import { boolEnv, ConfigError, intEnv, listEnv, optionalEnv, requireEnv } from './env.js';
 import { SecretsJsonSchema } from './secrets-schema.js';
@@ -55,10 +56,10 @@ export function secretConfig(fallback: string[], byContext: Record<string, strin
 }
 
 /**
- * How long the ingest keeps the secrets parameter it read: a secret added to it is accepted by every
- * warm instance this long after, at the latest.
+ * How long the ingest keeps the secrets parameter it read by default: a secret added to it is accepted
+ * by every warm instance this long after, at the latest.
  */
-export const SECRETS_MAX_AGE_SECONDS = 300;
+export const SECRETS_MAX_AGE_SECONDS = PARAMETER_MAX_AGE_SECONDS;
 
 const HEADER_PREFIX = /^X-[A-Za-z0-9]+(-[A-Za-z0-9]+)*-?$/i;
 

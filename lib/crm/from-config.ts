@@ -1,5 +1,6 @@
 import type { CrmConfig, CrmCredentialsByContext } from '../config/crm.js';
 import { optionalEnv, requireEnv } from '../config/env.js';
+import { PARAMETER_MAX_AGE_SECONDS } from '../secrets/max-age.js';
 import { SsmParameterProvider } from '../secrets/ssm.js';
 import { credentialsCover } from './auth/index.js';
 import { type CrmClient, type CrmClientOptions, createCrmClient } from './client.js';
@@ -7,9 +8,6 @@ import { crmCredentials } from './credentials.js';
 
 type EnabledCrmConfig = Extract<CrmConfig, { enabled: true }>;
 type Extras = Pick<CrmClientOptions, 'timeLeftMs' | 'signal' | 'fetch' | 'apiBaseOf'>;
-
-/** How long a read of CRM_CREDENTIALS_PARAMETER is reused: a rotation reaches warm instances within it. */
-export const CRM_CREDENTIALS_MAX_AGE_SECONDS = 300;
 
 /**
  * The CRM client of CRM_API_URL and its per-tenant limits (readCrmConfig) for `credentials`: the one
@@ -39,7 +37,7 @@ export interface CurrentCrmClient {
 
 /**
  * A function's CRM client for the credentials read now: CRM_CREDENTIALS, or its SSM parameter read
- * again every {@link CRM_CREDENTIALS_MAX_AGE_SECONDS} (in AWS_REGION, at AWS_ENDPOINT_URL_SSM when
+ * again every {@link PARAMETER_MAX_AGE_SECONDS} (in AWS_REGION, at AWS_ENDPOINT_URL_SSM when
  * set, both read at the first read of it). A new client only when they changed, so that tickets and the per-tenant limits outlive
  * an invocation; a rotated parameter drops the old client and its tickets.
  *
@@ -58,7 +56,7 @@ export function currentCrmClient(
         region: requireEnv('AWS_REGION', env),
         endpoint: optionalEnv('AWS_ENDPOINT_URL_SSM', env),
       });
-      const value = await parameters.get(name, { maxAge: CRM_CREDENTIALS_MAX_AGE_SECONDS });
+      const value = await parameters.get(name, { maxAge: PARAMETER_MAX_AGE_SECONDS });
       return typeof value === 'string' ? value : undefined;
     });
     const json = JSON.stringify(credentials);
