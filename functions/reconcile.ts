@@ -10,7 +10,7 @@ import { readReconcileConfig } from '../lib/config/reconcile.js';
 import { currentCrmClient } from '../lib/crm/from-config.js';
 import type { CrmClient } from '../lib/crm/index.js';
 import { METRICS_NAMESPACE } from '../lib/metrics.js';
-import { QUEUE_ENV_VARS, type QueueKey } from '../lib/queue/port.js';
+import { QUEUE_ENV_VARS, type QueueKey, SQS_CALL_BUDGET_MS } from '../lib/queue/port.js';
 import { boundedSqsClientConfig } from '../lib/queue/sqs.js';
 import { createReconcileHandler } from '../lib/reconcile/handler.js';
 import { createSnapshotSender } from '../lib/reconcile/send.js';
@@ -29,9 +29,9 @@ const logger = new Logger();
 const crmConfig = readCrmConfig();
 const entities = readEntities();
 const config = readReconcileConfig();
-// Each SQS call gives up within 2.5 s, inside the hand-over time (a queue that never answers cannot
-// hold the invocation past its timeout).
-const sqs = new SQSClient(boundedSqsClientConfig(2_500));
+// Each SQS call gives up within its budget, inside the hand-over time (a queue that never answers
+// cannot hold the invocation past its timeout).
+const sqs = new SQSClient(boundedSqsClientConfig(SQS_CALL_BUDGET_MS));
 const queueUrls: Partial<Record<QueueKey, string>> = {};
 for (const [key, name] of Object.entries(QUEUE_ENV_VARS)) {
   const url = optionalEnv(name);
