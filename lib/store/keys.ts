@@ -42,6 +42,12 @@ export const ROW_SET_INDEX = 'byRowSet';
  */
 export const OPS_CONTEXT = '#ops';
 
+/**
+ * The events table's index by EventId (keys only: rowKey and seq), opt-in (the eventIdIndex param):
+ * the dashboard's find by EventId.
+ */
+export const EVENT_ID_INDEX = 'byEventId';
+
 /** Sort key of a webhook item in the webhooks table. */
 export function webhookSk(webhookId: number): string {
   return `webhook#${webhookId}`;

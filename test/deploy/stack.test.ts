@@ -4,13 +4,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { AUTHENTICATION_FAILURES } from '../../infra/alarms.js';
 import {
   ALL_QUEUE_KEYS,
-  EVENT_ID_INDEX,
   loadAccessLogFormat,
   loadDefinitions,
   SERVICE,
   TABLE_KEYS,
 } from '../../infra/definitions.js';
-import { ROW_SET_INDEX } from '../../lib/store/keys.js';
+import { EVENT_ID_INDEX, ROW_SET_INDEX } from '../../lib/store/keys.js';
 import { RECOVERY_READ_ATTRIBUTES, RECOVERY_WRITE_ATTRIBUTES } from '../../lib/store/recovery.js';
 import { ASSUMPTIONS } from '../../scripts/cost.js';
 import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../tools/samples.js';
