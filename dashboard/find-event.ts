@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
-import { EVENT_ID_INDEX } from '../infra/definitions.js';
 import type { EventRecord, RowEntity, StateTransition } from '../lib/model/types.js';
+import { EVENT_ID_INDEX } from '../lib/store/keys.js';
 import type { StoreReader } from '../lib/store/types.js';
 import type { MessageView } from './views.js';
 

@@ -5,16 +5,16 @@ import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readCrmConfig } from '../lib/config/crm.js';
 import { readEntities } from '../lib/config/entities.js';
-import { ConfigError, intEnv, optionalEnv, requireEnv } from '../lib/config/env.js';
-import { readRunBounds } from '../lib/config/reconcile-bounds.js';
-import { type CrmClient, createCrmClient, crmCredentials, tenantEndpoints } from '../lib/crm/index.js';
+import { ConfigError, optionalEnv, requireEnv } from '../lib/config/env.js';
+import { readReconcileConfig } from '../lib/config/reconcile.js';
+import { currentCrmClient } from '../lib/crm/from-config.js';
+import { type CrmClient, tenantEndpoints } from '../lib/crm/index.js';
 import { METRICS_NAMESPACE } from '../lib/metrics.js';
-import { QUEUE_ENV_VARS, type QueueKey } from '../lib/queue/port.js';
+import { QUEUE_ENV_VARS, type QueueKey, SQS_CALL_BUDGET_MS } from '../lib/queue/port.js';
 import { boundedSqsClientConfig } from '../lib/queue/sqs.js';
 import { createSqsReconcileQueue } from '../lib/queue/sqs-reconcile.js';
 import { createSnapshotSender } from '../lib/queue/sqs-snapshots.js';
 import { createReconcileHandler } from '../lib/reconcile/run/reconcile-handler.js';
-import { SsmParameterProvider } from '../lib/secrets/ssm.js';
 import { defaultClient } from '../lib/store/dynamo-calls.js';
 import { createRecoveryStore, createStoredRows } from '../lib/store/index.js';
 import { createSenderClock } from '../lib/store/sender-clock.js';
@@ -30,10 +30,10 @@ const crmConfig = readCrmConfig();
 /** Where each tenant's API is now, as its state last said: kept across the clients of rotated credentials. */
 const endpoints = tenantEndpoints();
 const entities = readEntities();
-const reconcileQueueUrl = requireEnv('RECONCILE_QUEUE_URL');
-// Each SQS call gives up within 2.5 s, inside the hand-over time (a queue that never answers cannot
-// hold the invocation past its timeout).
-const sqs = new SQSClient(boundedSqsClientConfig(2_500));
+const config = readReconcileConfig();
+// Each SQS call gives up within its budget, inside the hand-over time (a queue that never answers
+// cannot hold the invocation past its timeout).
+const sqs = new SQSClient(boundedSqsClientConfig(SQS_CALL_BUDGET_MS));
 const queueUrls: Partial<Record<QueueKey, string>> = {};
 for (const [key, name] of Object.entries(QUEUE_ENV_VARS)) {
   const url = optionalEnv(name);
@@ -46,47 +46,17 @@ const recovery = createRecoveryStore(doc, requireEnv(TABLE_ENV_VARS.webhooks));
 const send = createSnapshotSender({ client: sqs, queueUrls });
 // The sender's clock from the live events' markers: what a skew of the CRM API's Date is measured against.
 const senderAheadMs = createSenderClock(doc, requireEnv(TABLE_ENV_VARS.webhooks));
-const reconcileQueue = createSqsReconcileQueue({ client: sqs, queueUrl: reconcileQueueUrl });
+const reconcileQueue = createSqsReconcileQueue({ client: sqs, queueUrl: config.queueUrl });
 
 // One client per process, so that tickets and the per-tenant limits outlive an invocation. Its time
 // budget and call count are the current invocation's, found through the async context: the local
 // runtime may run two invocations of this module at once.
 const current = new AsyncLocalStorage<{ lambdaContext: Context; calls: number }>();
 const timeLeftMs = () => (current.getStore()?.lambdaContext.getRemainingTimeInMillis() ?? 0) - HANDOVER_MS;
-let ssm: SsmParameterProvider | undefined;
-/** One client per credentials read (the SSM parameter cached 5 minutes, as the poll reads it). */
-let client: { json: string; crm: CrmClient } | undefined;
-/**
- * The CRM client for the credentials read now (CRM_CREDENTIALS, or its SSM parameter, read again every
- * 5 minutes): a rotated parameter reaches warm instances, whose old client and tickets are dropped.
- */
-const crmClient = async (): Promise<CrmClient> => {
-  if (!crmConfig.enabled)
-    throw new ConfigError(
-      'CRM_API_URL is not set: reconciliation is off, gaps cannot be recovered',
-      'CRM_API_URL',
-    );
-  ssm ??= new SsmParameterProvider({
-    region: requireEnv('AWS_REGION'),
-    endpoint: optionalEnv('AWS_ENDPOINT_URL_SSM'),
-  });
-  const parameters = ssm;
-  const credentials = await crmCredentials(
-    crmConfig,
-    async (name) => (await parameters.get(name, { maxAge: 300 })) as string | undefined,
-  );
-  const json = JSON.stringify(credentials);
-  if (client?.json !== json) {
-    const crm = createCrmClient({
-      apiUrl: crmConfig.apiUrl,
-      credentials,
+const currentCrm = crmConfig.enabled
+  ? currentCrmClient(crmConfig, {
       // A tenant that moved is called where its state says (a 421 at its old host: read again, retry later).
       ...endpoints,
-      limits: {
-        inFlight: crmConfig.maxInFlight,
-        perSecond: crmConfig.maxCallsPerSecond,
-        timeoutMs: crmConfig.timeoutMs,
-      },
       timeLeftMs,
       signal: () => abortSignalOf(current.getStore()?.lambdaContext),
       // Every HTTP request (logins and retries too): the run's apiCalls.
@@ -95,10 +65,16 @@ const crmClient = async (): Promise<CrmClient> => {
         if (invocation !== undefined) invocation.calls++;
         return fetch(input, init);
       },
-    });
-    client = { json, crm };
-  }
-  return client.crm;
+    })
+  : undefined;
+/** The CRM client for the credentials read now (lib/crm/from-config.ts). */
+const crmClient = async (): Promise<CrmClient> => {
+  if (currentCrm === undefined)
+    throw new ConfigError(
+      'CRM_API_URL is not set: reconciliation is off, gaps cannot be recovered',
+      'CRM_API_URL',
+    );
+  return (await currentCrm()).crm;
 };
 
 const reconcile = createReconcileHandler({
@@ -119,15 +95,15 @@ const reconcile = createReconcileHandler({
   async hide(receiptHandle, seconds) {
     await sqs.send(
       new ChangeMessageVisibilityCommand({
-        QueueUrl: reconcileQueueUrl,
+        QueueUrl: config.queueUrl,
         ReceiptHandle: receiptHandle,
         VisibilityTimeout: seconds,
       }),
     );
   },
   publisher: publicationFromEnv()?.publisher,
-  maxReceives: intEnv('RECONCILE_MAX_RECEIVE_COUNT', 5),
-  bounds: readRunBounds(),
+  maxReceives: config.maxReceives,
+  bounds: config.bounds,
   recovery,
   logger,
   metrics: new Metrics({ namespace: METRICS_NAMESPACE }),

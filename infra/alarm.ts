@@ -21,3 +21,9 @@ export function alarm(properties: Template): Template {
     },
   };
 }
+
+/** `ContactWorker` for `contactWorker`: a key as the logical ids spell it. */
+export const pascal = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
+
+/** `contact-worker` for `contactWorker`: a key as the resource names spell it. */
+export const kebab = (key: string) => key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);

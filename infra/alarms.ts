@@ -1,20 +1,22 @@
 /**
  * The alarms that come one per function, per table or per setting, merged into serverless.yml's
- * `resources` through infra/alarms.cjs (infra/alarms.yml holds the rest: queues, 5xx, TooManyErrors).
+ * `resources` through infra/alarms.cjs (infra/alarms.yml holds the rest: the parked queue, 5xx, TooManyErrors).
  * Every alarm notifies the alert topic, whose key admits only alarms named `<service>-<stage>-*`.
  *
  * - deliveries failing authentication (RefusedByReason for the ingest's 401 reasons) above a threshold,
  *   so that scanners (405s, bodies without the event headers) do not keep an alarm firing;
  * - Lambda Errors and Throttles of every function of serverless.yml;
  * - DynamoDB read and write throttles of every table (and of its indexes);
- * - reconciliation: a request in the reconcile DLQ, a run that gave up (ReconcileFailed), a
- *   webhook the poll could not set Active again (WebhookNotReactivated);
+ * - a message in any dead-letter queue (infra/dlq-alarms.ts);
+ * - reconciliation: a run that gave up (ReconcileFailed), a webhook the poll could not set Active
+ *   again (WebhookNotReactivated);
  * - optionally, a heartbeat: no delivery accepted for `heartbeatHours` hours.
  */
 import * as z from 'zod';
 import { METRIC, METRICS_NAMESPACE } from '../lib/metrics.js';
-import { alarm, type Template } from './alarm.js';
+import { alarm, kebab, pascal, type Template } from './alarm.js';
 import { loadDefinitions } from './definitions.js';
+import { deadLetterAlarms } from './dlq-alarms.js';
 import { loadServerless, SERVERLESS_YML } from './serverless-file.js';
 
 export interface AlarmSettings {
@@ -148,7 +150,11 @@ export function alarmResources(settings: AlarmSettings): { Resources: Template }
       Threshold: 0,
     });
   }
-  Object.assign(Resources, reconcileAlarms(prefix, metricsService));
+  Object.assign(
+    Resources,
+    deadLetterAlarms(prefix, definitions.queues),
+    reconcileAlarms(prefix, metricsService),
+  );
   const heartbeatHours = settings.heartbeatHours.trim();
   if (heartbeatHours !== '') {
     const hours = positiveInteger('heartbeatHours', heartbeatHours);
@@ -168,20 +174,9 @@ export function alarmResources(settings: AlarmSettings): { Resources: Template }
   return { Resources };
 }
 
-/** Reconciliation's alarms: a request dead-lettered, a run that gave up. */
+/** Reconciliation's alarms: a run that gave up, a webhook not set Active again. */
 function reconcileAlarms(prefix: string, metricsService: string): Template {
   return {
-    ReconcileDeadLetterQueueAlarm: alarm({
-      AlarmName: `${prefix}-reconcile-dlq-not-empty`,
-      AlarmDescription:
-        'A reconcile request failed 5 times and waits in the reconcile DLQ: its rows may stay stale (the ' +
-        "reconcile function's log says why; npm run ops -- redrive reconcile).",
-      Namespace: 'AWS/SQS',
-      MetricName: 'ApproximateNumberOfMessagesVisible',
-      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': ['ReconcileDeadLetterQueue', 'QueueName'] } }],
-      Statistic: 'Maximum',
-      Period: 60,
-    }),
     ReconcileFailedAlarm: alarm({
       AlarmName: `${prefix}-reconcile-failed`,
       AlarmDescription:
@@ -217,6 +212,3 @@ function positiveInteger(param: string, value: string): number {
     );
   return number;
 }
-
-const pascal = (key: string) => key.charAt(0).toUpperCase() + key.slice(1);
-const kebab = (key: string) => key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);

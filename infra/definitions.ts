@@ -37,6 +37,7 @@ import {
   QUEUE_KEYS,
   type QueueKey,
 } from '../lib/queue/port.js';
+import { EVENT_ID_INDEX, ROW_SET_INDEX } from '../lib/store/keys.js';
 import { TABLE_ENV_VARS, TABLE_KEYS, type TableKey } from '../lib/store/tables.js';
 import { loadServerless, SERVERLESS_YML } from './serverless-file.js';
 
@@ -52,9 +53,6 @@ export {
   TABLE_KEYS,
   type TableKey,
 };
-
-/** The events table's index by EventId (keys only: rowKey and seq), declared in infra/resources.yml. */
-export const EVENT_ID_INDEX = 'byEventId';
 
 /** The service name of serverless.yml; names are `${service}-${stage}-<suffix>`. */
 export const SERVICE = 'crm-webhook-receiver';
@@ -233,13 +231,17 @@ export function loadDefinitions(options: LoadDefinitionsOptions): Definitions {
     };
   });
 
-  const events = tables.find((table) => table.key === 'events')?.createTableInput;
-  const indexed =
-    events?.GlobalSecondaryIndexes?.some((index) => index.IndexName === EVENT_ID_INDEX) ?? false;
-  if (indexed !== conditions.HasEventIdIndex)
+  const indexOf = (key: TableKey, name: string) =>
+    tables
+      .find((table) => table.key === key)
+      ?.createTableInput.GlobalSecondaryIndexes?.some((index) => index.IndexName === name) ?? false;
+  if (indexOf('events', EVENT_ID_INDEX) !== conditions.HasEventIdIndex)
     throw new Error(
       `infra/resources.yml: EventsTable's index ${EVENT_ID_INDEX} does not follow HasEventIdIndex`,
     );
+  // The index names the code queries (lib/store/keys.ts) are the ones infra/resources.yml declares.
+  if (!indexOf('rows', ROW_SET_INDEX))
+    throw new Error(`infra/resources.yml: RowsTable has no index ${ROW_SET_INDEX} (lib/store/keys.ts)`);
   return { queues, tables };
 }
 

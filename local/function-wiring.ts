@@ -5,6 +5,7 @@ import { readBusConfig } from '../lib/config/bus.js';
 import { readCrmConfig } from '../lib/config/crm.js';
 import { ConfigError } from '../lib/config/env.js';
 import { readIngestConfig } from '../lib/config/ingest.js';
+import { MAX_RECEIVE_COUNT_ENV_VAR } from '../lib/config/reconcile.js';
 import { readWatchConfig } from '../lib/config/watch.js';
 import { readRowWorkerConfig, readStateWorkerConfig } from '../lib/config/workers.js';
 import { METRICS_NAMESPACE } from '../lib/metrics.js';
@@ -38,6 +39,8 @@ export function setFunctionEnvironment(
 ): Record<string, string> {
   const { queues, region, credentials, sqsEmulator, dynamoEmulator, log } = with_;
   for (const queue of queues) env[queue.envVar] = queue.url;
+  const reconcileQueue = queues.find((queue) => queue.key === 'reconcile');
+  if (reconcileQueue) env[MAX_RECEIVE_COUNT_ENV_VAR] = String(reconcileQueue.dlq.maxReceiveCount);
   const tables: Record<string, string> = {};
   for (const table of with_.tables) {
     env[table.envVar] = table.name;

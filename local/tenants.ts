@@ -6,7 +6,7 @@ import { readCrmConfig } from '../lib/config/crm.js';
 import { readEntities } from '../lib/config/entities.js';
 import { intEnv } from '../lib/config/env.js';
 import { tenantEndpoints } from '../lib/crm/endpoints.js';
-import { createCrmClient } from '../lib/crm/index.js';
+import { crmClientFrom } from '../lib/crm/from-config.js';
 import { SECRET_GRACE_MS } from '../lib/tenants/deps.js';
 import { ssmSecretSet } from '../lib/tenants/secret-set.js';
 import { createTenantService, type TenantService } from '../lib/tenants/service.js';
@@ -60,11 +60,7 @@ export function localTenants(with_: {
   const endpoints = tenantEndpoints();
   const service = createTenantService(
     {
-      crm: createCrmClient({
-        apiUrl: config.apiUrl,
-        credentials: config.credentials,
-        apiBaseOf: endpoints.apiBaseOf,
-      }),
+      crm: crmClientFrom(config, config.credentials, { apiBaseOf: endpoints.apiBaseOf }),
       follow: endpoints.follow,
       secrets: ssmSecretSet({ client: ssm, name: LOCAL_SECRETS_PARAMETER }),
       tenants: dynamoTenantStore({ client: with_.doc, table: with_.webhooksTable }),

@@ -40,6 +40,9 @@ export type SystemUserCredentials = z.infer<typeof SystemUserCredentialsSchema>;
 export type CrmCredentials = z.infer<typeof CrmCredentialsSchema>;
 export type CrmCredentialsByContext = z.infer<typeof CrmCredentialsJsonSchema>;
 
+/** The per-tenant limits when CRM_MAX_IN_FLIGHT, CRM_MAX_CALLS_PER_SECOND and CRM_TIMEOUT_MS are unset. */
+export const CRM_LIMIT_DEFAULTS = { maxInFlight: 4, maxCallsPerSecond: 10, timeoutMs: 10_000 } as const;
+
 /** Reconciliation's settings; `enabled: false` when CRM_API_URL is unset (gaps cannot be recovered). */
 export type CrmConfig =
   | { enabled: false }
@@ -140,8 +143,8 @@ export function readCrmConfig(env: Env = process.env): CrmConfig {
     credentials:
       credentialsJson === undefined ? undefined : parseCrmCredentials(credentialsJson, 'CRM_CREDENTIALS'),
     credentialsParameter,
-    maxInFlight: intEnv('CRM_MAX_IN_FLIGHT', 4, env),
-    maxCallsPerSecond: intEnv('CRM_MAX_CALLS_PER_SECOND', 10, env),
-    timeoutMs: intEnv('CRM_TIMEOUT_MS', 10_000, env),
+    maxInFlight: intEnv('CRM_MAX_IN_FLIGHT', CRM_LIMIT_DEFAULTS.maxInFlight, env),
+    maxCallsPerSecond: intEnv('CRM_MAX_CALLS_PER_SECOND', CRM_LIMIT_DEFAULTS.maxCallsPerSecond, env),
+    timeoutMs: intEnv('CRM_TIMEOUT_MS', CRM_LIMIT_DEFAULTS.timeoutMs, env),
   };
 }

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type { SecretConfig } from '../ingest/signature.js';
-import { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey } from '../queue/port.js';
+import { QUEUE_ENV_VARS, QUEUE_KEYS, type QueueKey, SQS_CALL_BUDGET_MS } from '../queue/port.js';
+import { PARAMETER_MAX_AGE_SECONDS } from '../secrets/max-age.js';
 import { type EntityFilter, readEntities } from './entities.js';
 import { boolEnv, ConfigError, intEnv, listEnv, optionalEnv, requireEnv } from './env.js';
 import { SecretsJsonSchema } from './secrets-schema.js';
@@ -18,7 +19,7 @@ export interface IngestConfig {
   maxEventAgeSeconds: number;
   maxClockSkewSeconds: number;
   maxBodyBytes: number;
-  /** How long SendMessage may take before the answer is 503 (ENQUEUE_TIMEOUT_MS, default 2500). */
+  /** How long SendMessage may take before the answer is 503 (ENQUEUE_TIMEOUT_MS, default SQS_CALL_BUDGET_MS). */
   enqueueTimeoutMs: number;
   /** ENTITIES: the entities whose rows are stored; undefined for every entity. */
   entities: EntityFilter | undefined;
@@ -55,10 +56,10 @@ export function secretConfig(fallback: string[], byContext: Record<string, strin
 }
 
 /**
- * How long the ingest keeps the secrets parameter it read: a secret added to it is accepted by every
- * warm instance this long after, at the latest.
+ * How long the ingest keeps the secrets parameter it read by default: a secret added to it is accepted
+ * by every warm instance this long after, at the latest.
  */
-export const SECRETS_MAX_AGE_SECONDS = 300;
+export const SECRETS_MAX_AGE_SECONDS = PARAMETER_MAX_AGE_SECONDS;
 
 const HEADER_PREFIX = /^X-[A-Za-z0-9]+(-[A-Za-z0-9]+)*-?$/i;
 
@@ -98,7 +99,7 @@ export function readIngestConfig(env: Record<string, string | undefined> = proce
     maxEventAgeSeconds: intEnv('MAX_EVENT_AGE_SECONDS', 7 * 24 * 3600, env),
     maxClockSkewSeconds: intEnv('MAX_CLOCK_SKEW_SECONDS', 300, env),
     maxBodyBytes: intEnv('MAX_BODY_BYTES', 1_048_576, env),
-    enqueueTimeoutMs: intEnv('ENQUEUE_TIMEOUT_MS', 2500, env),
+    enqueueTimeoutMs: intEnv('ENQUEUE_TIMEOUT_MS', SQS_CALL_BUDGET_MS, env),
     entities: readEntities(env),
   };
 }

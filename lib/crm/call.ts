@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { CRM_LIMIT_DEFAULTS } from '../config/crm.js';
 import type { Authorizer } from './auth/index.js';
 import { CrmApiError, CrmAuthError, CrmRetryLater } from './errors.js';
 import { type CrmResponse, ExchangeError, exchange, retryAfterMs } from './http.js';
@@ -6,11 +7,11 @@ import type { TenantLimiter } from './limiter.js';
 
 /** How hard the client may press one tenant, and how long it waits. */
 export interface CrmLimits {
-  /** Calls in flight at once per tenant (default 4). */
+  /** Calls in flight at once per tenant (default: CRM_LIMIT_DEFAULTS's). */
   inFlight: number;
-  /** Calls started per second per tenant (default 10). */
+  /** Calls started per second per tenant (default: CRM_LIMIT_DEFAULTS's). */
   perSecond: number;
-  /** How long one call may take, body included (default 10000 ms). */
+  /** How long one call may take, body included, in ms (default: CRM_LIMIT_DEFAULTS's). */
   timeoutMs: number;
   /** The largest answer read (default 16 MiB). */
   maxBodyBytes: number;
@@ -21,9 +22,9 @@ export interface CrmLimits {
 }
 
 export const DEFAULT_CRM_LIMITS: CrmLimits = {
-  inFlight: 4,
-  perSecond: 10,
-  timeoutMs: 10_000,
+  inFlight: CRM_LIMIT_DEFAULTS.maxInFlight,
+  perSecond: CRM_LIMIT_DEFAULTS.maxCallsPerSecond,
+  timeoutMs: CRM_LIMIT_DEFAULTS.timeoutMs,
   maxBodyBytes: 16 * 1024 * 1024,
   maxAttempts: 5,
   pageSize: 200,

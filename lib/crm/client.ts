@@ -1,11 +1,14 @@
+import * as z from 'zod/mini';
 import { CONTEXT_PLACEHOLDER, type CrmCredentials } from '../config/crm.js';
+import { CONTEXT_PATTERN } from '../events/primitives.js';
+import { okJson, parseAnswer } from './answer.js';
 import { type Authorizer, createAuthorizer, credentialsLookup } from './auth/index.js';
 import { type CallRequest, type CrmLimits, createCaller, DEFAULT_CRM_LIMITS } from './call.js';
 import { CrmApiError, CrmRetryLater } from './errors.js';
 import { type CrmResponse, ExchangeError, exchange, jsonOf } from './http.js';
 import { type AskKeyRange, type KeyPage, keyRange, pageAfterKey, wholeNumber } from './key-pages.js';
 import { createTenantLimiter } from './limiter.js';
-import { createSecretSet, readablePart, remembering, scrubbing } from './scrub.js';
+import { createSecretSet, remembering, scrubbing } from './scrub.js';
 import type { CrmTable } from './tables.js';
 import { createWebhookAdmin } from './webhook-admin.js';
 import { createWebhookApi } from './webhooks.js';
@@ -58,11 +61,24 @@ export interface Page<T> {
   nextKey?: number | undefined;
 }
 
+/** An archive page: its rows (checked one by one: a row that is no object is named) and where the next starts. */
+const ArchivePageSchema = z.looseObject({
+  'odata.nextLink': z.optional(z.unknown()),
+  value: z.array(z.unknown()),
+});
+/** A REST entity's row: its properties by name, kept as the CRM wrote them. */
+const RowSchema = z.record(z.string(), z.unknown());
+/** `GET /api/state/{ctx}`: the fields read of `{ContextIdentifier, Endpoint, State, IsRunning, ValidUntil, Api}`. */
+const TenantStateSchema = z.looseObject({
+  State: z.optional(z.nullable(z.string())),
+  IsRunning: z.optional(z.nullable(z.boolean())),
+  Api: z.optional(z.nullable(z.string())),
+});
+
 /** How long a tenant whose API is not running is left alone before it is asked again. */
 const NOT_RUNNING_RETRY_MS = 60_000;
 /** How long after a 421 the call is tried again at the tenant's new host: its state may lag the move a little. */
 const MOVED_RETRY_MS = 5_000;
-const CONTEXT = /^[A-Za-z0-9_-]{1,100}$/;
 
 /** `2026-11-27T12:05:00`: the CRM's UTC time without offset, to the second (rounded down: a wider window). */
 export function crmWindowTime(date: Date): string {
@@ -89,7 +105,7 @@ export function createCrmClient(options: CrmClientOptions) {
   const timeLeftMs = options.timeLeftMs ?? (() => Number.POSITIVE_INFINITY);
   const origin = new URL(options.apiUrl.replace(CONTEXT_PLACEHOLDER, 'x')).origin;
   const base = (context: string) => {
-    if (!CONTEXT.test(context))
+    if (!CONTEXT_PATTERN.test(context))
       throw new CrmApiError(
         `${JSON.stringify(context)} is not a ContextIdentifier (letters, digits, _ and -)`,
         context,
@@ -135,13 +151,12 @@ export function createCrmClient(options: CrmClientOptions) {
   const readState = async (context: string): Promise<TenantState> => {
     base(context);
     const url = new URL(`/api/state/${context}`, origin);
-    const body = okJson(await caller(context, url, { authorize: false }), context, `GET ${url.pathname}`);
-    if (typeof body !== 'object' || body === null)
-      throw new CrmApiError(`GET ${url.pathname}: the answer is no state`, context);
-    const { State, IsRunning, Api } = body as Record<string, unknown>;
-    const state = typeof State === 'string' ? State : 'Unknown';
+    const what = `GET ${url.pathname}`;
+    const body = okJson(await caller(context, url, { authorize: false }), context, what);
+    const { State, IsRunning, Api } = parseAnswer(TenantStateSchema, body, context, what, 'a state');
+    const state = State ?? 'Unknown';
     if (IsRunning !== true) return { running: false, state, retryAfterMs: NOT_RUNNING_RETRY_MS };
-    const endpoint = typeof Api === 'string' ? Api : undefined;
+    const endpoint = Api ?? undefined;
     if (endpoint !== undefined) options.follow?.(context, endpoint);
     return { running: true, state, endpoint };
   };
@@ -174,15 +189,14 @@ export function createCrmClient(options: CrmClientOptions) {
     if (continuation === undefined)
       for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
     const { body, response } = await getJson(context, url);
-    const page = (body ?? {}) as { 'odata.nextLink'?: unknown; value?: unknown };
-    if (!Array.isArray(page.value))
-      throw new CrmApiError(`GET ${url.pathname}: the answer has no value array`, context);
-    if (page.value.some((row) => typeof row !== 'object' || row === null))
-      throw new CrmApiError(`GET ${url.pathname}: the answer's value holds a row that is no object`, context);
-    const next = typeof page['odata.nextLink'] === 'string' ? page['odata.nextLink'] : undefined;
+    const what = `GET ${url.pathname}`;
+    const page = parseAnswer(ArchivePageSchema, body, context, what, 'a page with a value array');
+    if (page.value.some((row) => typeof row !== 'object' || row === null || Array.isArray(row)))
+      throw new CrmApiError(`${what}: the answer's value holds a row that is no object`, context);
+    const next = page['odata.nextLink'];
     return {
       rows: page.value as Array<Record<string, unknown>>,
-      continuation: next,
+      continuation: typeof next === 'string' ? next : undefined,
       crmTime: crmTimeOf(response),
     };
   };
@@ -228,8 +242,9 @@ export function createCrmClient(options: CrmClientOptions) {
     const crmTime = crmTimeOf(response);
     if (response.status === 404) return { status: 'deleted' as const, crmTime };
     if (response.status === 304) return { status: 'unchanged' as const, crmTime };
-    const body = okJson(response, context, `GET ${url.pathname}`) as Record<string, unknown>;
-    return { status: 'found' as const, row: body, crmTime };
+    const what = `GET ${url.pathname}`;
+    const row = parseAnswer(RowSchema, okJson(response, context, what), context, what, 'a row');
+    return { status: 'found' as const, row, crmTime };
   };
 
   return scrubbing(
@@ -333,33 +348,4 @@ function urlOf(text: string, base: URL): URL | null {
 function crmTimeOf(response: CrmResponse): number {
   const date = Date.parse(response.headers.get('date') ?? '');
   return Number.isFinite(date) ? date : Date.now();
-}
-
-/** The JSON of a 200, or a one-line CrmApiError with the status and the CRM's short reason. */
-export function okJson(response: CrmResponse, context: string, what: string): unknown {
-  if (response.status !== 200) {
-    // The first line of the CRM's reason: its JSON's Error or Message, else its text.
-    let text: unknown = response.text;
-    try {
-      const error = (JSON.parse(response.text) as { Error?: unknown; Message?: unknown }) ?? {};
-      text = error.Error ?? error.Message;
-    } catch {
-      // not JSON: its text
-    }
-    // Cut by the scrub at the client's boundary, once credentials are out: one cut in two here would
-    // no longer be found.
-    const line =
-      typeof text === 'string'
-        ? (readablePart(text).trim().split('\n', 1)[0] ?? '').replace(/\s+/g, ' ').trim()
-        : '';
-    const reason = line === '' ? '' : `: ${line}`;
-    throw new CrmApiError(`${what} answered HTTP ${response.status}${reason}`, context, {
-      status: response.status,
-    });
-  }
-  try {
-    return jsonOf(response, what);
-  } catch (error) {
-    throw new CrmApiError((error as Error).message, context, { status: response.status });
-  }
 }

@@ -9,7 +9,7 @@ import { ConfigError } from '../config/env.js';
  *
  * @example
  * const ssm = new SsmParameterProvider({ region });
- * const credentials = await crmCredentials(config, (name) => ssm.get(name, { maxAge: 300 }) as Promise<string | undefined>);
+ * const credentials = await crmCredentials(config, async (name) => String(await ssm.get(name, { maxAge: PARAMETER_MAX_AGE_SECONDS })));
  */
 export async function crmCredentials(
   config: Extract<CrmConfig, { enabled: true }>,

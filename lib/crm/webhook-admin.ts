@@ -1,4 +1,5 @@
-import * as z from 'zod/mini';
+import type { WebhookStateName } from '../events/states.js';
+import { parseAnswer } from './answer.js';
 import type { CallRequest } from './call.js';
 import { CrmApiError } from './errors.js';
 import type { CrmResponse } from './http.js';
@@ -10,7 +11,7 @@ export interface WebhookFields {
   Events: string[];
   TargetUrl: string;
   Secret?: string;
-  State?: 'Active' | 'Stopped';
+  State?: Exclude<WebhookStateName, 'TooManyErrors'>;
   Type?: 'webhook';
   Headers?: Record<string, string>;
   Properties?: Record<string, unknown>;
@@ -41,11 +42,8 @@ export function createWebhookAdmin({ base, call, okJson }: Deps) {
       throw new CrmApiError(error.message.replaceAll(secret, '[secret]'), context, { status: error.status });
     }
   };
-  const parse = (context: string, body: unknown, what: string): CrmWebhook => {
-    const parsed = z.safeParse(CrmWebhookSchema, body);
-    if (!parsed.success) throw new CrmApiError(`${what}: the answer is not a webhook`, context);
-    return parsed.data;
-  };
+  const parse = (context: string, body: unknown, what: string): CrmWebhook =>
+    parseAnswer(CrmWebhookSchema, body, context, what, 'a webhook');
 
   return {
     /** `POST /Webhook`: the CRM first posts its `test` delivery to TargetUrl and refuses unless answered 200. */

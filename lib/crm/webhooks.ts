@@ -1,11 +1,12 @@
 import * as z from 'zod/mini';
+import { WEBHOOK_STATE_NAMES, type WebhookStateName } from '../events/states.js';
+import { parseAnswer } from './answer.js';
 import type { CallRequest } from './call.js';
-import { CrmApiError } from './errors.js';
 import type { CrmResponse } from './http.js';
 
 /** A webhook's state by name, as the REST API writes it (not the state events' numbers). */
-export const WEBHOOK_STATES = ['Active', 'Stopped', 'TooManyErrors'] as const;
-export type CrmWebhookState = (typeof WEBHOOK_STATES)[number];
+export const WEBHOOK_STATES = WEBHOOK_STATE_NAMES;
+export type CrmWebhookState = WebhookStateName;
 
 /** `GET /api/v1/Webhook/{id}`: the fields the receiver uses; the rest is kept as the CRM sent it. */
 export const CrmWebhookSchema = z.looseObject({
@@ -26,6 +27,13 @@ export interface WebhookUsage {
   lastError: string;
 }
 
+/**
+ * The archive's page of `webhook_usage` rows: null, no rows or a row that is no object are no counters
+ * (the state is still watched); its counters are checked where read.
+ */
+const UsageAnswerSchema = z.nullable(z.looseObject({ value: z.optional(z.array(z.unknown())) }));
+const UsageRowSchema = z.record(z.string(), z.unknown());
+
 interface Deps {
   base: (context: string) => string;
   getJson: (
@@ -39,11 +47,8 @@ interface Deps {
 
 /** The Webhook resource of a tenant: list by state, one, LastError, usage counters, and set Active. */
 export function createWebhookApi({ base, getJson, scrub }: Deps) {
-  const parse = (context: string, body: unknown, what: string): CrmWebhook => {
-    const parsed = z.safeParse(CrmWebhookSchema, body);
-    if (!parsed.success) throw new CrmApiError(`${what}: the answer is not a webhook`, context);
-    return parsed.data;
-  };
+  const parse = (context: string, body: unknown, what: string): CrmWebhook =>
+    parseAnswer(CrmWebhookSchema, body, context, what, 'a webhook');
   const url = (context: string, path = '') => new URL(`${base(context)}/Webhook${path}`);
 
   return {
@@ -51,10 +56,15 @@ export function createWebhookApi({ base, getJson, scrub }: Deps) {
     async listWebhooks(context: string, statusFilter?: CrmWebhookState): Promise<CrmWebhook[]> {
       const target = url(context);
       if (statusFilter) target.searchParams.set('statusFilter', statusFilter);
-      const { body } = await getJson(context, target);
-      if (!Array.isArray(body))
-        throw new CrmApiError(`GET ${target.pathname}: the answer is not a list`, context);
-      return body.map((item) => parse(context, item, `GET ${target.pathname}`));
+      const what = `GET ${target.pathname}`;
+      const list = parseAnswer(
+        z.array(z.unknown()),
+        (await getJson(context, target)).body,
+        context,
+        what,
+        'a list',
+      );
+      return list.map((item) => parse(context, item, what));
     },
     async getWebhook(context: string, id: number): Promise<CrmWebhook> {
       const target = url(context, `/${id}`);
@@ -72,8 +82,11 @@ export function createWebhookApi({ base, getJson, scrub }: Deps) {
       target.searchParams.set('$select', fields.map((field) => `webhook_usage.${field}`).join(','));
       target.searchParams.set('$filter', `webhook_usage.webhook_usage_id eq ${id}`);
       const { body } = await getJson(context, target);
-      const row = (body as { value?: Array<Record<string, unknown>> } | null)?.value?.[0];
-      if (typeof row !== 'object' || row === null) return undefined;
+      const what = `GET ${target.pathname}`;
+      const answer = parseAnswer(UsageAnswerSchema, body, context, what, 'a page of usage rows');
+      const first = z.safeParse(UsageRowSchema, answer?.value?.[0]);
+      if (!first.success) return undefined;
+      const row = first.data;
       const [totalCalls, totalErrors, consecutiveErrors] = [
         'total_calls',
         'total_errors',

@@ -33,6 +33,12 @@ export const DateWithoutOffsetSchema = pattern(
   'must be an ISO 8601 timestamp without an offset',
 );
 
+/** A ContextIdentifier's characters: letters, digits, `_` and `-`, 1 to 100 (a key, a URL path segment). */
+export const CONTEXT_CHARS = '[A-Za-z0-9_-]{1,100}';
+/** A whole ContextIdentifier the receiver calls the CRM for, stores under and reconciles. */
+export const CONTEXT_PATTERN = new RegExp(`^${CONTEXT_CHARS}$`);
+export const ContextIdentifierSchema = z.string().check(z.regex(CONTEXT_PATTERN));
+
 /** An integer as JSON carries it (no strings, no fractions). */
 export const IntSchema = z.int();
 

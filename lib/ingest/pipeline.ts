@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { type DeliveryEvent, familyOf, familyOfEvent, parseDeliveryEvent } from '../events/index.js';
+import { CONTEXT_CHARS } from '../events/primitives.js';
 import type { DeliveryAttributes, OutboundMessage } from '../queue/port.js';
 import {
   type Authentication,
@@ -309,7 +310,7 @@ function asText(raw: string | Uint8Array): string | undefined {
   return isUtf8(raw) ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8') : undefined;
 }
 
-const CONTEXT_HINT = /"ContextIdentifier"\s*:\s*"([A-Za-z0-9_-]{1,100})"/;
+const CONTEXT_HINT = new RegExp(String.raw`"ContextIdentifier"\s*:\s*"(${CONTEXT_CHARS})"`);
 
 /**
  * The ContextIdentifier as the raw body seems to name it, read before any parse: only which secrets

@@ -1,4 +1,4 @@
-import type { RowEvent, WebhookState } from '../events/index.js';
+import type { RowEvent, WebhookState, WebhookStateName } from '../events/index.js';
 
 export type RowEntity = RowEvent['Entity'];
 
@@ -135,7 +135,7 @@ export interface Webhook {
   webhookId: number;
   webhookName: string;
   state: WebhookState;
-  stateName: 'Active' | 'Stopped' | 'TooManyErrors';
+  stateName: WebhookStateName;
   /**
    * The registration fields below come from the newest state event that carried FieldValues; all are
    * absent while no event did (CRM versions older than FieldValues).

@@ -125,3 +125,10 @@ export interface ParkedSource {
   /** Visible again at once. */
   release(message: ReceivedParked): Promise<void>;
 }
+
+/**
+ * How long a function's SQS call may take before it gives up (boundedSqsClientConfig): the ingest's
+ * default ENQUEUE_TIMEOUT_MS, inside its answer budget, and the reconcile function's, inside its
+ * hand-over time.
+ */
+export const SQS_CALL_BUDGET_MS = 2_500;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
+import { ContextIdentifierSchema } from '../events/primitives.js';
 
 /** Why a reconcile runs: a gap of a webhook (opened, closed), the poll of the CRM's webhooks, a person, a full pass. */
 export const RECONCILE_REASONS = ['gap-opened', 'gap-closed', 'poll', 'manual', 'full'] as const;
@@ -14,7 +15,7 @@ const IsoTime = z.iso.datetime({ offset: true });
  * of `POST /reconcile`; a run too long for one invocation carries its `cursor` on to the next.
  */
 export const ReconcileRequestSchema = z.strictObject({
-  context: z.string().check(z.regex(/^[A-Za-z0-9_-]{1,100}$/)),
+  context: ContextIdentifierSchema,
   reason: z.enum(RECONCILE_REASONS),
   /** Start of the window (CRM time, ISO 8601), already less the margin; absent only when `full`. */
   from: z.optional(IsoTime),

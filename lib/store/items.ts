@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { familyOf, isKnownEntity, type RowEvent, WEBHOOK_STATE_NAMES } from '../events/index.js';
+import { familyOf, isKnownEntity, type RowEvent, WebhookStateNameSchema } from '../events/index.js';
 import type { LastAccepted, RowEntity, StateTransition } from '../model/types.js';
 import { InvalidItemError } from './errors.js';
 
@@ -94,7 +94,7 @@ export const WebhookItemSchema = z.object({
   webhookId: z.number(),
   webhookName: z.string(),
   state: StateSchema,
-  stateName: z.enum(WEBHOOK_STATE_NAMES),
+  stateName: WebhookStateNameSchema,
   reportedState: z.optional(z.number()),
   events: z.optional(z.number()),
   registered: z.optional(z.string()),

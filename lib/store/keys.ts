@@ -36,6 +36,18 @@ export function rowSetKey(context: string, entity: string): string {
 /** The rows table's index of {@link rowSetKey}: KEYS_ONLY, written once per row (its keys never change). */
 export const ROW_SET_INDEX = 'byRowSet';
 
+/**
+ * The webhooks table's partition of the receiver's own bookkeeping items (the watch's memory, the
+ * replay lock): no context is spelt with `#`, so no tenant's query meets them.
+ */
+export const OPS_CONTEXT = '#ops';
+
+/**
+ * The events table's index by EventId (keys only: rowKey and seq), opt-in (the eventIdIndex param):
+ * the dashboard's find by EventId.
+ */
+export const EVENT_ID_INDEX = 'byEventId';
+
 /** Sort key of a webhook item in the webhooks table. */
 export function webhookSk(webhookId: number): string {
   return `webhook#${webhookId}`;

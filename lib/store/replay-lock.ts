@@ -9,6 +9,7 @@ import {
 import * as z from 'zod/mini';
 import { ReplayBusyError, type ReplayLock } from '../ingest/replay-lock.js';
 import { conditional } from './dynamo-calls.js';
+import { OPS_CONTEXT } from './keys.js';
 
 export interface DynamoReplayLockConfig {
   client: DynamoDBDocumentClient;
@@ -26,7 +27,7 @@ export const REPLAY_LEASE_MS = 60_000;
  * The lock's item: a sort key of its own kind, so no query or scan of webhooks, gaps or accepted
  * markers (sort keys `webhook#…`, `accepted#…`) meets it, whatever the context.
  */
-export const replayLockKey = { context: '#ops', sk: 'replay-lock#parked' } as const;
+export const replayLockKey = { context: OPS_CONTEXT, sk: 'replay-lock#parked' } as const;
 
 const HolderSchema = z.object({ since: z.optional(z.string()), expiresAt: z.optional(z.number()) });
 

@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { collect, conditional, defined } from './dynamo-calls.js';
-import { WEBHOOK_SK_PREFIX } from './keys.js';
+import { OPS_CONTEXT, WEBHOOK_SK_PREFIX } from './keys.js';
 
 /**
  * What the poll of the CRM's webhooks remembers of one webhook between polls, in the webhooks table
@@ -48,8 +48,6 @@ export function scheduleSlackMs(intervalMs: number): number {
   return Math.min(5000, Math.floor(intervalMs / 10));
 }
 
-/** The partition of the receiver's own bookkeeping items (the replay lock's too). */
-export const OPS_CONTEXT = '#ops';
 const POLL_SLOT_SK = 'watch#poll';
 
 /** The webhook names the receiver's deliveries carried, by context. */

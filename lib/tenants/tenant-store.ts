@@ -9,8 +9,7 @@ import {
 import * as z from 'zod/mini';
 import { collect, conditional, defined, versionedPut } from '../store/dynamo-calls.js';
 import { VersionConflictError } from '../store/errors.js';
-import { WEBHOOK_SK_PREFIX } from '../store/keys.js';
-import { OPS_CONTEXT } from '../store/watch-memory.js';
+import { OPS_CONTEXT, WEBHOOK_SK_PREFIX } from '../store/keys.js';
 
 /** Where a tenant is in its life with the receiver. */
 export const TENANT_STATUSES = ['onboarding', 'active', 'offboarding', 'offboarded'] as const;

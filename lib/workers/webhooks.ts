@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { WebhookStateEvent } from '../events/index.js';
+import { TOO_MANY_ERRORS, type WebhookStateEvent } from '../events/index.js';
 import { type Hooks, type Outcome, runHook } from '../hooks.js';
 import { METRIC, OUTCOME_METRIC } from '../metrics.js';
 import { eventSeq } from '../model/order-key.js';
@@ -67,7 +67,7 @@ export async function processStateEvent(
         seq,
       });
     }
-    const enteredTooManyErrors = next.state === 2 && item?.state !== 2;
+    const enteredTooManyErrors = next.state === TOO_MANY_ERRORS && item?.state !== TOO_MANY_ERRORS;
     if (enteredTooManyErrors) {
       logger.error('webhook entered TooManyErrors: the sender has stopped delivering', {
         context: next.context,

@@ -4,12 +4,13 @@ import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import { SERVICE, tableOutput } from '../../infra/definitions.js';
 import { createEventBridgePublisher } from '../../lib/bus/publisher.js';
-import { parseCrmCredentials, readCrmConfig } from '../../lib/config/crm.js';
+import { type CrmConfig, parseCrmCredentials, readCrmConfig } from '../../lib/config/crm.js';
 import { readEntities } from '../../lib/config/entities.js';
 import { ConfigError, intEnv } from '../../lib/config/env.js';
 import { SECRETS_MAX_AGE_SECONDS } from '../../lib/config/ingest.js';
 import { tenantEndpoints } from '../../lib/crm/endpoints.js';
-import { CrmApiError, createCrmClient } from '../../lib/crm/index.js';
+import { crmClientFrom } from '../../lib/crm/from-config.js';
+import { CrmApiError } from '../../lib/crm/index.js';
 import { createWebhookStore } from '../../lib/store/index.js';
 import { listRecoveries } from '../../lib/store/recovery-list.js';
 import { SECRET_GRACE_MS, TenantError } from '../../lib/tenants/deps.js';
@@ -84,9 +85,7 @@ export async function tenantCommand(
   const table = output(outputs, tableOutput('webhooks'));
   const service = createTenantService(
     {
-      crm: createCrmClient({
-        apiUrl: crmApiUrl(env),
-        credentials: await credentials(clients.ssm, stage, env),
+      crm: crmClientFrom(crmConfig(env), await credentials(clients.ssm, stage, env), {
         apiBaseOf: endpoints.apiBaseOf,
       }),
       follow: endpoints.follow,
@@ -152,13 +151,14 @@ export async function tenantCommand(
   }
 }
 
-function crmApiUrl(env: NodeJS.ProcessEnv): string {
+/** CRM_API_URL and the CRM's limits (CRM_MAX_IN_FLIGHT, ...) as the functions read them. */
+function crmConfig(env: NodeJS.ProcessEnv): Extract<CrmConfig, { enabled: true }> {
   try {
     const config = readCrmConfig({
       ...env,
       CRM_CREDENTIALS_PARAMETER: env.CRM_CREDENTIALS ? undefined : 'read below',
     });
-    if (config.enabled) return config.apiUrl;
+    if (config.enabled) return config;
   } catch (error) {
     if (error instanceof ConfigError) throw new OpsError(error.message);
     throw error;

@@ -29,7 +29,7 @@ describe('a delete of a table without a REST entity, confirmed by the archive: a
     ['a 500', 2, CrmApiError, 'HTTP 500: boom'],
     ['429 until the attempts are spent', 3, CrmRetryLater, 'HTTP 429'],
     ['a 503 error page', 4, CrmRetryLater, 'HTTP 503'],
-    ['a JSON answer with no value array', 5, CrmApiError, 'no value array'],
+    ['a JSON answer with no value array', 5, CrmApiError, 'is not a page with a value array'],
     ['a 404 error page', 6, CrmApiError, 'HTTP 404'],
   ])('%s: throws (the run retries or fails), never deleted', async (_, id, type, message) => {
     const client = createCrmClient({

@@ -195,7 +195,7 @@ describe('an archive answer of the wrong shape', () => {
     const error = await changedKeys(client).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CrmApiError);
     expect((error as Error).message).toMatch(
-      /^GET \/Cust1\/api\/v1\/archive\/dynamic: the answer('s value)? (has no value array|holds a row that is no object)$/,
+      /^GET \/Cust1\/api\/v1\/archive\/dynamic: the answer('s value holds a row that is no object| is not a page with a value array)$/,
     );
   });
 });
@@ -213,6 +213,6 @@ describe('a state answer of the wrong shape', () => {
     });
     const error = await client.tenantState('Cust1').catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(CrmApiError);
-    expect((error as Error).message).toBe('GET /api/state/Cust1: the answer is no state');
+    expect((error as Error).message).toBe('GET /api/state/Cust1: the answer is not a state');
   });
 });

@@ -4,19 +4,19 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { AUTHENTICATION_FAILURES } from '../../infra/alarms.js';
 import {
   ALL_QUEUE_KEYS,
-  EVENT_ID_INDEX,
   loadAccessLogFormat,
   loadDefinitions,
   SERVICE,
   TABLE_KEYS,
 } from '../../infra/definitions.js';
-import { ROW_SET_INDEX } from '../../lib/store/keys.js';
+import { EVENT_ID_INDEX, ROW_SET_INDEX } from '../../lib/store/keys.js';
 import { RECOVERY_READ_ATTRIBUTES, RECOVERY_WRITE_ATTRIBUTES } from '../../lib/store/recovery.js';
 import { ASSUMPTIONS } from '../../scripts/cost.js';
 import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../tools/samples.js';
 import { IMPORT_ENV } from '../bench/bundles.js';
 import { outputs } from '../support/stack-outputs.js';
 import { missingPermissions } from './deployer-policy.js';
+import { bundleActions, CALLED_SERVICES, roleActions } from './grants.js';
 import {
   bundleCode,
   bundlePath,
@@ -225,8 +225,13 @@ describe('functions', () => {
 
   it('the reconcile function gets its queue, the row queues, the rows table and reconciliation off by default', () => {
     const env = (fn('reconcile').Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const reconcileQueue = loadDefinitions({ stage: STAGE }).queues.find(
+      (queue) => queue.key === 'reconcile',
+    );
     expect(env).toMatchObject({
       RECONCILE_QUEUE_URL: ref('ReconcileQueue'),
+      // The queue's own maxReceiveCount, from infra/resources.yml.
+      RECONCILE_MAX_RECEIVE_COUNT: String(reconcileQueue?.dlq.maxReceiveCount),
       CONTACT_QUEUE_URL: ref('ContactQueue'),
       ACTIVITY_QUEUE_URL: ref('ActivityQueue'),
       ENTITIES_QUEUE_URL: ref('EntitiesQueue'),
@@ -632,6 +637,46 @@ describe('IAM', () => {
     expect(policies).toHaveLength(1);
     expect(policies[0]?.PolicyDocument.Statement).toEqual(expected[key]);
   });
+
+  /**
+   * Commands a bundle holds that its function never sends: they come with a module it shares (the
+   * tables' adapters), and its role rightly does not grant them.
+   */
+  const bundledNotCalled: Record<FunctionKey, string[]> = {
+    ingest: [],
+    // The rows store's tenantRows: a tenant's erasure (ops and the local admin API), never a worker's.
+    contactWorker: ['dynamodb:Scan'],
+    activityWorker: ['dynamodb:Scan'],
+    entitiesWorker: ['dynamodb:Scan'],
+    // The webhooks table adapter's marker (UpdateItem), sender clock (Query) and watch scan (Scan).
+    webhookStateWorker: ['dynamodb:Query', 'dynamodb:Scan', 'dynamodb:UpdateItem'],
+    reconcile: ['dynamodb:Scan'],
+    reconcilePoll: ['dynamodb:Query'],
+    retireSecrets: [],
+  };
+
+  it.each(FUNCTIONS)(
+    '%s: every action its role grants is one its bundle calls, and every call its bundle makes is granted',
+    async (key) => {
+      const roleId = `${pascal(key)}Role`;
+      // What Lambda does with the role itself: the log stream, and an SQS event source's receive and delete.
+      const fedBySqs = ofType('AWS::Lambda::EventSourceMapping').some(([, r]) =>
+        JSON.stringify(r.Properties.FunctionName).includes(`${pascal(key)}LambdaFunction`),
+      );
+      const lambdas = new Set(fedBySqs ? consume : []);
+      const granted = [...roleActions(template, roleId)].filter(
+        (action) => CALLED_SERVICES.has(action.split(':')[0]!) && !lambdas.has(action),
+      );
+      const called = bundleActions(await bundleCode(key));
+      expect(
+        granted.filter((action) => !called.has(action)),
+        'granted, never called',
+      ).toEqual([]);
+      expect([...called].filter((action) => !granted.includes(action)).sort(), 'called, not granted').toEqual(
+        [...bundledNotCalled[key]].sort(),
+      );
+    },
+  );
 
   it('no statement anywhere in the template grants a `*` resource or a wildcard action', () => {
     const statements: Statement[] = [];

@@ -37,6 +37,7 @@ describe('functions/reconcile.ts, composed from the environment', () => {
       ROWS_TABLE: receiver.tables.rows,
       WEBHOOKS_TABLE: receiver.tables.webhooks,
       RECONCILE_QUEUE_URL: QueueUrl!,
+      RECONCILE_MAX_RECEIVE_COUNT: '5',
       CRM_API_URL: simulator.crm.apiUrl('{ContextIdentifier}'),
       CRM_CREDENTIALS: JSON.stringify({ '*': { type: 'basic', user: 'crm', password: 'crm' } }),
       ENTITIES: 'contact,person',

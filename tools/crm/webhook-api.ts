@@ -1,9 +1,10 @@
+import { WEBHOOK_STATE_NAMES } from '../../lib/events/states.js';
 import type { CrmCore, WebhookChange } from './crm.js';
 import { CrmError } from './errors.js';
 import { type CrmAnswer, type CrmRequest, notImplemented, objectBody, ok } from './http.js';
 import { type WebhookState, webhookResource } from './webhooks.js';
 
-const STATES: readonly WebhookState[] = ['Active', 'Stopped', 'TooManyErrors'];
+const STATES: readonly WebhookState[] = WEBHOOK_STATE_NAMES;
 
 /** The fields a PATCH may set, by their REST names. */
 const PATCHABLE = ['Name', 'Events', 'TargetUrl', 'Secret', 'State', 'Headers', 'Properties', 'ErrorsEmail'];

@@ -1,10 +1,13 @@
+import { WEBHOOK_STATE_NAMES, type WebhookStateName } from '../../lib/events/states.js';
 import { crmTime, NEVER } from './tables.js';
 
 /** A webhook's state by name, as the REST API writes it. */
-export type WebhookState = 'Active' | 'Stopped' | 'TooManyErrors';
+export type WebhookState = WebhookStateName;
 
 /** The state events' `FieldValues.state` and the event verb of each state (webhook-event-delivery.md). */
-export const STATE_NUMBER: Record<WebhookState, number> = { Active: 0, Stopped: 1, TooManyErrors: 2 };
+export const STATE_NUMBER = Object.fromEntries(
+  WEBHOOK_STATE_NAMES.map((name, number) => [name, number]),
+) as Record<WebhookState, number>;
 export const STATE_VERB: Record<WebhookState, string> = {
   Active: 'started',
   Stopped: 'stopped',

@@ -1,6 +1,7 @@
 import type { CrmCredentials } from '../../config/crm.js';
+import { parseAnswer } from '../answer.js';
 import { CrmApiError, CrmAuthError } from '../errors.js';
-import { authenticateBody, ticketOf } from './system-user.js';
+import { AuthenticateAnswerSchema, authenticateBody, ticketOf } from './system-user.js';
 
 /**
  * The one step that turns a tenant's credentials into the headers of an API call. It is swappable:
@@ -36,7 +37,9 @@ export function createAuthorizer(options: AuthorizerOptions): Authorizer {
   const tickets = new Map<string, { pending: Promise<string>; ticket?: string }>();
 
   const authenticate = async (context: string, credentials: CrmCredentials & { type: 'systemUser' }) => {
-    const answer = await options.postJson(options.loginUrl, authenticateBody(credentials, context));
+    const body = await options.postJson(options.loginUrl, authenticateBody(credentials, context));
+    const what = `POST ${options.loginUrl.pathname}`;
+    const answer = parseAnswer(AuthenticateAnswerSchema, body, context, what, 'an Authenticate answer');
     const result = ticketOf(answer);
     if ('refused' in result)
       throw new CrmAuthError(`the CRM refused the system user of ${context}: ${result.refused}`, context);

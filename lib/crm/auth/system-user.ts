@@ -1,4 +1,5 @@
 import { createPrivateKey, createSign } from 'node:crypto';
+import * as z from 'zod/mini';
 import type { SystemUserCredentials } from '../../config/crm.js';
 
 /** The JWT claim that carries the ticket (crm-rest-api.md). */
@@ -24,25 +25,36 @@ export function authenticateBody(credentials: SystemUserCredentials, context: st
   };
 }
 
+/** The Authenticate answer: `{IsSuccessful, ErrorMessage, Token}`, the token a JWT when it succeeded. */
+export const AuthenticateAnswerSchema = z.looseObject({
+  IsSuccessful: z.boolean(),
+  ErrorMessage: z.optional(z.nullable(z.string())),
+  Token: z.optional(z.nullable(z.string())),
+});
+export type AuthenticateAnswer = z.infer<typeof AuthenticateAnswerSchema>;
+
+/** The JWT's payload: the ticket claim, the rest ignored. */
+const TicketClaimSchema = z.looseObject({ [TICKET_CLAIM]: z.string().check(z.minLength(1)) });
+
 /**
- * The ticket in an Authenticate answer (`{IsSuccessful, ErrorMessage, Token}` with a JWT), or the
- * reason there is none. The JWT came over TLS from the endpoint just called; its signature is not
- * checked here (the vendor's certificate is not configured).
+ * The ticket in an Authenticate answer (its JWT's ticket claim), or the reason there is none. The JWT
+ * came over TLS from the endpoint just called; its signature is not checked here (the vendor's
+ * certificate is not configured).
  */
-export function ticketOf(answer: unknown): { ticket: string } | { refused: string } {
-  const { IsSuccessful, ErrorMessage, Token } = (answer ?? {}) as Record<string, unknown>;
+export function ticketOf({
+  IsSuccessful,
+  ErrorMessage,
+  Token,
+}: AuthenticateAnswer): { ticket: string } | { refused: string } {
   if (IsSuccessful !== true || typeof Token !== 'string')
-    return {
-      refused: typeof ErrorMessage === 'string' && ErrorMessage ? ErrorMessage : 'IsSuccessful is not true',
-    };
+    return { refused: ErrorMessage || 'IsSuccessful is not true' };
+  let payload: unknown;
   try {
-    const payload = JSON.parse(
-      Buffer.from(Token.split('.')[1] ?? '', 'base64url').toString('utf8'),
-    ) as Record<string, unknown>;
-    const ticket = payload[TICKET_CLAIM];
-    if (typeof ticket === 'string' && ticket !== '') return { ticket };
+    payload = JSON.parse(Buffer.from(Token.split('.')[1] ?? '', 'base64url').toString('utf8'));
   } catch {
-    // fall through: no readable claim
+    // no readable claim
   }
+  const claims = z.safeParse(TicketClaimSchema, payload);
+  if (claims.success) return { ticket: claims.data[TICKET_CLAIM] };
   return { refused: `the JWT carries no ${TICKET_CLAIM} claim` };
 }

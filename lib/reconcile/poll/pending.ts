@@ -1,6 +1,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import * as z from 'zod/mini';
 import { METRIC } from '../../metrics.js';
-import type { ReconcileRequest } from '../request.js';
+import { type ReconcileRequest, ReconcileRequestSchema } from '../request.js';
 import type { PollDeps, PollReport } from './poll.js';
 
 /**
@@ -36,9 +37,12 @@ export function withPending<T extends { pending?: string | undefined }>(
 /** The requests an earlier poll wrote in `memory` and may not have sent (none if unreadable). */
 export function pendingOf(memory: { pending?: string | undefined } | undefined): ReconcileRequest[] {
   if (memory?.pending === undefined) return [];
+  let value: unknown;
   try {
-    return JSON.parse(memory.pending) as ReconcileRequest[];
+    value = JSON.parse(memory.pending);
   } catch {
     return [];
   }
+  const parsed = z.safeParse(z.array(ReconcileRequestSchema), value);
+  return parsed.success ? parsed.data : [];
 }

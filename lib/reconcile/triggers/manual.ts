@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { CRM_TABLES, crmTableOf, whyNotInCrm } from '../../crm/tables.js';
+import { CONTEXT_PATTERN } from '../../events/primitives.js';
 import type { ReconcileRequest } from '../request.js';
 
 /** The parameters of a reconcile asked for by a person (`POST /reconcile?…`, `npm run ops -- reconcile --…`). */
@@ -17,7 +18,6 @@ export class ManualRequestError extends Error {
   }
 }
 
-const CONTEXT = /^[A-Za-z0-9_-]{1,100}$/;
 const IsoTime = z.iso.datetime({ offset: true });
 const ISO_ACCEPTED = 'an ISO 8601 time with its offset (2026-11-27T10:00:00Z) accepted';
 
@@ -41,7 +41,7 @@ export function manualRequest(
     if (!(MANUAL_PARAMETERS as readonly string[]).includes(name))
       throw new ManualRequestError(short(name), `unknown; ${MANUAL_PARAMETERS.join(', ')} accepted`);
   const { context, from, to, entities, full, webhookId } = params;
-  if (context === undefined || !CONTEXT.test(context))
+  if (context === undefined || !CONTEXT_PATTERN.test(context))
     throw new ManualRequestError(
       'context',
       'required: a ContextIdentifier of 1 to 100 letters, digits, _ or -',
