@@ -22,6 +22,7 @@ const SERVICE_OF: Record<string, string> = {
   DeleteMessage: 'sqs',
   GetQueueAttributes: 'sqs',
   GetParameter: 'ssm',
+  PutParameter: 'ssm',
   PutEvents: 'events',
   Publish: 'sns',
   PutMetricData: 'cloudwatch',
