@@ -191,9 +191,9 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     fetch: recording,
     ...(options.clientBudgetMs !== undefined && { timeLeftMs: () => options.clientBudgetMs! }),
     random: () => 0.5,
-    // As functions/reconcile.ts: a tenant that moved is called where its state says (not with a server
-    // of the test's own in front, which the state's Api, the simulator's own address, would bypass).
-    ...(options.apiUrl === undefined && tenantEndpoints()),
+    // As functions/reconcile.ts: a tenant that moved is called where its state says (a server of the
+    // test's own in front of the simulator names itself there, test/support/skewed-crm.ts).
+    ...tenantEndpoints(),
   });
   const queueUrls = Object.fromEntries(receiver.queues.queues.map((q) => [q.key, q.url])) as Record<
     QueueKey,

@@ -20,10 +20,12 @@ const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-e
 /**
  * A real HTTP server in front of the CRM simulator (`target`: its origin) that answers what the
  * simulator answers, with a Date header of its own: skewed, or stamped late after the archive read its
- * rows; optionally with the archive's numbers written as text. The options can change between calls.
+ * rows; optionally with the archive's numbers written as text. The tenant's state names this server as
+ * its API's host. The options can change between calls.
  */
 export async function startSkewedCrm(target: string, options: SkewedCrmOptions = {}) {
   let origin = target;
+  let self = '';
   const server = await startServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -37,6 +39,15 @@ export async function startSkewedCrm(target: string, options: SkewedCrmOptions =
       const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
       const answer = await fetch(url, { method: req.method, headers, body });
       let text = await answer.text();
+      // The tenant's state names the host of its API: this server's, as a server standing in for the
+      // whole CRM answers (a client that follows the state's Api keeps calling through it).
+      if (url.pathname.startsWith('/api/state/') && answer.status === 200) {
+        const state = JSON.parse(text) as { Api?: unknown };
+        if (typeof state.Api === 'string') {
+          const api = new URL(state.Api);
+          text = JSON.stringify({ ...state, Api: `${self}${api.pathname}` });
+        }
+      }
       if (url.pathname.toLowerCase().endsWith('/archive/dynamic') && answer.status === 200) {
         if (options.numbersAsText) text = JSON.stringify(numbersAsText(JSON.parse(text)));
         if (options.rowAs !== undefined) {
@@ -54,6 +65,7 @@ export async function startSkewedCrm(target: string, options: SkewedCrmOptions =
       res.end(text);
     });
   });
+  self = server.url;
   return {
     ...server,
     options,
