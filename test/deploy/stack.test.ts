@@ -755,6 +755,19 @@ describe('alarms and alerts', () => {
     });
   });
 
+  it('without kmsKeyArn the queues, tables and bus keep AWS owned keys, and the only kms grant is the alert topic key’s', () => {
+    for (const [id, r] of Object.entries(template.Resources)) {
+      if (r.Type === 'AWS::SQS::Queue') expect(r.Properties.SqsManagedSseEnabled, id).toBe(true);
+      for (const property of ['KmsMasterKeyId', 'SSESpecification', 'KmsKeyIdentifier'])
+        if (id !== 'AlertTopic') expect(r.Properties, id).not.toHaveProperty(property);
+    }
+    const kmsGrants = JSON.stringify(template.Resources).match(/"kms:[A-Za-z*]+"/g) ?? [];
+    // The alert topic key's policy (kms:*, and CloudWatch's two) and the webhook-state worker's use of it.
+    expect(kmsGrants.sort()).toEqual(
+      ['"kms:*"', '"kms:Decrypt"', '"kms:GenerateDataKey*"', '"kms:GenerateDataKey"', '"kms:Decrypt"'].sort(),
+    );
+  });
+
   it('every alarm notifies the alert topic', () => {
     expect(alarms().length).toBeGreaterThanOrEqual(11);
     for (const alarm of alarms()) {
