@@ -4,6 +4,7 @@ import { CONTEXT_PATTERN } from '../events/primitives.js';
 import { okJson, parseAnswer } from './answer.js';
 import { type Authorizer, createAuthorizer, credentialsLookup } from './auth/index.js';
 import { type CallRequest, type CrmLimits, createCaller, DEFAULT_CRM_LIMITS } from './call.js';
+import { isCrmApiHost } from './endpoints.js';
 import { CrmApiError, CrmRetryLater } from './errors.js';
 import { type CrmResponse, ExchangeError, exchange, jsonOf } from './http.js';
 import { type AskKeyRange, type KeyPage, keyRange, pageAfterKey, wholeNumber } from './key-pages.js';
@@ -157,6 +158,9 @@ export function createCrmClient(options: CrmClientOptions) {
     const state = State ?? 'Unknown';
     if (IsRunning !== true) return { running: false, state, retryAfterMs: NOT_RUNNING_RETRY_MS };
     const endpoint = Api ?? undefined;
+    // The endpoint is called with the tenant's credentials (here, or by a tenant command that follows it).
+    if (endpoint !== undefined && !isCrmApiHost(options.apiUrl, endpoint))
+      throw new CrmApiError(`${what}: its Api is not an https host of CRM_API_URL's domain`, context);
     if (endpoint !== undefined) options.follow?.(context, endpoint);
     return { running: true, state, endpoint };
   };
