@@ -36,24 +36,13 @@ export function createSnapshotSender(config: {
       const url = config.queueUrls[queue];
       if (url === undefined)
         throw new QueueUnavailableError(`no URL for the ${queue} queue: set its environment variable`, queue);
-      for (const batch of batches(entries, SEND_BATCH))
-        await sendBatch(
-          config.client,
-          url,
-          queue,
-          batch.map(({ entry }) => entry),
-        );
+      for (const batch of batches(entries, SEND_BATCH)) await sendBatch(config.client, url, queue, batch);
     }
   };
 }
 
-async function sendBatch(
-  client: SQSClient,
-  url: string,
-  queue: QueueKey,
-  entries: SendMessageBatchRequestEntry[],
-): Promise<void> {
-  let pending = entries;
+async function sendBatch(client: SQSClient, url: string, queue: QueueKey, batch: Entry[]): Promise<void> {
+  let pending = batch.map(({ entry }) => entry);
   for (let attempt = 1; pending.length > 0; attempt++) {
     let failed: string[];
     try {
