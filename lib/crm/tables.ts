@@ -1,4 +1,6 @@
+import { ActivityFieldValuesSchema } from '../events/activity.js';
 import { isDynamicEntity } from '../events/catalogue.js';
+import { ContactFieldValuesSchema } from '../events/contact.js';
 
 /**
  * Where an entity's rows live in the CRM: its table and primary key (the FieldValues' names), its REST
@@ -10,10 +12,11 @@ export interface CrmTable {
   /** `GET /api/v1/<rest>/{id}`; entities without one are read (and their deletes confirmed) from the archive. */
   rest?: string;
   /**
-   * A fixed entity's FieldValues by database name, in the order the CRM writes them (its published
-   * samples, tools/samples.ts; test/reconcile/fields.test.ts holds the two equal): a snapshot selects
-   * exactly these from the archive, so it compares with the row field by field and a row the CRM did
-   * not change stays equal. A list's or custom table's are the tenant's own, learnt from its rows.
+   * A fixed entity's FieldValues by database name, in the order the CRM writes them (the spec's
+   * entities': their created event's FieldValues schema in lib/events/; every one held to the CRM's
+   * published samples, tools/samples.ts, by test/reconcile/fields.test.ts): a snapshot selects exactly
+   * these from the archive, so it compares with the row field by field and a row the CRM did not
+   * change stays equal. A list's or custom table's are the tenant's own, learnt from its rows.
    */
   fields?: readonly string[];
 }
@@ -31,21 +34,7 @@ export const CRM_TABLES: Readonly<Record<string, CrmTable>> = {
     table: 'contact',
     key: 'contact_id',
     rest: 'Contact',
-    fields: [
-      'activeInterests',
-      'associate_id',
-      'business_idx',
-      'category_idx',
-      'country_id',
-      'deleted',
-      'DeletedDate',
-      'registered',
-      'registered_associate_id',
-      'source',
-      'updated',
-      'userdef2_id',
-      'userdef_id',
-    ],
+    fields: Object.keys(ContactFieldValuesSchema.shape),
   },
   person: {
     table: 'person',
@@ -69,26 +58,7 @@ export const CRM_TABLES: Readonly<Record<string, CrmTable>> = {
     table: 'appointment',
     key: 'appointment_id',
     rest: 'Appointment',
-    fields: [
-      'activeDate',
-      'associate_id',
-      'contact_id',
-      'do_by',
-      'document_id',
-      'endDate',
-      'modified_appointment_fields',
-      'mother_id',
-      'person_id',
-      'private',
-      'project_id',
-      'sale_id',
-      'status',
-      'task_idx',
-      'type',
-      'updated',
-      'userdef2_id',
-      'userdef_id',
-    ],
+    fields: Object.keys(ActivityFieldValuesSchema.shape),
   },
   document: {
     table: 'document',
