@@ -22,12 +22,27 @@ export interface CrmTable {
 }
 
 /**
+ * The catalogue's entities beyond the spec, each in the table of its name keyed `<entity>_id`, as their
+ * events' published samples write them: their REST entity where crm-rest-api.md lists one, their fields.
+ */
+const CATALOGUE_TABLES: Readonly<Record<string, Omit<CrmTable, 'table' | 'key'>>> = {
+  associate: { fields: ['associate_id', 'person_id', 'name', 'type', 'deleted'] },
+  projectmember: {
+    rest: 'ProjectMember',
+    fields: ['projectmember_id', 'project_id', 'contact_id', 'person_id'],
+  },
+  relation: { fields: ['relation_id', 'source_contact_id', 'target_contact_id', 'reldef_id'] },
+  salestakeholder: { fields: ['salestakeholder_id', 'sale_id', 'contact_id', 'person_id'] },
+  chatsession: { fields: ['chatsession_id', 'chatTopic_id', 'customer_name', 'status'] },
+  ticket: { rest: 'Ticket', fields: ['ticket_id', 'contact_id', 'person_id', 'status', 'priority_id'] },
+};
+
+/**
  * The fixed entities whose rows can be fetched back (crm-rest-api.md), the one table of them that the
  * reconcile run and the CRM simulator (tools/crm/) read: an appointment's events are `activity.*`. The
- * REST entities are those crm-rest-api.md lists. The catalogue's entities beyond the spec (associate
- * to ticket) are named as their events' published samples write them (table = the entity, key =
- * `<entity>_id`), unverified against a real tenant: a wrong name fails the run visibly (the archive
- * answers an error; the run fails with a one-line reason naming the table).
+ * REST entities are those crm-rest-api.md lists. The catalogue's ({@link CATALOGUE_TABLES}) are
+ * unverified against a real tenant: a wrong name fails the run visibly (the archive answers an error;
+ * the run fails with a one-line reason naming the table).
  */
 export const CRM_TABLES: Readonly<Record<string, CrmTable>> = {
   contact: {
@@ -66,38 +81,12 @@ export const CRM_TABLES: Readonly<Record<string, CrmTable>> = {
     rest: 'Document',
     fields: ['document_id', 'contact_id', 'person_id', 'project_id', 'sale_id', 'doctmpl_id'],
   },
-  associate: {
-    table: 'associate',
-    key: 'associate_id',
-    fields: ['associate_id', 'person_id', 'name', 'type', 'deleted'],
-  },
-  projectmember: {
-    table: 'projectmember',
-    key: 'projectmember_id',
-    rest: 'ProjectMember',
-    fields: ['projectmember_id', 'project_id', 'contact_id', 'person_id'],
-  },
-  relation: {
-    table: 'relation',
-    key: 'relation_id',
-    fields: ['relation_id', 'source_contact_id', 'target_contact_id', 'reldef_id'],
-  },
-  salestakeholder: {
-    table: 'salestakeholder',
-    key: 'salestakeholder_id',
-    fields: ['salestakeholder_id', 'sale_id', 'contact_id', 'person_id'],
-  },
-  chatsession: {
-    table: 'chatsession',
-    key: 'chatsession_id',
-    fields: ['chatsession_id', 'chatTopic_id', 'customer_name', 'status'],
-  },
-  ticket: {
-    table: 'ticket',
-    key: 'ticket_id',
-    rest: 'Ticket',
-    fields: ['ticket_id', 'contact_id', 'person_id', 'status', 'priority_id'],
-  },
+  ...Object.fromEntries(
+    Object.entries(CATALOGUE_TABLES).map(([entity, table]) => [
+      entity,
+      { table: entity, key: `${entity}_id`, ...table },
+    ]),
+  ),
 };
 
 /** Entities of the catalogue the receiver stores but cannot compare with the CRM, and why. */
