@@ -21,7 +21,8 @@ import { parseDeliveryEvent } from '../lib/events/index.js';
 import { isRowEvent } from '../lib/events/registry.js';
 import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import type { Row } from '../lib/model/types.js';
-import { apply, contentHash } from '../lib/projection.js';
+import { apply } from '../lib/projection.js';
+import { contentHash } from '../lib/recognition.js';
 import { toRowItem } from '../lib/store/row-item.js';
 import {
   buildSampleBody,

@@ -1,7 +1,7 @@
 /** A row's history: the record a delivery writes there, and what the records say of an event. */
 import type { RowEvent } from '../events/index.js';
 import type { EventRecord, Row } from '../model/types.js';
-import { contentHash, type Recognition } from '../projection.js';
+import { contentHash, type Recognition } from '../recognition.js';
 import type { Delivery, Known, RowStore } from './rows.js';
 
 /**
