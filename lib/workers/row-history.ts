@@ -2,7 +2,8 @@
 import type { RowEvent } from '../events/index.js';
 import type { EventRecord, Row } from '../model/types.js';
 import { contentHash, type Recognition } from '../recognition.js';
-import type { Delivery, Known, RowStore } from './rows.js';
+import type { Delivery, Known } from './row-delivery.js';
+import type { RowStore } from './rows.js';
 
 /**
  * What the worker knows of an event: {@link Recognition} (from the history when the row cannot tell),
