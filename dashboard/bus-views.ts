@@ -1,6 +1,6 @@
 import type { Subscription } from '../lib/bus/subscriptions.js';
 
-/** What the local bus (bus.ts) shows of each subscription, for the admin API's `GET /subscriptions`. */
+/** What the local bus (local/bus/local-bus.ts) shows of each subscription, for the admin API's `GET /subscriptions`. */
 
 export interface DeliveryView {
   id: string;

@@ -11,29 +11,29 @@ import { createDashboard } from '../dashboard/server.js';
 import { loadDefinitions } from '../infra/definitions.js';
 import { intEnv } from '../lib/config/env.js';
 import { ROW_SET_INDEX } from '../lib/store/keys.js';
-import { tapMetrics } from './activity-taps.js';
-import { createAdminServer } from './admin-api.js';
-import { createLocalSource } from './dashboard-source.js';
+import { createAdminServer } from './admin/admin-api.js';
+import { createLocalSource } from './admin/dashboard-source.js';
+import { eraseLocal } from './admin/erase.js';
+import { localReconciliation } from './admin/reconciliation.js';
+import { localTenants } from './admin/tenants.js';
+import { type LocalEventBus, startLocalEventBus } from './bus/start-bus.js';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
-import { type DynamoEmulator, startDynamoEmulator } from './dynamo-emulator.js';
-import { eraseLocal } from './erase.js';
-import { type LocalEventBus, startLocalEventBus } from './event-bus.js';
+import { type DynamoEmulator, startDynamoEmulator } from './emulators/dynamo-emulator.js';
+import { ensureQueues, ensureTables, hasIndex, type LocalQueue } from './emulators/resources.js';
+import { type SqsEmulator, startSqsEmulator } from './emulators/sqs-emulator.js';
+import { startLocalSsm } from './emulators/ssm-endpoint.js';
+import { loadFunctions } from './functions.js';
+import { tapMetrics } from './lambda/activity-taps.js';
 import {
   checkFunctionSettings,
   importHandlers,
   setFunctionEnvironment,
   startMappings,
-} from './function-wiring.js';
-import { loadFunctions } from './functions.js';
-import { createIngestServer } from './ingest-server.js';
+} from './lambda/function-wiring.js';
+import { createIngestServer } from './lambda/ingest-server.js';
+import { loadSchedules, startSchedules } from './lambda/schedules.js';
 import { describeQueued } from './queued-summary.js';
-import { localReconciliation } from './reconciliation.js';
-import { ensureQueues, ensureTables, hasIndex, type LocalQueue } from './resources.js';
-import { loadSchedules, startSchedules } from './schedules.js';
-import { type SqsEmulator, startSqsEmulator } from './sqs-emulator.js';
-import { startLocalSsm } from './ssm-endpoint.js';
 import { StartupError } from './startup-error.js';
-import { localTenants } from './tenants.js';
 import { ensureSecret, type LocalSecret } from './webhook-secret.js';
 
 export interface LocalRuntimeOptions {
@@ -91,7 +91,7 @@ export interface LocalRuntime {
 }
 
 const LOOPBACK = '127.0.0.1';
-/** The SQS emulator's write-ahead journal under DATA_DIR (sqs-journal.ts). */
+/** The SQS emulator's write-ahead journal under DATA_DIR (emulators/sqs-journal.ts). */
 const SQS_JOURNAL = 'sqs-journal.ndjson';
 
 /**
@@ -195,7 +195,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     // The ports before any worker polls: a busy one stops the start.
     const [ingestPort, adminPort] = await listenBoth(app, options, undo);
     lock.update({ ingest: ingestPort, admin: adminPort });
-    // serverless.yml's `schedule` events (local/schedules.ts).
+    // serverless.yml's `schedule` events (local/lambda/schedules.ts).
     const schedules = startSchedules({ schedules: loadSchedules(), handlers: app.handlers, region, log });
     undo.push(schedules.stop);
     const mappings = startMappings({ ...app, ...resources, sqs: clients.sqs, region, log });

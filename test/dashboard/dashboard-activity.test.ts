@@ -2,7 +2,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { createDeliveryFeed, createOutcomeCounter } from '../../dashboard/activity.js';
-import { tapMetrics, watchIngest } from '../../local/activity-taps.js';
+import { tapMetrics, watchIngest } from '../../local/lambda/activity-taps.js';
 
 describe('outcome counter', () => {
   it('counts per minute by outcome, oldest first, and forgets what is older than an hour', () => {

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { bookkeepingFilter, buildEntry, DEFAULT_BOOKKEEPING_FIELDS } from '../../lib/bus/entry.js';
 import { parseSubscriptions } from '../../lib/bus/subscriptions.js';
 import { lifecycleEntry } from '../../lib/reconcile/records/lifecycle.js';
-import { type LocalBus, type LocalBusOptions, startLocalBus } from '../../local/bus.js';
+import { type LocalBus, type LocalBusOptions, startLocalBus } from '../../local/bus/local-bus.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { removeJournals, type StatusTarget, statusTarget, tempJournal } from '../support/bus.js';
 import { startLocalSqs } from '../support/sqs.js';

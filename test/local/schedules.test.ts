@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSchedules, rateMs, type ScheduleRunner, startSchedules } from '../../local/schedules.js';
+import { loadSchedules, rateMs, type ScheduleRunner, startSchedules } from '../../local/lambda/schedules.js';
 
 /**
  * serverless.yml's `schedule` events in the local runtime, proven with a real function module (its

@@ -13,7 +13,7 @@ import { moveBack } from '../../dashboard/move-task.js';
 import { QueueUnavailableError } from '../../lib/queue/port.js';
 import { createSqsReconcileQueue } from '../../lib/queue/sqs-reconcile.js';
 import type { ReconcileRequest } from '../../lib/reconcile/request.js';
-import type { LocalQueue } from '../../local/resources.js';
+import type { LocalQueue } from '../../local/emulators/resources.js';
 import { type LocalQueues, startLocalQueues } from '../support/local-queues.js';
 
 let local: LocalQueues;

@@ -24,9 +24,9 @@ import type { RowEvent } from '../../lib/events/index.js';
 import { createDynamoStore, rowKey } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
-import { toSqsRecord } from '../../local/event-source-mapping.js';
-import { ensureQueues, type LocalQueue } from '../../local/resources.js';
-import { type SqsEmulator, startSqsEmulator } from '../../local/sqs-emulator.js';
+import { ensureQueues, type LocalQueue } from '../../local/emulators/resources.js';
+import { type SqsEmulator, startSqsEmulator } from '../../local/emulators/sqs-emulator.js';
+import { toSqsRecord } from '../../local/lambda/event-source-mapping.js';
 import {
   buildSampleBody,
   buildSampleDelivery,

@@ -1,18 +1,18 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createEventBridgePublisher } from '../lib/bus/publisher.js';
-import { readCrmConfig } from '../lib/config/crm.js';
-import { readEntities } from '../lib/config/entities.js';
-import { intEnv } from '../lib/config/env.js';
-import { tenantEndpoints } from '../lib/crm/endpoints.js';
-import { crmClientFrom } from '../lib/crm/from-config.js';
-import { SECRET_GRACE_MS } from '../lib/tenants/deps.js';
-import { ssmSecretSet } from '../lib/tenants/secret-set.js';
-import { createTenantService, type TenantService } from '../lib/tenants/service.js';
-import { dynamoTenantStore } from '../lib/tenants/tenant-store.js';
-import type { TenantActivity } from '../lib/tenants/view.js';
-import { LOCAL_SECRETS_MAX_AGE_SECONDS, LOCAL_SECRETS_PARAMETER } from './ssm-endpoint.js';
+import { createEventBridgePublisher } from '../../lib/bus/publisher.js';
+import { readCrmConfig } from '../../lib/config/crm.js';
+import { readEntities } from '../../lib/config/entities.js';
+import { intEnv } from '../../lib/config/env.js';
+import { tenantEndpoints } from '../../lib/crm/endpoints.js';
+import { crmClientFrom } from '../../lib/crm/from-config.js';
+import { SECRET_GRACE_MS } from '../../lib/tenants/deps.js';
+import { ssmSecretSet } from '../../lib/tenants/secret-set.js';
+import { createTenantService, type TenantService } from '../../lib/tenants/service.js';
+import { dynamoTenantStore } from '../../lib/tenants/tenant-store.js';
+import type { TenantActivity } from '../../lib/tenants/view.js';
+import { LOCAL_SECRETS_MAX_AGE_SECONDS, LOCAL_SECRETS_PARAMETER } from '../emulators/ssm-endpoint.js';
 
 export interface LocalTenants {
   /** Undefined when the CRM's API is not configured (`off` says so). */
@@ -23,7 +23,7 @@ export interface LocalTenants {
 
 /**
  * The tenant commands of the local runtime's admin API: the CRM of CRM_API_URL and CRM_CREDENTIALS,
- * the secrets parameter of local/ssm-endpoint.ts, the records in the webhooks table, lifecycle events
+ * the secrets parameter of local/emulators/ssm-endpoint.ts, the records in the webhooks table, lifecycle events
  * on the local bus; a replaced secret retires TENANT_SECRET_GRACE_SECONDS (default 900) later, removed by
  * the retireSecrets function on its serverless.yml schedule, as on a stage. The webhooks' TargetUrl is
  * the local ingest's (or RECEIVER_URL when set).
@@ -36,7 +36,7 @@ export function localTenants(with_: {
   credentials: { accessKeyId: string; secretAccessKey: string };
   /** The receiver's own view of each tenant's deliveries (GET /tenants shows it). */
   activity: TenantActivity;
-  /** The whole-tenant erasure offboarding's `erase` runs (local/erase.ts). */
+  /** The whole-tenant erasure offboarding's `erase` runs (local/admin/erase.ts). */
   eraseTenant: (context: string) => Promise<unknown>;
   /** The local ingest's /webhook URL, known once it listens. */
   targetUrl: () => string;

@@ -113,7 +113,7 @@ export function patchQueue(
   ] as const) {
     if (typeof queue[method] !== 'function') {
       throw new Error(
-        `local-aws-sqs changed: queue.${method} is missing; local/sqs-queue-patch.ts needs updating`,
+        `local-aws-sqs changed: queue.${method} is missing; local/emulators/sqs-queue-patch.ts needs updating`,
       );
     }
   }

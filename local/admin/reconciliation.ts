@@ -1,9 +1,9 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { reconciliationNote, reconciliationOff } from '../dashboard/reconcile-routes.js';
-import type { Reconciliation } from '../dashboard/source.js';
-import { readCrmConfig } from '../lib/config/crm.js';
-import { createSqsReconcileQueue } from '../lib/queue/sqs-reconcile.js';
-import type { LocalQueue } from './resources.js';
+import { reconciliationNote, reconciliationOff } from '../../dashboard/reconcile-routes.js';
+import type { Reconciliation } from '../../dashboard/source.js';
+import { readCrmConfig } from '../../lib/config/crm.js';
+import { createSqsReconcileQueue } from '../../lib/queue/sqs-reconcile.js';
+import type { LocalQueue } from '../emulators/resources.js';
 
 /**
  * Reconciliation as the local runtime offers it: on with CRM_API_URL (the admin API's

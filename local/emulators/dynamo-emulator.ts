@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { StartupError } from '../startup-error.js';
 import { startEmulatorThread } from './emulator-thread.js';
-import { StartupError } from './startup-error.js';
 
 /**
  * dynalite, persisted under a directory (LevelDB) so tables survive a restart, on its own thread

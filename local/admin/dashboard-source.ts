@@ -1,15 +1,15 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { type DeliveryFeed, OUTCOMES, type OutcomeCounter } from '../dashboard/activity.js';
-import type { SubscriptionView } from '../dashboard/bus-views.js';
-import { moveBack } from '../dashboard/move-task.js';
-import { queueView } from '../dashboard/queue-view.js';
-import { HttpError } from '../dashboard/route-server.js';
-import type { DashboardSource, Reconciliation } from '../dashboard/source.js';
-import { toMessageView, toParkedView } from '../dashboard/views.js';
+import { type DeliveryFeed, OUTCOMES, type OutcomeCounter } from '../../dashboard/activity.js';
+import type { SubscriptionView } from '../../dashboard/bus-views.js';
+import { moveBack } from '../../dashboard/move-task.js';
+import { queueView } from '../../dashboard/queue-view.js';
+import { HttpError } from '../../dashboard/route-server.js';
+import type { DashboardSource, Reconciliation } from '../../dashboard/source.js';
+import { toMessageView, toParkedView } from '../../dashboard/views.js';
+import type { LocalQueue } from '../emulators/resources.js';
 import { eraseLocal, type LocalErasureDeps } from './erase.js';
 import { type FindEventDeps, findEvent } from './find-event.js';
 import { replayLocalParked } from './replay.js';
-import type { LocalQueue } from './resources.js';
 
 export interface LocalSourceDeps extends FindEventDeps {
   sqs: SQSClient;
@@ -23,9 +23,9 @@ export interface LocalSourceDeps extends FindEventDeps {
   webhooksTable: string;
   /** How long a redrive waits for its move task to finish. */
   redriveTimeoutMs?: number;
-  /** Whether gaps can be recovered, and how a reconcile is queued (local/reconciliation.ts). */
+  /** Whether gaps can be recovered, and how a reconcile is queued (local/admin/reconciliation.ts). */
   reconciliation?: Reconciliation;
-  /** What an erasure on request writes to (local/erase.ts); absent: `POST /erase` is 404. */
+  /** What an erasure on request writes to (local/admin/erase.ts); absent: `POST /erase` is 404. */
   erasure?: LocalErasureDeps;
 }
 

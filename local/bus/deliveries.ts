@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { DeliveryView } from '../dashboard/bus-views.js';
-import type { BusEntry } from '../lib/bus/entry.js';
-import { JsonText, stringifyExact } from '../lib/json-text.js';
-import { LIFECYCLE_TYPES } from '../lib/reconcile/records/lifecycle.js';
-import { TENANT_LIFECYCLE_TYPES } from '../lib/tenants/lifecycle.js';
-import type { JournalRecord } from './sqs-journal.js';
+import type { DeliveryView } from '../../dashboard/bus-views.js';
+import type { BusEntry } from '../../lib/bus/entry.js';
+import { JsonText, stringifyExact } from '../../lib/json-text.js';
+import { LIFECYCLE_TYPES } from '../../lib/reconcile/records/lifecycle.js';
+import { TENANT_LIFECYCLE_TYPES } from '../../lib/tenants/lifecycle.js';
+import type { JournalRecord } from '../emulators/sqs-journal.js';
 
 /**
- * What the local bus (bus.ts) keeps of each delivery of an event to a subscription, in memory and as
+ * What the local bus (local-bus.ts) keeps of each delivery of an event to a subscription, in memory and as
  * a record of its journal (journaled-queues.ts): the queue of a subscription is its name, its DLQ
  * `<name>.dlq`; the record's MessageId is `<subscription>/<event id>`, its body the event's JSON, its
  * attributes when PutEvents took it, the attempts made and, once dead-lettered, the last error.

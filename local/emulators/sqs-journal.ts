@@ -23,7 +23,7 @@ import {
  * process (`kill -9`); without fsync, a power loss or kernel crash can still lose the last writes.
  *
  * The local bus keeps its rule targets' pending deliveries and dead letters in a journal of the same
- * format (journaled-queues.ts).
+ * format (../bus/journaled-queues.ts).
  */
 export interface JournalRecord {
   MessageId: string;

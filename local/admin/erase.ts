@@ -1,18 +1,18 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createEventBridgePublisher } from '../lib/bus/publisher.js';
-import { readBusConfig } from '../lib/config/bus.js';
+import { createEventBridgePublisher } from '../../lib/bus/publisher.js';
+import { readBusConfig } from '../../lib/config/bus.js';
 import {
   type ErasureQueue,
   type ErasureReport,
   type ErasureTarget,
   eraseOnRequest,
-} from '../lib/erasure/request.js';
-import { sqsErasureQueue } from '../lib/erasure/sqs-queues.js';
-import { createDynamoReplayLock, type Store } from '../lib/store/index.js';
-import type { LocalBus } from './bus.js';
-import type { LocalQueue } from './resources.js';
+} from '../../lib/erasure/request.js';
+import { sqsErasureQueue } from '../../lib/erasure/sqs-queues.js';
+import { createDynamoReplayLock, type Store } from '../../lib/store/index.js';
+import type { LocalBus } from '../bus/local-bus.js';
+import type { LocalQueue } from '../emulators/resources.js';
 
 export interface LocalErasureDeps {
   store: Store;

@@ -1,13 +1,13 @@
 /**
- * How the local bus (bus.ts) hands one event to a subscription's target: a POST to a `url`, as an
+ * How the local bus (local-bus.ts) hands one event to a subscription's target: a POST to a `url`, as an
  * API destination does, or a SendMessage to a `queue` of the SQS emulator. `lambda` targets have no
  * sender locally (delivered on AWS only).
  */
 import { Agent as HttpAgent, request as httpRequest, type RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { CreateQueueCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { BusError } from '../lib/bus/errors.js';
-import type { Subscription } from '../lib/bus/subscriptions.js';
+import { BusError } from '../../lib/bus/errors.js';
+import type { Subscription } from '../../lib/bus/subscriptions.js';
 
 export type Attempt = { ok: true } | { ok: false; retryable: boolean; error: string };
 

@@ -1,22 +1,22 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { DeliveryFeed } from '../dashboard/activity.js';
-import type { Definitions } from '../infra/definitions.js';
-import { readBusConfig } from '../lib/config/bus.js';
-import { readCrmConfig } from '../lib/config/crm.js';
-import { ConfigError } from '../lib/config/env.js';
-import { readIngestConfig } from '../lib/config/ingest.js';
-import { MAX_RECEIVE_COUNT_ENV_VAR } from '../lib/config/reconcile.js';
-import { readWatchConfig } from '../lib/config/watch.js';
-import { readRowWorkerConfig, readStateWorkerConfig } from '../lib/config/workers.js';
-import { METRICS_NAMESPACE } from '../lib/metrics.js';
+import type { DeliveryFeed } from '../../dashboard/activity.js';
+import type { Definitions } from '../../infra/definitions.js';
+import { readBusConfig } from '../../lib/config/bus.js';
+import { readCrmConfig } from '../../lib/config/crm.js';
+import { ConfigError } from '../../lib/config/env.js';
+import { readIngestConfig } from '../../lib/config/ingest.js';
+import { MAX_RECEIVE_COUNT_ENV_VAR } from '../../lib/config/reconcile.js';
+import { readWatchConfig } from '../../lib/config/watch.js';
+import { readRowWorkerConfig, readStateWorkerConfig } from '../../lib/config/workers.js';
+import { METRICS_NAMESPACE } from '../../lib/metrics.js';
+import type { DynamoEmulator } from '../emulators/dynamo-emulator.js';
+import type { LocalQueue } from '../emulators/resources.js';
+import type { SqsEmulator } from '../emulators/sqs-emulator.js';
+import { LOCAL_SECRETS_MAX_AGE_SECONDS, LOCAL_SECRETS_PARAMETER } from '../emulators/ssm-endpoint.js';
+import type { LocalFunction } from '../functions.js';
 import { watchIngest } from './activity-taps.js';
 import type { ProxyHandler } from './api-gateway.js';
-import type { DynamoEmulator } from './dynamo-emulator.js';
 import { type EventSourceMapping, type SqsHandler, startEventSourceMapping } from './event-source-mapping.js';
-import type { LocalFunction } from './functions.js';
-import type { LocalQueue } from './resources.js';
-import type { SqsEmulator } from './sqs-emulator.js';
-import { LOCAL_SECRETS_MAX_AGE_SECONDS, LOCAL_SECRETS_PARAMETER } from './ssm-endpoint.js';
 
 /** How the local runtime wires the functions: their environment, their handlers, their event sources. */
 
@@ -67,7 +67,7 @@ export function setFunctionEnvironment(
     log(
       "WEBHOOK_SECRETS_PARAMETER is the runtime's own locally (DATA_DIR/ssm-parameters.json): set WEBHOOK_SECRET or WEBHOOK_SECRETS.",
     );
-  // The secrets parameter through the same SSM call as on AWS, served from DATA_DIR (local/ssm-endpoint.ts).
+  // The secrets parameter through the same SSM call as on AWS, served from DATA_DIR (local/emulators/ssm-endpoint.ts).
   env.WEBHOOK_SECRETS_PARAMETER = LOCAL_SECRETS_PARAMETER;
   env.WEBHOOK_SECRETS_MAX_AGE_SECONDS = String(LOCAL_SECRETS_MAX_AGE_SECONDS);
   env.AWS_ENDPOINT_URL_SSM = with_.ssmEndpoint;
@@ -108,7 +108,7 @@ export async function importHandlers(
   const handlers = new Map<string, unknown>();
   await Promise.all(
     functions.map(async (fn) => {
-      const url = new URL(`../${fn.module}`, import.meta.url).href;
+      const url = new URL(`../../${fn.module}`, import.meta.url).href;
       const module = (await import(url)) as Record<string, unknown>;
       const handler = module[fn.exportName];
       if (typeof handler !== 'function')

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { guardRequests } from '../dashboard/guard-requests.js';
-import { withoutCors } from '../dashboard/port-guard.js';
-import { writeProblem } from '../dashboard/problem-response.js';
+import { guardRequests } from '../../dashboard/guard-requests.js';
+import { withoutCors } from '../../dashboard/port-guard.js';
+import { writeProblem } from '../../dashboard/problem-response.js';
+import type { LocalFunction } from '../functions.js';
 import {
   matchRoute,
   type ProxyHandler,
@@ -13,7 +14,6 @@ import {
   writeApiGatewayResult,
 } from './api-gateway.js';
 import { capConnections } from './connection-cap.js';
-import type { LocalFunction } from './functions.js';
 import { createLambdaContext } from './lambda-context.js';
 
 const API_GATEWAY_PAYLOAD_LIMIT = 10 * 1024 * 1024;

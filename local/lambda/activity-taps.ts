@@ -4,7 +4,7 @@ import {
   type DeliveryFeed,
   OUTCOME_METRICS,
   type OutcomeCounter,
-} from '../dashboard/activity.js';
+} from '../../dashboard/activity.js';
 import type { ProxyHandler } from './api-gateway.js';
 
 /**

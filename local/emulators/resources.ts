@@ -20,7 +20,7 @@ import {
   redriveAllowPolicy,
   redrivePolicy,
   type TableDefinition,
-} from '../infra/definitions.js';
+} from '../../infra/definitions.js';
 
 /** A queue of infra/resources.yml as it exists on the emulator, with its dead-letter queue. */
 export interface LocalQueue {

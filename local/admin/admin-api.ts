@@ -1,14 +1,14 @@
 import type { Server } from 'node:http';
-import { type AdminRoute, createRouteServer, HttpError } from '../dashboard/route-server.js';
-import { sourceRoutes } from '../dashboard/routes.js';
-import type { Dashboard } from '../dashboard/server.js';
-import type { DashboardSource } from '../dashboard/source.js';
-import { tenantRoutes } from '../dashboard/tenant-routes.js';
-import { toMessageView } from '../dashboard/views.js';
-import type { TenantService } from '../lib/tenants/service.js';
+import { type AdminRoute, createRouteServer, HttpError } from '../../dashboard/route-server.js';
+import { sourceRoutes } from '../../dashboard/routes.js';
+import type { Dashboard } from '../../dashboard/server.js';
+import type { DashboardSource } from '../../dashboard/source.js';
+import { tenantRoutes } from '../../dashboard/tenant-routes.js';
+import { toMessageView } from '../../dashboard/views.js';
+import type { TenantService } from '../../lib/tenants/service.js';
+import type { LocalQueue } from '../emulators/resources.js';
+import type { StoredMessage } from '../emulators/sqs-message.js';
 import { queueByName } from './dashboard-source.js';
-import type { LocalQueue } from './resources.js';
-import type { StoredMessage } from './sqs-message.js';
 
 export interface AdminApiDeps {
   /** Rows, webhooks, queues, parked deliveries, subscriptions, redrive and replay: what the dashboard uses too. */

@@ -1,7 +1,7 @@
 /**
  * The local event bus of `npm start`: what EventBridge and the rules of subscriptions.yml do on AWS.
  * It takes the workers' PutEvents entries (it is an {@link EventPublisher}), wraps each in the JSON
- * EventBridge sends, matches it against every subscription's pattern and delivers it (bus-targets.ts):
+ * EventBridge sends, matches it against every subscription's pattern and delivers it (targets.ts):
  *
  * - `url`: POSTed as is, with the subscription's auth header (its value from `auth.env`) and retry
  *   policy (EventBridge's exponential backoff with jitter, bounded by `backoff`), then to the
@@ -17,11 +17,11 @@
  * invocation rate. An entry the bus cannot take fails alone (InternalFailure), never its batch.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { addDeadLetter, emptyView, pushRecent, type SubscriptionView } from '../dashboard/bus-views.js';
-import { SERVICE } from '../infra/definitions.js';
-import type { BusEntry } from '../lib/bus/entry.js';
-import type { EventPublisher, PublishResult } from '../lib/bus/publisher.js';
-import type { Subscription } from '../lib/bus/subscriptions.js';
+import { addDeadLetter, emptyView, pushRecent, type SubscriptionView } from '../../dashboard/bus-views.js';
+import { SERVICE } from '../../infra/definitions.js';
+import type { BusEntry } from '../../lib/bus/entry.js';
+import type { EventPublisher, PublishResult } from '../../lib/bus/publisher.js';
+import type { Subscription } from '../../lib/bus/subscriptions.js';
 import {
   type Delivery,
   deliveryOf,
@@ -32,11 +32,16 @@ import {
   toRecord,
   viewOf,
   wrap,
-} from './bus-deliveries.js';
-import { startTarget, type Target } from './bus-targets.js';
+} from './deliveries.js';
 import { type JournaledQueues, openJournaledQueues } from './journaled-queues.js';
+import { startTarget, type Target } from './targets.js';
 
-export type { DeadLetterView, DeliveryView, FailureView, SubscriptionView } from '../dashboard/bus-views.js';
+export type {
+  DeadLetterView,
+  DeliveryView,
+  FailureView,
+  SubscriptionView,
+} from '../../dashboard/bus-views.js';
 
 export interface LocalBusOptions {
   subscriptions: readonly Subscription[];
@@ -71,7 +76,7 @@ export interface LocalBus extends EventPublisher {
   close(): Promise<void>;
   /**
    * Drops the dead letters and the deliveries still to do whose event `carries` names (an erasure on
-   * request, local/erase.ts), from the journal and the views; a delivery under way is not retried or
+   * request, local/admin/erase.ts), from the journal and the views; a delivery under way is not retried or
    * dead-lettered afterwards. Returns how many it dropped.
    */
   erase(carries: (eventText: string) => boolean): number;

@@ -1,11 +1,16 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { readIngestConfig } from '../lib/config/ingest.js';
-import { deliveryPolicy, type ReplayFilter, type ReplayReport, replayParked } from '../lib/ingest/index.js';
-import { createSqsSender } from '../lib/queue/sqs.js';
-import { createSqsParkedSource } from '../lib/queue/sqs-parked.js';
-import { createDynamoReplayLock } from '../lib/store/index.js';
-import type { LocalQueue } from './resources.js';
+import { readIngestConfig } from '../../lib/config/ingest.js';
+import {
+  deliveryPolicy,
+  type ReplayFilter,
+  type ReplayReport,
+  replayParked,
+} from '../../lib/ingest/index.js';
+import { createSqsSender } from '../../lib/queue/sqs.js';
+import { createSqsParkedSource } from '../../lib/queue/sqs-parked.js';
+import { createDynamoReplayLock } from '../../lib/store/index.js';
+import type { LocalQueue } from '../emulators/resources.js';
 
 export interface LocalReplayDeps {
   sqs: SQSClient;

@@ -1,7 +1,7 @@
-import { type FoundEvent, findInStore, type StoreLookupDeps } from '../dashboard/find-event.js';
-import { toMessageView } from '../dashboard/views.js';
-import type { LocalQueue } from './resources.js';
-import type { StoredMessage } from './sqs-message.js';
+import { type FoundEvent, findInStore, type StoreLookupDeps } from '../../dashboard/find-event.js';
+import { toMessageView } from '../../dashboard/views.js';
+import type { LocalQueue } from '../emulators/resources.js';
+import type { StoredMessage } from '../emulators/sqs-message.js';
 
 export interface FindEventDeps extends StoreLookupDeps {
   queues: readonly LocalQueue[];

@@ -5,11 +5,11 @@ import {
   type JournalState,
   openJournal,
   readJournal,
-} from './sqs-journal.js';
+} from '../emulators/sqs-journal.js';
 
 /**
  * Queues of records held in memory and in a write-ahead journal of the SQS emulator's format
- * (sqs-journal.ts): what the local bus must not forget when the process is killed. The journal's
+ * (../emulators/sqs-journal.ts): what the local bus must not forget when the process is killed. The journal's
  * records come back at open; every change is appended with a synchronous write(2) before the call
  * returns, then applied to {@link JournaledQueues.state} exactly as a replay would apply it.
  */

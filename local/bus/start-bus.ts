@@ -6,18 +6,18 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { SERVICE } from '../infra/definitions.js';
-import { publishEvents } from '../infra/subscriptions.js';
-import { BusError } from '../lib/bus/errors.js';
-import { neverMatching } from '../lib/bus/never-matching.js';
-import { publishDetailTypes } from '../lib/bus/publish-filter.js';
-import { loadSubscriptions } from '../lib/bus/subscriptions.js';
-import { optionalEnv } from '../lib/config/env.js';
-import { type LocalBus, startLocalBus } from './bus.js';
-import { startEventBridgeEndpoint } from './eventbridge-endpoint.js';
-import { StartupError } from './startup-error.js';
+import { SERVICE } from '../../infra/definitions.js';
+import { publishEvents } from '../../infra/subscriptions.js';
+import { BusError } from '../../lib/bus/errors.js';
+import { neverMatching } from '../../lib/bus/never-matching.js';
+import { publishDetailTypes } from '../../lib/bus/publish-filter.js';
+import { loadSubscriptions } from '../../lib/bus/subscriptions.js';
+import { optionalEnv } from '../../lib/config/env.js';
+import { startEventBridgeEndpoint } from '../emulators/eventbridge-endpoint.js';
+import { StartupError } from '../startup-error.js';
+import { type LocalBus, startLocalBus } from './local-bus.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The local bus's write-ahead journal under DATA_DIR (journaled-queues.ts). */
 export const BUS_JOURNAL = 'bus-journal.ndjson';
 
