@@ -9,6 +9,7 @@ import { createDeliveryFeed, createOutcomeCounter } from '../dashboard/activity.
 import { LOCAL_CREDENTIALS } from '../dashboard/port-guard.js';
 import { createDashboard } from '../dashboard/server.js';
 import { loadDefinitions } from '../infra/definitions.js';
+import { loadFunctions } from '../infra/functions.js';
 import { intEnv } from '../lib/config/env.js';
 import { ROW_SET_INDEX } from '../lib/store/keys.js';
 import { createAdminServer } from './admin/admin-api.js';
@@ -22,7 +23,6 @@ import { type DynamoEmulator, startDynamoEmulator } from './emulators/dynamo-emu
 import { ensureQueues, ensureTables, hasIndex, type LocalQueue } from './emulators/resources.js';
 import { type SqsEmulator, startSqsEmulator } from './emulators/sqs-emulator.js';
 import { startLocalSsm } from './emulators/ssm-endpoint.js';
-import { loadFunctions } from './functions.js';
 import { tapMetrics } from './lambda/activity-taps.js';
 import {
   checkFunctionSettings,

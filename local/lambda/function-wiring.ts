@@ -1,6 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DeliveryFeed } from '../../dashboard/activity.js';
 import type { Definitions } from '../../infra/definitions.js';
+import type { LocalFunction } from '../../infra/functions.js';
 import { readBusConfig } from '../../lib/config/bus.js';
 import { readCrmConfig } from '../../lib/config/crm.js';
 import { ConfigError } from '../../lib/config/env.js';
@@ -13,7 +14,6 @@ import type { DynamoEmulator } from '../emulators/dynamo-emulator.js';
 import type { LocalQueue } from '../emulators/resources.js';
 import type { SqsEmulator } from '../emulators/sqs-emulator.js';
 import { LOCAL_SECRETS_MAX_AGE_SECONDS, LOCAL_SECRETS_PARAMETER } from '../emulators/ssm-endpoint.js';
-import type { LocalFunction } from '../functions.js';
 import { watchIngest } from './activity-taps.js';
 import type { ProxyHandler } from './api-gateway.js';
 import { type EventSourceMapping, type SqsHandler, startEventSourceMapping } from './event-source-mapping.js';

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { guardRequests } from '../../dashboard/guard-requests.js';
 import { withoutCors } from '../../dashboard/port-guard.js';
 import { writeProblem } from '../../dashboard/problem-response.js';
-import type { LocalFunction } from '../functions.js';
+import type { LocalFunction } from '../../infra/functions.js';
 import {
   matchRoute,
   type ProxyHandler,

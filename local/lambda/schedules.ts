@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import * as z from 'zod';
+import { loadFunctions } from '../../infra/functions.js';
 import { loadServerless, SERVERLESS_YML } from '../../infra/serverless-file.js';
-import { loadFunctions } from '../functions.js';
 import { createLambdaContext } from './lambda-context.js';
 
 /**

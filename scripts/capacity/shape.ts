@@ -7,10 +7,10 @@
  */
 import * as z from 'zod';
 import { loadDefinitions, type QueueKey } from '../../infra/definitions.js';
+import { loadFunctions } from '../../infra/functions.js';
 import { loadServerless } from '../../infra/serverless-file.js';
 import { readCrmConfig } from '../../lib/config/crm.js';
 import { FIXED_EVENT_NAMES, familyOf } from '../../lib/events/registry.js';
-import { loadFunctions } from '../../local/functions.js';
 import { REAL_RETRY_DELAYS_MS } from '../../tools/sender.js';
 import { ASSUMPTIONS, type Measured, measure } from '../cost.js';
 

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LocalFunction } from '../../local/functions.js';
+import type { LocalFunction } from '../../infra/functions.js';
 import { createIngestServer, type IngestServer } from '../../local/lambda/ingest-server.js';
 
 const ingestFunction: LocalFunction = {

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { loadServerless, SERVERLESS_YML } from '../infra/serverless-file.js';
-import type { Route } from './lambda/api-gateway.js';
+import type { Route } from '../local/lambda/api-gateway.js';
+import { loadServerless, SERVERLESS_YML } from './serverless-file.js';
 
 /** A function of serverless.yml as the local runtime runs it. */
 export interface LocalFunction {
