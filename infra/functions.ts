@@ -1,9 +1,14 @@
 import * as z from 'zod';
-import type { Route } from '../local/lambda/api-gateway.js';
 import { loadServerless, SERVERLESS_YML } from './serverless-file.js';
 
-/** A function of serverless.yml as the local runtime runs it. */
-export interface LocalFunction {
+/** An HTTP API route as serverless.yml declares it (`method` may be `ANY`, `path` may be `$default`). */
+export interface Route {
+  method: string;
+  path: string;
+}
+
+/** A function of serverless.yml: what the local runtime runs and the capacity model reads. */
+export interface ServerlessFunction {
   name: string;
   /** Module path relative to the repository root, e.g. `functions/ingest.ts`. */
   module: string;
@@ -57,7 +62,7 @@ const ServerlessSchema = z.object({
 export function loadFunctions(
   path: string | URL = SERVERLESS_YML,
   params: Record<string, unknown> = {},
-): LocalFunction[] {
+): ServerlessFunction[] {
   const config = ServerlessSchema.parse(loadServerless(path));
   const resolve = (value: number | string | undefined, fallback: number): number => {
     if (value === undefined) return fallback;
@@ -75,7 +80,7 @@ export function loadFunctions(
   };
   const providerTimeout = resolve(config.provider.timeout, 6);
 
-  return Object.entries(config.functions).map(([name, fn]): LocalFunction => {
+  return Object.entries(config.functions).map(([name, fn]): ServerlessFunction => {
     const dot = fn.handler.lastIndexOf('.');
     const httpRoutes: Route[] = [];
     const sqs: SqsEventSource[] = [];

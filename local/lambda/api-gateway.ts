@@ -6,12 +6,7 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from 'aws-lambda';
-
-/** An HTTP API route as serverless.yml declares it (`method` may be `ANY`, `path` may be `$default`). */
-export interface Route {
-  method: string;
-  path: string;
-}
+import type { Route } from '../../infra/functions.js';
 
 export interface ApiGatewayRequest {
   method: string;

@@ -1,7 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DeliveryFeed } from '../../dashboard/activity.js';
 import type { Definitions } from '../../infra/definitions.js';
-import type { LocalFunction } from '../../infra/functions.js';
+import type { ServerlessFunction } from '../../infra/functions.js';
 import { readBusConfig } from '../../lib/config/bus.js';
 import { readCrmConfig } from '../../lib/config/crm.js';
 import { ConfigError } from '../../lib/config/env.js';
@@ -102,7 +102,7 @@ export function checkFunctionSettings(env: NodeJS.ProcessEnv, definitions: Defin
 
 /** Imports every function's handler (after the environment is set: they read it at import). */
 export async function importHandlers(
-  functions: readonly LocalFunction[],
+  functions: readonly ServerlessFunction[],
   deliveries: DeliveryFeed,
 ): Promise<Map<string, unknown>> {
   const handlers = new Map<string, unknown>();
@@ -124,7 +124,7 @@ export async function importHandlers(
 
 /** One SQS event source mapping per `sqs` event of serverless.yml, polling its queue. */
 export function startMappings(with_: {
-  functions: readonly LocalFunction[];
+  functions: readonly ServerlessFunction[];
   handlers: ReadonlyMap<string, unknown>;
   definitions: Definitions;
   queues: readonly LocalQueue[];

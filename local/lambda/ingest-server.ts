@@ -2,11 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { guardRequests } from '../../dashboard/guard-requests.js';
 import { withoutCors } from '../../dashboard/port-guard.js';
 import { writeProblem } from '../../dashboard/problem-response.js';
-import type { LocalFunction } from '../../infra/functions.js';
+import type { Route, ServerlessFunction } from '../../infra/functions.js';
 import {
   matchRoute,
   type ProxyHandler,
-  type Route,
   readBody,
   routeKey,
   toApiGatewayEvent,
@@ -28,7 +27,7 @@ export interface IngestServer {
 }
 
 export interface IngestServerOptions {
-  functions: readonly LocalFunction[];
+  functions: readonly ServerlessFunction[];
   handlers: ReadonlyMap<string, unknown>;
   region: string;
   log: (line: string) => void;
@@ -60,7 +59,7 @@ export function createIngestServer(options: IngestServerOptions): IngestServer {
     writeProblem(res, 413, 'body-too-large', `the body is larger than ${bodyLimit} bytes`, {
       connection: 'close',
     });
-  const routes: Array<{ route: Route; fn: LocalFunction }> = functions.flatMap((fn) =>
+  const routes: Array<{ route: Route; fn: ServerlessFunction }> = functions.flatMap((fn) =>
     fn.httpRoutes.map((route) => ({ route, fn })),
   );
   let inFlight = 0;
