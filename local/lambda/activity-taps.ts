@@ -1,27 +1,21 @@
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import {
   type DeliveryEntry,
   type DeliveryFeed,
   OUTCOME_METRICS,
   type OutcomeCounter,
 } from '../../dashboard/activity.js';
+import { observeMetrics } from '../../lib/function-metrics.js';
 import type { ProxyHandler } from './api-gateway.js';
 
 /**
- * Feeds `counter` from the metrics the functions emit, by wrapping `Metrics.prototype.addMetric` of
- * this process (the local runtime runs every function in-process; metrics are not published
- * locally). Nothing in `functions/` or `lib/` changes. Returns the undo.
+ * Feeds `counter` from the metrics the functions emit (lib/function-metrics.ts: the local runtime runs
+ * every function in-process; metrics are not published locally). Returns the undo.
  */
 export function tapMetrics(counter: OutcomeCounter): () => void {
-  const original = Metrics.prototype.addMetric;
-  Metrics.prototype.addMetric = function (this: Metrics, ...args: Parameters<Metrics['addMetric']>) {
-    const outcome = OUTCOME_METRICS[args[0]];
-    if (outcome !== undefined) counter.add(outcome, args[2]);
-    return original.apply(this, args);
-  };
-  return () => {
-    Metrics.prototype.addMetric = original;
-  };
+  return observeMetrics((name, value) => {
+    const outcome = OUTCOME_METRICS[name];
+    if (outcome !== undefined) counter.add(outcome, value);
+  });
 }
 
 /** Wraps the ingest handler so each answer lands in `feed`; the answer itself is untouched. */
