@@ -2,7 +2,6 @@ import { type DynamoDBDocumentClient, paginateQuery, paginateScan } from '@aws-s
 import type { EventRecord, RowEntity, StateTransition } from '../lib/model/types.js';
 import { EVENT_ID_INDEX } from '../lib/store/keys.js';
 import type { StoreReader } from '../lib/store/types.js';
-import type { MessageView } from './views.js';
 
 /** What a lookup in the tables needs. */
 export interface StoreLookupDeps {
@@ -11,25 +10,17 @@ export interface StoreLookupDeps {
   eventsTable: string;
 }
 
-/** A place an event was found, with what that place holds of it. */
-export type EventPlace =
+/** A place in the tables an event was found, with what that place holds of it. */
+export type StorePlace =
   | { where: 'row'; context: string; entity: RowEntity; primaryKey: number; record: EventRecord }
-  | { where: 'webhook'; context: string; webhookId: number; transition: StateTransition }
-  | { where: 'queue' | 'dlq' | 'parked'; queue: string; message: MessageView };
-
-export interface FoundEvent {
-  eventId: string;
-  /** How the places were searched, shown on the page. */
-  searched: string;
-  places: EventPlace[];
-}
+  | { where: 'webhook'; context: string; webhookId: number; transition: StateTransition };
 
 /** How the rows that hold an EventId were found: by the EventId index, or by a scan where there is none. */
 export type RowSearch = 'index' | 'scan';
 
 /** What {@link findInStore} found, and how it searched the history. */
 export interface StorePlaces {
-  places: EventPlace[];
+  places: StorePlace[];
   by: RowSearch;
 }
 
@@ -44,7 +35,7 @@ export const SCAN_SEGMENTS = 8;
  */
 export async function findInStore(deps: StoreLookupDeps, eventId: string): Promise<StorePlaces> {
   const [{ keys, by }, webhooks] = await Promise.all([rowKeys(deps, eventId), deps.store.listWebhooks()]);
-  const places: EventPlace[] = [];
+  const places: StorePlace[] = [];
   for (const key of keys) {
     // rowKey is `<entity>#<primaryKey>#<context>` (lib/store/keys.ts): the context may hold a `#`.
     const [entity, primaryKey, ...context] = key.split('#');

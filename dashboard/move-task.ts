@@ -3,7 +3,14 @@ import {
   type SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
-import type { RedriveResult } from './source.js';
+
+export interface RedriveResult {
+  queue: string;
+  /** The move task's status (COMPLETED, RUNNING, FAILED, ...). */
+  status: string;
+  moved: number;
+  failureReason?: string;
+}
 
 export interface MoveBack {
   /** The queue's key, named in the result. */

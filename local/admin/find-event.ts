@@ -1,4 +1,5 @@
-import { type FoundEvent, findInStore, type StoreLookupDeps } from '../../dashboard/find-event.js';
+import { findInStore, type StoreLookupDeps } from '../../dashboard/find-event.js';
+import type { EventPlace, FoundEvent } from '../../dashboard/source.js';
 import { toMessageView } from '../../dashboard/views.js';
 import type { LocalQueue } from '../emulators/resources.js';
 import type { StoredMessage } from '../emulators/sqs-message.js';
@@ -14,7 +15,8 @@ export interface FindEventDeps extends StoreLookupDeps {
  * read without receiving them.
  */
 export async function findEvent(deps: FindEventDeps, eventId: string): Promise<FoundEvent> {
-  const { places, by } = await findInStore(deps, eventId);
+  const { places: inStore, by } = await findInStore(deps, eventId);
+  const places: EventPlace[] = [...inStore];
   const searched =
     by === 'index'
       ? 'local: the events table by its EventId index, the webhooks table'
