@@ -1,11 +1,11 @@
 import type { ErasureReport, ErasureTarget } from '../lib/erasure/request.js';
 import type { ReplayFilter, ReplayReport } from '../lib/ingest/index.js';
+import type { RedriveResult } from '../lib/queue/sqs-move-back.js';
 import type { ReconcileRequest } from '../lib/reconcile/request.js';
+import type { StorePlace } from '../lib/store/event-lookup.js';
 import type { StoreReader } from '../lib/store/types.js';
+import type { DeadLetterView, DeliveryView, FailureView } from '../local/bus/views.js';
 import type { ChartOutcome, DeliveryEntry, MinuteCounts } from './activity.js';
-import type { DeadLetterView, DeliveryView, FailureView } from './bus-views.js';
-import type { StorePlace } from './find-event.js';
-import type { RedriveResult } from './move-task.js';
 import type { MessageView, ParkedView, QueueView } from './views.js';
 
 /** What the page says about where its data comes from (`GET /source`). */

@@ -6,7 +6,6 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDeliveryFeed, createOutcomeCounter } from '../dashboard/activity.js';
-import { LOCAL_CREDENTIALS } from '../dashboard/port-guard.js';
 import { createDashboard } from '../dashboard/server.js';
 import { loadDefinitions } from '../infra/definitions.js';
 import { loadFunctions } from '../infra/functions.js';
@@ -23,6 +22,7 @@ import { type DynamoEmulator, startDynamoEmulator } from './emulators/dynamo-emu
 import { ensureQueues, ensureTables, hasIndex, type LocalQueue } from './emulators/resources.js';
 import { type SqsEmulator, startSqsEmulator } from './emulators/sqs-emulator.js';
 import { startLocalSsm } from './emulators/ssm-endpoint.js';
+import { LOCAL_CREDENTIALS } from './http/port-guard.js';
 import { tapMetrics } from './lambda/activity-taps.js';
 import {
   checkFunctionSettings,

@@ -1,11 +1,11 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { type DeliveryFeed, OUTCOMES, type OutcomeCounter } from '../../dashboard/activity.js';
-import type { SubscriptionView } from '../../dashboard/bus-views.js';
-import { moveBack } from '../../dashboard/move-task.js';
 import { queueView } from '../../dashboard/queue-view.js';
 import { HttpError } from '../../dashboard/route-server.js';
 import type { DashboardSource, Reconciliation } from '../../dashboard/source.js';
 import { toMessageView, toParkedView } from '../../dashboard/views.js';
+import { moveBack } from '../../lib/queue/sqs-move-back.js';
+import type { SubscriptionView } from '../bus/views.js';
 import type { LocalQueue } from '../emulators/resources.js';
 import { eraseLocal, type LocalErasureDeps } from './erase.js';
 import { type FindEventDeps, findEvent } from './find-event.js';

@@ -1,6 +1,6 @@
-import { findInStore, type StoreLookupDeps } from '../../dashboard/find-event.js';
 import type { EventPlace, FoundEvent } from '../../dashboard/source.js';
 import { toMessageView } from '../../dashboard/views.js';
+import { findInStore, type StoreLookupDeps } from '../../lib/store/event-lookup.js';
 import type { LocalQueue } from '../emulators/resources.js';
 import type { StoredMessage } from '../emulators/sqs-message.js';
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { DeliveryView } from '../../dashboard/bus-views.js';
 import type { BusEntry } from '../../lib/bus/entry.js';
 import { JsonText, stringifyExact } from '../../lib/json-text.js';
 import { LIFECYCLE_TYPES } from '../../lib/reconcile/records/lifecycle.js';
 import { TENANT_LIFECYCLE_TYPES } from '../../lib/tenants/lifecycle.js';
 import type { JournalRecord } from '../emulators/sqs-journal.js';
+import type { DeliveryView } from './views.js';
 
 /**
  * What the local bus (local-bus.ts) keeps of each delivery of an event to a subscription, in memory and as

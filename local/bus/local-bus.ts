@@ -17,7 +17,6 @@
  * invocation rate. An entry the bus cannot take fails alone (InternalFailure), never its batch.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { addDeadLetter, emptyView, pushRecent, type SubscriptionView } from '../../dashboard/bus-views.js';
 import { SERVICE } from '../../infra/definitions.js';
 import type { BusEntry } from '../../lib/bus/entry.js';
 import type { EventPublisher, PublishResult } from '../../lib/bus/publisher.js';
@@ -35,13 +34,14 @@ import {
 } from './deliveries.js';
 import { type JournaledQueues, openJournaledQueues } from './journaled-queues.js';
 import { startTarget, type Target } from './targets.js';
+import { addDeadLetter, emptyView, pushRecent, type SubscriptionView } from './views.js';
 
 export type {
   DeadLetterView,
   DeliveryView,
   FailureView,
   SubscriptionView,
-} from '../../dashboard/bus-views.js';
+} from './views.js';
 
 export interface LocalBusOptions {
   subscriptions: readonly Subscription[];

@@ -125,7 +125,7 @@ server.once('error', (error) =>
 // dynalite's CORS answers); if it cannot load, the thread fails and the runtime does not start. Then
 // listen only once the tables are loaded: a directory that cannot be opened (locked, corrupted) is a
 // start error naming LevelDB's reason, not a crash at the first request.
-import('../../dashboard/port-guard.js').then(({ guardEmulator }) => {
+import('../http/port-guard.js').then(({ guardEmulator }) => {
   server.on('request', guardEmulator(serve));
   opened.open().then(
     () =>

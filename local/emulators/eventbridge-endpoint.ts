@@ -9,11 +9,11 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { guardRequests } from '../../dashboard/guard-requests.js';
-import { guardEmulator } from '../../dashboard/port-guard.js';
 import { type BusEntry, entrySize, MAX_ENTRY_BYTES } from '../../lib/bus/entry.js';
 import { MAX_DETAIL_DEPTH, nestingDepth } from '../../lib/bus/limits.js';
 import type { EventPublisher } from '../../lib/bus/publisher.js';
+import { guardRequests } from '../http/guard-requests.js';
+import { guardEmulator } from '../http/port-guard.js';
 
 export interface EventBridgeEndpointOptions {
   bus: EventPublisher;

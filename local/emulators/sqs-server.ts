@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequestHandler } from 'local-aws-sqs';
-import { guardEmulator } from '../../dashboard/port-guard.js';
+import { guardEmulator } from '../http/port-guard.js';
 import type { SqsEmulator, SqsEmulatorOptions } from './sqs-emulator.js';
 import { type JournalRecord, type JournalState, openJournal, readJournal } from './sqs-journal.js';
 import type { StoredMessage } from './sqs-message.js';

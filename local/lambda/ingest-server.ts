@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { guardRequests } from '../../dashboard/guard-requests.js';
-import { withoutCors } from '../../dashboard/port-guard.js';
-import { writeProblem } from '../../dashboard/problem-response.js';
 import type { Route, ServerlessFunction } from '../../infra/functions.js';
+import { guardRequests } from '../http/guard-requests.js';
+import { withoutCors } from '../http/port-guard.js';
+import { writeProblem } from '../http/problem-response.js';
 import {
   matchRoute,
   type ProxyHandler,

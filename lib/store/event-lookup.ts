@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
-import type { EventRecord, RowEntity, StateTransition } from '../lib/model/types.js';
-import { EVENT_ID_INDEX } from '../lib/store/keys.js';
-import type { StoreReader } from '../lib/store/types.js';
+import type { EventRecord, RowEntity, StateTransition } from '../model/types.js';
+import { EVENT_ID_INDEX } from './keys.js';
+import type { StoreReader } from './types.js';
 
 /** What a lookup in the tables needs. */
 export interface StoreLookupDeps {

@@ -1,5 +1,5 @@
 // The guard in front of every port `npm start` opens, so that no web page can use one (types in
-// port-guard.d.ts). Plain JavaScript: dynalite's worker thread (dynamo-worker.cjs) loads it too, and
+// port-guard.d.ts). Plain JavaScript: dynalite's worker thread (../emulators/dynamo-worker.cjs) loads it too, and
 // that thread has no TypeScript loader.
 //
 // A page in the developer's browser can reach any loopback port: it can find the emulators' ports by

@@ -1,4 +1,4 @@
-import type { Subscription } from '../lib/bus/subscriptions.js';
+import type { Subscription } from '../../lib/bus/subscriptions.js';
 
 /** What the local bus (local/bus/local-bus.ts) shows of each subscription, for the admin API's `GET /subscriptions`. */
 

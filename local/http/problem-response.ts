@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { problem } from '../lib/ingest/index.js';
+import { problem } from '../../lib/ingest/index.js';
 
 /**
  * Answers with an RFC 9457 problem document (the ingest's own format), unless an answer has already
