@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { rememberDeduplicationIds } from './sqs-deduplication.js';
+import type { EmulatorEntry, EmulatorQueue, EmulatorRecord } from './sqs-internals.js';
 import type { Journal, JournalRecord } from './sqs-journal.js';
-import type { EmulatorMessageAttribute } from './sqs-message.js';
 
 /**
  * What makes a queue of local-aws-sqs behave like SQS where the receiver depends on it
@@ -28,50 +29,6 @@ import type { EmulatorMessageAttribute } from './sqs-message.js';
  * It also keeps an ordered index of each queue's messages (for the emulator's peek) and journals
  * every change to them once the emulator has a journal.
  */
-
-/* The emulator's internal shapes the patch relies on (local-aws-sqs 2.x, dist/index.js). */
-interface EmulatorRecord {
-  MessageId: string;
-  ReceiptHandle: string;
-  MessageBody: string;
-  attributes: Record<string, string>;
-  MessageAttributes?: Record<string, EmulatorMessageAttribute>;
-  MD5OfMessageBody?: string;
-  MD5OfMessageAttributes?: string;
-}
-export interface EmulatorEntry {
-  visible: boolean;
-  delayed: boolean;
-  record: EmulatorRecord;
-}
-/** What SendMessage (or a SendMessageBatch entry) hands to setRecord; moves between queues too. */
-interface SendRequest {
-  QueueUrl?: string;
-  Id?: string;
-  MessageGroupId?: string;
-  MessageDeduplicationId?: string;
-}
-interface ReceiveOptions {
-  VisibilityTimeout?: number | string;
-  WaitTimeSeconds?: number | string;
-  MaxNumberOfMessages?: number | string;
-}
-export interface EmulatorQueue {
-  QueueName: string;
-  FifoQueue: boolean;
-  VisibilityTimeout: number;
-  DelaySeconds: number;
-  ReceiveMessageWaitTimeSeconds: number;
-  RedrivePolicy?: { maxReceiveCount: number | string };
-  DeduplicationScope?: string;
-  setRecord(request: SendRequest, messageId?: string): { record: EmulatorRecord };
-  newRecord(record: EmulatorRecord, delaySeconds: number): EmulatorEntry;
-  receive(options: ReceiveOptions): Promise<EmulatorRecord[]>;
-  delete(receiptHandle: string): boolean;
-  changeVisibility(receiptHandle: string, seconds: number): boolean;
-  clearRecords(): void;
-  getAttributes(names: string[]): Record<string, string> | undefined;
-}
 
 /**
  * Pollers wake on a new message or a deletion; this interval covers what the emulator changes on its
@@ -228,58 +185,6 @@ export function patchQueue(
       });
     }
   };
-}
-
-interface Remembered {
-  messageId: string;
-  sequenceNumber: string | undefined;
-  until: number;
-}
-
-/**
- * Patch 4: a FIFO queue remembers each deduplication id a client sent for DEDUPLICATION_MS (the
- * emulator's `deduplicationMs`), even after its message was deleted. Only SendMessage and
- * SendMessageBatch entries are deduplicated (they carry QueueUrl or Id); moves to a DLQ and redrives
- * go through the same setRecord and are not.
- * Returns what the patched newRecord asks while setRecord runs: the first send of a repeated id.
- */
-function rememberDeduplicationIds(
-  queue: EmulatorQueue,
-  deduplicationMs: number,
-): { duplicateOf(): Remembered | undefined } {
-  const remembered = new Map<string, Remembered>();
-  let duplicateOf: Remembered | undefined;
-  if (!queue.FifoQueue) return { duplicateOf: () => undefined };
-
-  const setRecord = queue.setRecord;
-  queue.setRecord = (request, messageId) => {
-    const fromClient = messageId === undefined && ('QueueUrl' in request || 'Id' in request);
-    const id = request.MessageDeduplicationId;
-    if (!fromClient || id === undefined) return setRecord(request, messageId);
-    const key = queue.DeduplicationScope === 'messageGroup' ? `${request.MessageGroupId}\u0000${id}` : id;
-    const now = Date.now();
-    // Entries expire in the order they were added: drop the expired ones from the front.
-    for (const [oldKey, entry] of remembered) {
-      if (entry.until > now) break;
-      remembered.delete(oldKey);
-    }
-    duplicateOf = remembered.get(key);
-    try {
-      const sent = setRecord(request, messageId);
-      const { record } = sent;
-      if (!duplicateOf) {
-        remembered.set(key, {
-          messageId: record.MessageId,
-          sequenceNumber: record.attributes.SequenceNumber,
-          until: now + deduplicationMs,
-        });
-      }
-      return sent;
-    } finally {
-      duplicateOf = undefined;
-    }
-  };
-  return { duplicateOf: () => duplicateOf };
 }
 
 /** The MessageId inside a receipt handle (base64 of a UUID and `{date, MessageId, QueueName}`). */

@@ -3,15 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { createRequestHandler } from 'local-aws-sqs';
 import { guardEmulator } from '../http/port-guard.js';
 import type { SqsEmulator, SqsEmulatorOptions } from './sqs-emulator.js';
+import type { EmulatorEntry, EmulatorQueue } from './sqs-internals.js';
 import { type JournalRecord, type JournalState, openJournal, readJournal } from './sqs-journal.js';
 import type { StoredMessage } from './sqs-message.js';
-import {
-  type Durable,
-  type EmulatorEntry,
-  type EmulatorQueue,
-  patchQueue,
-  toJournalRecord,
-} from './sqs-queue-patch.js';
+import { type Durable, patchQueue, toJournalRecord } from './sqs-queue-patch.js';
 
 /**
  * local-aws-sqs made to behave like SQS where the receiver depends on it: what the SQS emulator's
