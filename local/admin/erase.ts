@@ -11,7 +11,7 @@ import {
 } from '../../lib/erasure/request.js';
 import { sqsErasureQueue } from '../../lib/erasure/sqs-queues.js';
 import { createDynamoReplayLock, type Store } from '../../lib/store/index.js';
-import type { LocalBus } from '../bus/local-bus.js';
+import type { LocalBus } from '../bus/types.js';
 import type { LocalQueue } from '../emulators/resources.js';
 
 export interface LocalErasureDeps {

@@ -1,6 +1,6 @@
 /**
  * The local event bus of `npm start`: what EventBridge and the rules of subscriptions.yml do on AWS.
- * It takes the workers' PutEvents entries (it is an {@link EventPublisher}), wraps each in the JSON
+ * It takes the workers' PutEvents entries (it is an EventPublisher), wraps each in the JSON
  * EventBridge sends, matches it against every subscription's pattern and delivers it (targets.ts):
  *
  * - `url`: POSTed as is, with the subscription's auth header (its value from `auth.env`) and retry
@@ -16,10 +16,9 @@
  * at once; the others wait their turn, as EventBridge holds events back to an API destination's
  * invocation rate. An entry the bus cannot take fails alone (InternalFailure), never its batch.
  */
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import { SERVICE } from '../../infra/definitions.js';
 import type { BusEntry } from '../../lib/bus/entry.js';
-import type { EventPublisher, PublishResult } from '../../lib/bus/publisher.js';
+import type { PublishResult } from '../../lib/bus/publisher.js';
 import type { Subscription } from '../../lib/bus/subscriptions.js';
 import {
   type Delivery,
@@ -34,53 +33,8 @@ import {
 } from './deliveries.js';
 import { type JournaledQueues, openJournaledQueues } from './journaled-queues.js';
 import { startTarget, type Target } from './targets.js';
+import type { LocalBus, LocalBusOptions } from './types.js';
 import { addDeadLetter, emptyView, pushRecent, type SubscriptionView } from './views.js';
-
-export type {
-  DeadLetterView,
-  DeliveryView,
-  FailureView,
-  SubscriptionView,
-} from './views.js';
-
-export interface LocalBusOptions {
-  subscriptions: readonly Subscription[];
-  /** Where the deliveries not yet done and the dead letters are journaled (DATA_DIR/bus-journal.ndjson). */
-  journalPath: string;
-  /** The SQS emulator's client; needed when a subscription has a `queue` target. */
-  sqs?: SQSClient;
-  /** Queue names are `<service>-<stage>-<queue>`; default crm-webhook-receiver and local. */
-  service?: string;
-  stage?: string;
-  account?: string;
-  region?: string;
-  /** Where `auth.env` is read; default process.env. */
-  env?: Record<string, string | undefined>;
-  /** Delay before retry n: about baseMs × 2^(n-1), capped at maxMs, with jitter. Default 1 s, 60 s. */
-  backoff?: { baseMs: number; maxMs: number };
-  /** How long a POST may take, as for an API destination: default 5 s. */
-  timeoutMs?: number;
-  /** Deliveries under way at once per target (each holds a connection); default 16. */
-  maxInFlight?: number;
-  /** How many recent deliveries and failures each view keeps (default 50); the DLQ keeps 10,000. */
-  keep?: number;
-}
-
-export interface LocalBus extends EventPublisher {
-  /** Lines to print at start: subscriptions not delivered locally (lambda targets), deliveries resumed. */
-  readonly notices: string[];
-  view(): SubscriptionView[];
-  /** Resolves when no delivery is left to do (retries included), or once the bus is closed. */
-  idle(): Promise<void>;
-  /** Stops: what is not delivered yet stays journaled for the next start. */
-  close(): Promise<void>;
-  /**
-   * Drops the dead letters and the deliveries still to do whose event `carries` names (an erasure on
-   * request, local/admin/erase.ts), from the journal and the views; a delivery under way is not retried or
-   * dead-lettered afterwards. Returns how many it dropped.
-   */
-  erase(carries: (eventText: string) => boolean): number;
-}
 
 interface State {
   subscription: Subscription;

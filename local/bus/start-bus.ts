@@ -15,7 +15,8 @@ import { loadSubscriptions } from '../../lib/bus/subscriptions.js';
 import { optionalEnv } from '../../lib/config/env.js';
 import { startEventBridgeEndpoint } from '../emulators/eventbridge-endpoint.js';
 import { StartupError } from '../startup-error.js';
-import { type LocalBus, startLocalBus } from './local-bus.js';
+import { startLocalBus } from './local-bus.js';
+import type { LocalBus } from './types.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The local bus's write-ahead journal under DATA_DIR (journaled-queues.ts). */

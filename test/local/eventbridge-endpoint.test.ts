@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { BusEntry } from '../../lib/bus/entry.js';
 import { createEventBridgePublisher, type EventPublisher } from '../../lib/bus/publisher.js';
 import { parseSubscriptions } from '../../lib/bus/subscriptions.js';
-import { type LocalBus, startLocalBus } from '../../local/bus/local-bus.js';
+import { startLocalBus } from '../../local/bus/local-bus.js';
+import type { LocalBus } from '../../local/bus/types.js';
 import {
   type EventBridgeEndpoint,
   startEventBridgeEndpoint,
