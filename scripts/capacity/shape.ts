@@ -12,7 +12,8 @@ import { loadServerless } from '../../infra/serverless-file.js';
 import { readCrmConfig } from '../../lib/config/crm.js';
 import { FIXED_EVENT_NAMES, familyOf } from '../../lib/events/registry.js';
 import { REAL_RETRY_DELAYS_MS } from '../../tools/sender.js';
-import { ASSUMPTIONS, type Measured, measure } from '../cost.js';
+import { type Measured, measure } from '../cost/measure.js';
+import { ASSUMPTIONS } from '../cost/prices.js';
 
 /** One worker's SQS event source mapping, with what the model needs of its queue. */
 export interface WorkerShape {
