@@ -142,6 +142,15 @@ describe('the reconcile queue’s handler', () => {
     });
   });
 
+  it('flushes the invocation’s metrics when its message fails (ReconcileFailed on the last attempt)', async () => {
+    const { invoke, observability } = setup();
+    const metrics = vi.spyOn(observability.metrics, 'addMetric');
+    const flushed = vi.spyOn(observability.metrics, 'publishStoredMetrics');
+    expect((await invoke('not json', 3)).batchItemFailures).toHaveLength(1);
+    expect(metrics.mock.calls.map(([name]) => name)).toEqual(['ReconcileFailed']);
+    expect(flushed).toHaveBeenCalledOnce();
+  });
+
   it('refuses a cursor it did not write, in one line', async () => {
     const { invoke, lifecycle } = setup();
     const body = {
