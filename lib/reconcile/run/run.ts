@@ -1,3 +1,4 @@
+import type { DeleteCap } from '../../config/reconcile-bounds.js';
 import {
   CrmApiError,
   CrmAuthError,
@@ -8,16 +9,15 @@ import {
   isRefusal,
   MAX_CRM_TEXT_CHARS,
 } from '../../crm/index.js';
-import type { OutboundMessage } from '../../queue/port.js';
 import type { SnapshotSender } from '../../queue/sqs-snapshots.js';
 import type { StoredRows } from '../../store/row-set.js';
 import type { LifecycleDetails } from '../records/lifecycle.js';
 import type { ReconcileRequest } from '../request.js';
 import { apiSkewMs, CLOCK_SKEW_BOUND_MS } from './clock.js';
 import { type Counters, type Cursor, NO_COUNTS, parseCursor } from './cursor.js';
+import { deletesPage } from './deletes.js';
 import { NOT_RECONCILED, runScope, type Shapes, shapeOf } from './scope.js';
-import { snapshotMessage } from './snapshot-message.js';
-import { pageSnapshots, snapshot } from './snapshots.js';
+import { pageSnapshots } from './snapshots.js';
 
 export interface ReconcileDeps {
   crm: Pick<CrmClient, 'tenantState' | 'listChanged' | 'listIds' | 'isDeleted' | 'listWebhooks'>;
@@ -38,6 +38,8 @@ export interface ReconcileDeps {
   now(): Date;
   /** One line about a row skipped (it cannot become a snapshot). */
   warn(message: string): void;
+  /** The deletes one run may apply per entity (RECONCILE_MAX_DELETES, _PERCENT); default DEFAULT_DELETE_CAP. */
+  maxDeletes?: DeleteCap | undefined;
 }
 
 /** The run ended: what it did, for `receiver.reconcile.completed`. */
@@ -47,6 +49,8 @@ export interface Completed {
   counters: Counters;
   /** The largest skew of the CRM API's Date against the live events' clock beyond the bound, if any. */
   clockSkewMs?: number;
+  /** Entities whose deletes were held back, more than RECONCILE_MAX_DELETES allows (why: in `notReconciled`). */
+  deletesHeld?: string[];
 }
 
 /** The run goes on in another invocation: `request` (with its cursor) after `delayMs`. */
@@ -106,7 +110,7 @@ export async function runReconcile(
       try {
         if (cursor.phase === 'changed')
           await changedPage(request, deps, cursor, entity, table, since, shapes);
-        else await deletesPage(request, deps, cursor, entity, table);
+        else if (await deletesPage(request, deps, cursor, entity, table)) nextEntity(cursor);
       } catch (error) {
         if (
           !(error instanceof CrmApiError) ||
@@ -134,6 +138,7 @@ export async function runReconcile(
     status: 'completed',
     counters,
     ...(cursor.clockSkewMs !== undefined && { clockSkewMs: cursor.clockSkewMs }),
+    ...(cursor.deletesHeld !== undefined && { deletesHeld: cursor.deletesHeld }),
     detail: {
       context: request.context,
       reason: request.reason,
@@ -202,81 +207,8 @@ async function changedPage(
   if (page.nextKey !== undefined) cursor.afterKey = page.nextKey;
   else {
     delete cursor.afterKey;
-    cursor.phase = 'deletes';
+    cursor.phase = 'count';
   }
-}
-
-/**
- * One page of the CRM's ids (ascending) against the stored rows of the same key range (the index's
- * Query: see docs/workers.md "Finding deletes"): a stored row not deleted yet and not listed is
- * confirmed by one call (`isDeleted`: a row created after its page was listed is found and stays),
- * then sent as deleted.
- */
-async function deletesPage(
-  request: ReconcileRequest,
-  deps: ReconcileDeps,
-  cursor: Cursor,
-  entity: string,
-  table: CrmTable,
-): Promise<void> {
-  const { context } = request;
-  if (cursor.after === undefined && !(await deps.stored.hasAny(context, entity))) {
-    nextEntity(cursor); // nothing stored, nothing to delete: no listing of the CRM's ids
-    return;
-  }
-  const page = await deps.crm.listIds(context, table, undefined, cursor.after);
-  // Up to the page's highest id, or every key left after the last page.
-  const upTo = page.nextKey;
-  const last = upTo === undefined;
-  const listed = new Set(page.items.map(Number));
-  const messages: OutboundMessage[] = [];
-  const stored = await deps.stored.keys(context, entity, cursor.after, upTo);
-  // The last stored key compared: when the CRM says retry later in the middle of a page, the
-  // deletes confirmed so far are sent and the next invocation lists the ids after it.
-  let compared: number | undefined;
-  try {
-    for (const primaryKey of stored) {
-      if (!listed.has(primaryKey)) {
-        const message = await deletedSnapshot(deps, cursor, request.context, entity, table, primaryKey);
-        if (message !== undefined) messages.push(message);
-      }
-      compared = primaryKey;
-    }
-  } catch (error) {
-    if (error instanceof CrmRetryLater && compared !== undefined) {
-      await deps.send(messages);
-      cursor.counters.rowsDeleted += messages.length;
-      cursor.after = compared;
-    }
-    throw error;
-  }
-  await deps.send(messages);
-  cursor.counters.rowsDeleted += messages.length;
-  if (!last) {
-    cursor.after = upTo;
-    return;
-  }
-  nextEntity(cursor);
-}
-
-/** The `Deleted: true` snapshot of a stored row the CRM did not list, if it is stored undeleted and the CRM confirms it gone. */
-async function deletedSnapshot(
-  deps: ReconcileDeps,
-  cursor: Cursor,
-  context: string,
-  entity: string,
-  table: CrmTable,
-  primaryKey: number,
-): Promise<OutboundMessage | undefined> {
-  const status = await deps.stored.status(context, entity, primaryKey);
-  if (status === undefined || status === 'deleted') return undefined;
-  // F: the request's start (the CRM found the row gone after it), never the answer's Date.
-  const fetchedAt = deps.now();
-  const answer = await deps.crm.isDeleted(context, table, primaryKey);
-  if (!answer.deleted) return undefined; // created meanwhile: its change is the next window's
-  return snapshot(deps, cursor, () =>
-    snapshotMessage({ context, entity, primaryKey, fetchedAt, receivedAt: deps.now(), deleted: true }),
-  );
 }
 
 /** The first line of `text`, at most as long as the CRM's text is kept anywhere. */
@@ -288,6 +220,7 @@ function oneLine(text: string): string {
 function nextEntity(cursor: Cursor): void {
   delete cursor.afterKey;
   delete cursor.after;
+  delete cursor.deletes;
   cursor.phase = 'changed';
   cursor.entity++;
 }

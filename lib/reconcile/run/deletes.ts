@@ -1,0 +1,157 @@
+import { DEFAULT_DELETE_CAP, type DeleteCap } from '../../config/reconcile-bounds.js';
+import { type CrmClient, CrmRetryLater, type CrmTable } from '../../crm/index.js';
+import type { OutboundMessage } from '../../queue/port.js';
+import type { SnapshotSender } from '../../queue/sqs-snapshots.js';
+import type { StoredRows } from '../../store/row-set.js';
+import type { ReconcileRequest } from '../request.js';
+import type { Cursor } from './cursor.js';
+import { snapshotMessage } from './snapshot-message.js';
+import { snapshot } from './snapshots.js';
+
+export interface DeletesDeps {
+  crm: Pick<CrmClient, 'listIds' | 'isDeleted'>;
+  stored: Pick<StoredRows, 'keys' | 'hasAny' | 'status'>;
+  send: SnapshotSender;
+  /** The deletes one run may apply per entity (RECONCILE_MAX_DELETES, _PERCENT); default DEFAULT_DELETE_CAP. */
+  maxDeletes?: DeleteCap | undefined;
+  now(): Date;
+  warn(message: string): void;
+}
+
+/**
+ * One page of the CRM's ids (ascending) against the stored rows of the same key range (the index's
+ * Query: see docs/workers.md "Finding deletes"). A stored row not deleted yet and not listed is
+ * missing. Two passes over the ids, so that a CRM whose listing names too few ids deletes nothing:
+ * `count` counts the stored and the missing rows; when some are missing and no more than the cap
+ * allows (the request's `maxDeletes`, else the larger of {@link DeleteCap}'s rows and percent of the
+ * stored rows), `deletes` lists the ids again and confirms each missing row by one call (`isDeleted`: a
+ * row created after its page was listed is found and stays), then sends it as deleted. More than the cap
+ * (in either pass): that entity's deletes are held, said in `notReconciled` and `deletesHeld`, and no
+ * row is deleted (in `deletes`, none past the cap). Returns true when the entity is done.
+ */
+export async function deletesPage(
+  request: ReconcileRequest,
+  deps: DeletesDeps,
+  cursor: Cursor,
+  entity: string,
+  table: CrmTable,
+): Promise<boolean> {
+  const { context } = request;
+  // Nothing stored, nothing to delete: no listing of the CRM's ids.
+  if (cursor.phase === 'count' && cursor.after === undefined && !(await deps.stored.hasAny(context, entity)))
+    return true;
+  const page = await deps.crm.listIds(context, table, undefined, cursor.after);
+  // Up to the page's highest id, or every key left after the last page.
+  const upTo = page.nextKey;
+  const listed = new Set(page.items.map(Number));
+  const keys = await deps.stored.keys(context, entity, cursor.after, upTo);
+  const notListed = keys.filter((key) => !listed.has(key));
+  const missing = await undeleted(deps, context, entity, notListed);
+  const tally = cursor.deletes ?? { stored: 0, missing: 0 };
+  cursor.deletes = tally;
+  if (cursor.phase === 'count') {
+    tally.stored += keys.length - (notListed.length - missing.length);
+    tally.missing += missing.length;
+    if (upTo !== undefined) {
+      cursor.after = upTo;
+      return false;
+    }
+    return counted(request, deps, cursor, entity);
+  }
+  const allowed = tally.allowed ?? 0;
+  if (tally.missing + missing.length > allowed) {
+    hold(
+      cursor,
+      entity,
+      `listed again, more of its stored rows than the ${allowed} counted are not in the CRM's list of ids: no more deleted`,
+    );
+    return true;
+  }
+  const messages: OutboundMessage[] = [];
+  // The last missing row confirmed: when the CRM says retry later in the middle of a page, the
+  // deletes confirmed so far are sent and the next invocation lists the ids after it.
+  let compared = 0;
+  try {
+    for (const primaryKey of missing) {
+      const message = await deletedSnapshot(deps, cursor, context, entity, table, primaryKey);
+      if (message !== undefined) messages.push(message);
+      compared++;
+    }
+  } catch (error) {
+    if (error instanceof CrmRetryLater && compared > 0) {
+      await sendDeletes(deps, cursor, messages);
+      tally.missing += compared;
+      cursor.after = missing[compared - 1];
+    }
+    throw error;
+  }
+  await sendDeletes(deps, cursor, messages);
+  tally.missing += missing.length;
+  if (upTo === undefined) return true;
+  cursor.after = upTo;
+  return false;
+}
+
+/** The count is done: nothing missing (done), more than the cap (held, done), or the deletes pass next. */
+function counted(request: ReconcileRequest, deps: DeletesDeps, cursor: Cursor, entity: string): boolean {
+  const { stored, missing } = cursor.deletes!;
+  if (missing === 0) return true;
+  const cap = deps.maxDeletes ?? DEFAULT_DELETE_CAP;
+  const allowed = request.maxDeletes ?? Math.max(cap.rows, Math.floor((cap.percent * stored) / 100));
+  if (missing > allowed) {
+    hold(
+      cursor,
+      entity,
+      `${missing} of its ${stored} stored rows are not in the CRM's list of ids, more than a run deletes (${allowed}: RECONCILE_MAX_DELETES, RECONCILE_MAX_DELETES_PERCENT): none deleted; if the CRM did delete them, reconcile it again with maxDeletes=${missing}`,
+    );
+    return true;
+  }
+  delete cursor.after;
+  cursor.phase = 'deletes';
+  cursor.deletes = { stored, missing: 0, allowed };
+  return false;
+}
+
+/** The entity's deletes held back: said in `notReconciled` (the gap's card, the completed event) and `deletesHeld`. */
+function hold(cursor: Cursor, entity: string, why: string): void {
+  cursor.notReconciled = { ...cursor.notReconciled, [entity]: why };
+  cursor.deletesHeld = [...(cursor.deletesHeld ?? []), entity];
+}
+
+/** Of `keys` (stored rows the CRM did not list), those stored and not deleted (one strongly consistent read each). */
+async function undeleted(
+  deps: DeletesDeps,
+  context: string,
+  entity: string,
+  keys: readonly number[],
+): Promise<number[]> {
+  const found: number[] = [];
+  for (const primaryKey of keys) {
+    const status = await deps.stored.status(context, entity, primaryKey);
+    if (status !== undefined && status !== 'deleted') found.push(primaryKey);
+  }
+  return found;
+}
+
+async function sendDeletes(deps: DeletesDeps, cursor: Cursor, messages: OutboundMessage[]): Promise<void> {
+  await deps.send(messages);
+  cursor.counters.rowsDeleted += messages.length;
+}
+
+/** The `Deleted: true` snapshot of a stored row the CRM did not list, if the CRM confirms it gone. */
+async function deletedSnapshot(
+  deps: DeletesDeps,
+  cursor: Cursor,
+  context: string,
+  entity: string,
+  table: CrmTable,
+  primaryKey: number,
+): Promise<OutboundMessage | undefined> {
+  // F: the request's start (the CRM found the row gone after it), never the answer's Date.
+  const fetchedAt = deps.now();
+  const answer = await deps.crm.isDeleted(context, table, primaryKey);
+  if (!answer.deleted) return undefined; // created meanwhile: its change is the next window's
+  return snapshot(deps, cursor, () =>
+    snapshotMessage({ context, entity, primaryKey, fetchedAt, receivedAt: deps.now(), deleted: true }),
+  );
+}
