@@ -219,6 +219,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
         timeLeftMs: () => (pagesLeft-- > 0 ? 60_000 : 0),
         now,
         warn: () => undefined,
+        random: () => 0.5,
       };
     },
     async carryOn(request) {

@@ -62,6 +62,8 @@ export const CursorSchema = z.object({
   clockSkewMs: z.optional(z.number()),
   /** Not before this time (the CRM's Retry-After, a tenant in maintenance). */
   notBefore: z.optional(IsoTime),
+  /** Waits the CRM asked for in a row, no page done between them: each wait may be longer (lib/reconcile/run/run.ts). */
+  waits: z.optional(Count),
   counters: CountersSchema,
 });
 export type Cursor = z.infer<typeof CursorSchema>;

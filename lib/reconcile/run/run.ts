@@ -1,4 +1,6 @@
+import { type Backoff, fullJitterMs } from '../../backoff.js';
 import type { DeleteCap } from '../../config/reconcile-bounds.js';
+import { MAX_RETRY_AFTER_MS } from '../../crm/call.js';
 import {
   CrmApiError,
   CrmAuthError,
@@ -40,6 +42,8 @@ export interface ReconcileDeps {
   warn(message: string): void;
   /** The deletes one run may apply per entity (RECONCILE_MAX_DELETES, _PERCENT); default DEFAULT_DELETE_CAP. */
   maxDeletes?: DeleteCap | undefined;
+  /** The jitter of a wait the CRM asked for (default Math.random). */
+  random?: () => number;
 }
 
 /** The run ended: what it did, for `receiver.reconcile.completed`. */
@@ -93,11 +97,16 @@ export async function runReconcile(
     if (notBefore === undefined) delete next.notBefore;
     return { status: 'carry-on', request: { ...request, cursor: next }, delayMs, why };
   };
+  /** A wait the CRM asked for: longer the more of them in a row ({@link crmWaitMs}). */
+  const crmAsked = (askedMs: number, why: string): CarryOn => {
+    cursor.waits = (cursor.waits ?? 0) + 1;
+    return carryOn(crmWaitMs(askedMs, cursor.waits, deps.random), why);
+  };
   const since = request.full === true ? BEGINNING : new Date(request.from!);
   const shapes: Shapes = new Map();
   try {
     const state = await deps.crm.tenantState(request.context);
-    if (!state.running) return carryOn(state.retryAfterMs, `not-running (${state.state})`);
+    if (!state.running) return crmAsked(state.retryAfterMs, `not-running (${state.state})`);
     if (cursor.unscoped === true) {
       const scope = await runScope(request, deps, shapes);
       Object.assign(cursor, scope);
@@ -111,6 +120,7 @@ export async function runReconcile(
         if (cursor.phase === 'changed')
           await changedPage(request, deps, cursor, entity, table, since, shapes);
         else if (await deletesPage(request, deps, cursor, entity, table)) nextEntity(cursor);
+        delete cursor.waits; // a page done: the CRM answers again
       } catch (error) {
         if (
           !(error instanceof CrmApiError) ||
@@ -129,8 +139,9 @@ export async function runReconcile(
       }
     }
   } catch (error) {
-    if (error instanceof CrmRetryLater) return carryOn(error.retryAfterMs, error.reason);
-    throw error;
+    if (!(error instanceof CrmRetryLater)) throw error;
+    if (error.reason === 'budget') return carryOn(error.retryAfterMs, error.reason);
+    return crmAsked(error.retryAfterMs, error.reason);
   }
   cursor.counters.apiCalls += deps.apiCalls() - callsBefore;
   const { counters } = cursor;
@@ -229,4 +240,17 @@ function nextEntity(cursor: Cursor): void {
 function noteSkew(cursor: Cursor, skewMs: number): void {
   if (Math.abs(skewMs) > Math.max(CLOCK_SKEW_BOUND_MS, Math.abs(cursor.clockSkewMs ?? 0)))
     cursor.clockSkewMs = Math.round(skewMs);
+}
+
+/** The waits a run makes when the CRM asks for them in a row: up to 250 ms, doubling, at most Retry-After's cap. */
+const CRM_WAITS: Backoff = { baseMs: 250, capMs: MAX_RETRY_AFTER_MS };
+
+/**
+ * How long to wait when the CRM asked to (it throttles, is down, or not running): what it asked for,
+ * or longer the more waits in a row (`waits`) it asked for, a full-jitter wait up to the cap
+ * Retry-After has, so a CRM that answers 503 without Retry-After for hours is asked less and less
+ * often rather than every few seconds.
+ */
+function crmWaitMs(askedMs: number, waits: number, random: () => number = Math.random): number {
+  return Math.max(askedMs, fullJitterMs(waits, CRM_WAITS, random));
 }
