@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { reconcileRig, request, startProxiedCrm } from './support.js';
 
 let world: Awaited<ReturnType<typeof startProxiedCrm>>;
@@ -64,6 +66,8 @@ describe('a cap on the deletes of a run (a real server in front of the simulator
     };
     const before = await world.receiver.store.getRow(context, 'contact', 7);
     rig.calls.length = 0;
+    const addMetric = vi.spyOn(Metrics.prototype, 'addMetric');
+    const warn = vi.spyOn(Logger.prototype, 'warn');
     try {
       const { completed, card } = await reconcile(rig, context);
 
@@ -83,7 +87,13 @@ describe('a cap on the deletes of a run (a real server in front of the simulator
       expect(Object.keys(after?.fieldValues ?? {}).length).toBeGreaterThan(5);
       // Held before any row check: not one call per stored row to a CRM that cannot be trusted.
       expect(rig.calls.filter((call) => /\/Contact\/\d+$/.test(call.path))).toEqual([]);
+      expect(addMetric.mock.calls.filter(([name]) => name === 'ReconcileDeletesHeld')).toHaveLength(1);
+      expect(warn.mock.calls.map(([line]) => String(line))).toContainEqual(
+        expect.stringMatching(/^reconcile held the deletes of contact: 30 of its 30 stored rows/),
+      );
     } finally {
+      addMetric.mockRestore();
+      warn.mockRestore();
       world.proxy.options.answer = undefined;
     }
   }, 120_000);
