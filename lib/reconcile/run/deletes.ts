@@ -68,20 +68,20 @@ export async function deletesPage(
     return true;
   }
   const messages: OutboundMessage[] = [];
-  // The last missing row confirmed: when the CRM says retry later in the middle of a page, the
-  // deletes confirmed so far are sent and the next invocation lists the ids after it.
-  let compared = 0;
+  // The missing rows checked: when the CRM says retry later in the middle of a page, the deletes
+  // confirmed so far are sent and the next invocation lists the ids after the last row checked.
+  let checked = 0;
   try {
     for (const primaryKey of missing) {
       const message = await deletedSnapshot(deps, cursor, context, entity, table, primaryKey);
       if (message !== undefined) messages.push(message);
-      compared++;
+      checked++;
     }
   } catch (error) {
-    if (error instanceof CrmRetryLater && compared > 0) {
+    if (error instanceof CrmRetryLater && checked > 0) {
       await sendDeletes(deps, cursor, messages);
-      tally.missing += compared;
-      cursor.after = missing[compared - 1];
+      tally.missing += checked;
+      cursor.after = missing[checked - 1];
     }
     throw error;
   }
