@@ -46,9 +46,17 @@ export const CursorSchema = z.object({
   phase: z.enum(['changed', 'count', 'deletes']),
   /**
    * The entity's deletes so far (phases `count` and `deletes`): its stored rows (not deleted) and those
-   * the CRM's listing does not name; in `deletes`, how many of those the run may delete (lib/reconcile/run/deletes.ts).
+   * the CRM's listing does not name; in `deletes`, how many of those the run may delete.
    */
-  deletes: z.optional(z.object({ stored: Count, missing: Count, allowed: z.optional(Count) })),
+  deletes: z.optional(
+    z.object({
+      stored: Count,
+      missing: Count,
+      allowed: z.optional(Count),
+      /** The missing rows' keys, while there are few enough to keep (lib/reconcile/run/deletes.ts). */
+      keys: z.optional(z.array(z.number())),
+    }),
+  ),
   /** Entities whose deletes the run held back, more than the cap allows (their reason in `notReconciled`). */
   deletesHeld: z.optional(z.array(z.string())),
   /** Changed rows: the page after this primary key comes next (pages follow the key, not an offset). */

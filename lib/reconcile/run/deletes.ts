@@ -14,20 +14,29 @@ export interface DeletesDeps {
   send: SnapshotSender;
   /** The deletes one run may apply per entity (RECONCILE_MAX_DELETES, _PERCENT); default DEFAULT_DELETE_CAP. */
   maxDeletes?: DeleteCap | undefined;
+  /** Missing rows a count keeps in the cursor to delete without listing the ids again (default {@link KEPT_MISSING}). */
+  keepMissing?: number;
   now(): Date;
   warn(message: string): void;
 }
 
+/** Missing rows a count keeps (about 8 KB of the cursor): deleting them needs no second listing of the ids. */
+export const KEPT_MISSING = 1_000;
+/** Kept rows confirmed per step of the run (a page of ids' worth of calls). */
+const CONFIRM_STEP = 200;
+
 /**
  * One page of the CRM's ids (ascending) against the stored rows of the same key range (the index's
  * Query: see docs/workers.md "Finding deletes"). A stored row not deleted yet and not listed is
- * missing. Two passes over the ids, so that a CRM whose listing names too few ids deletes nothing:
- * `count` counts the stored and the missing rows; when some are missing and no more than the cap
- * allows (the request's `maxDeletes`, else the larger of {@link DeleteCap}'s rows and percent of the
- * stored rows), `deletes` lists the ids again and confirms each missing row by one call (`isDeleted`: a
- * row created after its page was listed is found and stays), then sends it as deleted. More than the cap
- * (in either pass): that entity's deletes are held, said in `notReconciled` and `deletesHeld`, and no
- * row is deleted (in `deletes`, none past the cap). Returns true when the entity is done.
+ * missing. Two passes, so that a CRM whose listing names too few ids deletes nothing: `count` lists
+ * the ids and counts the stored and the missing rows (keeping up to {@link KEPT_MISSING} of the
+ * missing); when some are missing and no more than the cap allows (the request's `maxDeletes`, else
+ * the larger of {@link DeleteCap}'s rows and percent of the stored rows), `deletes` confirms each
+ * missing row by one call (`isDeleted`: a row created since it was listed is found and stays), then
+ * sends it as deleted: the kept ones, or, when there were more, those of a second listing. More than
+ * the cap (in either listing): that entity's deletes are held, said in `notReconciled` and
+ * `deletesHeld`, and no row is deleted (on a second listing, none past the cap). Returns true when the
+ * entity is done.
  */
 export async function deletesPage(
   request: ReconcileRequest,
@@ -37,6 +46,8 @@ export async function deletesPage(
   table: CrmTable,
 ): Promise<boolean> {
   const { context } = request;
+  if (cursor.phase === 'deletes' && cursor.deletes?.keys !== undefined)
+    return confirmKept(deps, cursor, context, entity, table);
   // Nothing stored, nothing to delete: no listing of the CRM's ids.
   if (cursor.phase === 'count' && cursor.after === undefined && !(await deps.stored.hasAny(context, entity)))
     return true;
@@ -47,11 +58,13 @@ export async function deletesPage(
   const keys = await deps.stored.keys(context, entity, cursor.after, upTo);
   const notListed = keys.filter((key) => !listed.has(key));
   const missing = await undeleted(deps, context, entity, notListed);
-  const tally = cursor.deletes ?? { stored: 0, missing: 0 };
+  const tally = cursor.deletes ?? { stored: 0, missing: 0, keys: [] };
   cursor.deletes = tally;
   if (cursor.phase === 'count') {
     tally.stored += keys.length - (notListed.length - missing.length);
     tally.missing += missing.length;
+    tally.keys?.push(...missing);
+    if (tally.missing > (deps.keepMissing ?? KEPT_MISSING)) delete tally.keys;
     if (upTo !== undefined) {
       cursor.after = upTo;
       return false;
@@ -67,26 +80,14 @@ export async function deletesPage(
     );
     return true;
   }
-  const messages: OutboundMessage[] = [];
-  // The missing rows checked: when the CRM says retry later in the middle of a page, the deletes
-  // confirmed so far are sent and the next invocation lists the ids after the last row checked.
-  let checked = 0;
-  try {
-    for (const primaryKey of missing) {
-      const message = await deletedSnapshot(deps, cursor, context, entity, table, primaryKey);
-      if (message !== undefined) messages.push(message);
-      checked++;
-    }
-  } catch (error) {
-    if (error instanceof CrmRetryLater && checked > 0) {
-      await sendDeletes(deps, cursor, messages);
-      tally.missing += checked;
-      cursor.after = missing[checked - 1];
-    }
-    throw error;
-  }
+  const { messages, checked, retryLater } = await confirmEach(deps, cursor, context, entity, table, missing);
   await sendDeletes(deps, cursor, messages);
-  tally.missing += missing.length;
+  tally.missing += checked;
+  if (retryLater !== undefined) {
+    // The next invocation lists the ids after the last row checked.
+    if (checked > 0) cursor.after = missing[checked - 1];
+    throw retryLater;
+  }
   if (upTo === undefined) return true;
   cursor.after = upTo;
   return false;
@@ -108,8 +109,54 @@ function counted(request: ReconcileRequest, deps: DeletesDeps, cursor: Cursor, e
   }
   delete cursor.after;
   cursor.phase = 'deletes';
-  cursor.deletes = { stored, missing: 0, allowed };
+  const { keys } = cursor.deletes!;
+  cursor.deletes = { stored, missing: 0, allowed, ...(keys !== undefined && { keys }) };
   return false;
+}
+
+/** A step of the kept missing rows confirmed and sent as deleted; true once none is left. */
+async function confirmKept(
+  deps: DeletesDeps,
+  cursor: Cursor,
+  context: string,
+  entity: string,
+  table: CrmTable,
+): Promise<boolean> {
+  const tally = cursor.deletes!;
+  const keys = tally.keys!;
+  const step = keys.slice(0, CONFIRM_STEP);
+  const { messages, checked, retryLater } = await confirmEach(deps, cursor, context, entity, table, step);
+  await sendDeletes(deps, cursor, messages);
+  tally.keys = keys.slice(checked);
+  if (retryLater !== undefined) throw retryLater;
+  return tally.keys.length === 0;
+}
+
+/**
+ * Each of `keys` confirmed gone by one call and made its snapshot, in order. When the CRM says retry
+ * later, what was checked so far is returned with it (its deletes are sent, the rest asked later).
+ */
+async function confirmEach(
+  deps: DeletesDeps,
+  cursor: Cursor,
+  context: string,
+  entity: string,
+  table: CrmTable,
+  keys: readonly number[],
+): Promise<{ messages: OutboundMessage[]; checked: number; retryLater?: CrmRetryLater }> {
+  const messages: OutboundMessage[] = [];
+  let checked = 0;
+  try {
+    for (const primaryKey of keys) {
+      const message = await deletedSnapshot(deps, cursor, context, entity, table, primaryKey);
+      if (message !== undefined) messages.push(message);
+      checked++;
+    }
+  } catch (error) {
+    if (!(error instanceof CrmRetryLater)) throw error;
+    return { messages, checked, retryLater: error };
+  }
+  return { messages, checked };
 }
 
 /** The entity's deletes held back: said in `notReconciled` (the gap's card, the completed event) and `deletesHeld`. */

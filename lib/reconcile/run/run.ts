@@ -42,6 +42,8 @@ export interface ReconcileDeps {
   warn(message: string): void;
   /** The deletes one run may apply per entity (RECONCILE_MAX_DELETES, _PERCENT); default DEFAULT_DELETE_CAP. */
   maxDeletes?: DeleteCap | undefined;
+  /** Missing rows a count keeps to delete without listing the ids again (lib/reconcile/run/deletes.ts). */
+  keepMissing?: number;
   /** The jitter of a wait the CRM asked for (default Math.random). */
   random?: () => number;
 }
