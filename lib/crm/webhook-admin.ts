@@ -58,24 +58,23 @@ export function createWebhookAdmin({ base, call, okJson }: Deps) {
       return parse(context, body, `POST ${target.pathname}`);
     },
     /**
-     * `PATCH /Webhook/{id}` as a JSON merge patch; with `unmodifiedSince`, 412 when a person changed it
-     * since. A change that leaves it Active is saved only after the `test` delivery got 200.
+     * `PATCH /Webhook/{id}`. With the webhook as `read`, a JSON Patch that first tests what the change
+     * was decided on (see {@link guardedPatch}): 409 when someone changed it since. Without, a JSON
+     * merge patch. A change that leaves it Active is saved only after the `test` delivery got 200.
      */
     async patchWebhook(
       context: string,
       id: number,
       patch: Partial<WebhookFields>,
-      unmodifiedSince?: Date,
+      read?: CrmWebhook,
     ): Promise<CrmWebhook> {
       const target = url(context, `/${id}`);
-      const headers = unmodifiedSince ? { 'if-unmodified-since': unmodifiedSince.toUTCString() } : undefined;
-      const body = await send(
+      const body = read ? guardedPatch(patch, read) : patch;
+      return parse(
         context,
-        target,
-        { method: 'PATCH', body: patch, ...(headers && { headers }) },
-        patch.Secret,
+        await send(context, target, { method: 'PATCH', body }, patch.Secret),
+        `PATCH ${target.pathname}`,
       );
-      return parse(context, body, `PATCH ${target.pathname}`);
     },
     /** `DELETE /Webhook/{id}`: `gone` when it was not there (deleted before, by a person or a run). */
     async deleteWebhook(context: string, id: number): Promise<'deleted' | 'gone'> {
@@ -87,4 +86,32 @@ export function createWebhookAdmin({ base, call, okJson }: Deps) {
       return 'deleted';
     },
   };
+}
+
+/** The fields that make a webhook the one a change was decided for, whatever the change sets. */
+const IDENTITY = ['Name', 'TargetUrl'];
+
+/**
+ * A change as a JSON Patch (RFC 6902) that the CRM applies only while the webhook still has, as `read`,
+ * its Name and TargetUrl and the value of each field the change sets (`test` operations: 409 when one
+ * differs), so a change someone made between the read and the write is never overwritten unseen.
+ * Values are compared whole, to the character; If-Unmodified-Since would compare `Updated` to the
+ * second, letting a change within the same second through. Secret is never tested (the CRM does not
+ * show it) and a field the CRM did not send is not tested.
+ */
+export function guardedPatch(patch: Partial<WebhookFields>, read: CrmWebhook): JsonPatchOperation[] {
+  const fields = [...new Set([...IDENTITY, ...Object.keys(patch)])];
+  const shown: Record<string, unknown> = read;
+  return [
+    ...fields
+      .filter((field) => field !== 'Secret' && shown[field] !== undefined)
+      .map((field) => ({ op: 'test' as const, path: `/${field}`, value: shown[field] })),
+    ...Object.entries(patch).map(([field, value]) => ({ op: 'replace' as const, path: `/${field}`, value })),
+  ];
+}
+
+export interface JsonPatchOperation {
+  op: 'test' | 'replace';
+  path: string;
+  value: unknown;
 }
