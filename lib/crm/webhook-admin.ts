@@ -3,7 +3,7 @@ import { parseAnswer } from './answer.js';
 import type { CallRequest } from './call.js';
 import { CrmApiError } from './errors.js';
 import type { CrmResponse } from './http.js';
-import { type CrmWebhook, CrmWebhookSchema } from './webhooks.js';
+import { type CrmWebhook, CrmWebhookSchema, guardedPatch } from './webhooks.js';
 
 /** What a webhook is created with (crm-rest-api.md, "Creating, changing and deleting webhooks"). */
 export interface WebhookFields {
@@ -86,32 +86,4 @@ export function createWebhookAdmin({ base, call, okJson }: Deps) {
       return 'deleted';
     },
   };
-}
-
-/** The fields that make a webhook the one a change was decided for, whatever the change sets. */
-const IDENTITY = ['Name', 'TargetUrl'];
-
-/**
- * A change as a JSON Patch (RFC 6902) that the CRM applies only while the webhook still has, as `read`,
- * its Name and TargetUrl and the value of each field the change sets (`test` operations: 409 when one
- * differs), so a change someone made between the read and the write is never overwritten unseen.
- * Values are compared whole, to the character; If-Unmodified-Since would compare `Updated` to the
- * second, letting a change within the same second through. Secret is never tested (the CRM does not
- * show it) and a field the CRM did not send is not tested.
- */
-export function guardedPatch(patch: Partial<WebhookFields>, read: CrmWebhook): JsonPatchOperation[] {
-  const fields = [...new Set([...IDENTITY, ...Object.keys(patch)])];
-  const shown: Record<string, unknown> = read;
-  return [
-    ...fields
-      .filter((field) => field !== 'Secret' && shown[field] !== undefined)
-      .map((field) => ({ op: 'test' as const, path: `/${field}`, value: shown[field] })),
-    ...Object.entries(patch).map(([field, value]) => ({ op: 'replace' as const, path: `/${field}`, value })),
-  ];
-}
-
-export interface JsonPatchOperation {
-  op: 'test' | 'replace';
-  path: string;
-  value: unknown;
 }
