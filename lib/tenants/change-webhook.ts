@@ -8,7 +8,7 @@ export const CHANGE_TRIES = 3;
 /**
  * Changes a webhook of the receiver's, read before, without overwriting what someone changed since:
  * `decide` gives the fields to set from the webhook as read (none: nothing to do), and the PATCH is
- * applied only while the webhook still is as read (lib/crm/webhook-admin.ts `guardedPatch`). When the
+ * applied only while the webhook still is as read (`guardedPatch` of lib/crm/webhooks.ts). When the
  * CRM answers 409 (changed since, or another change of it under way) or 412, the webhook is read again
  * and decided again, up to {@link CHANGE_TRIES} times; then a TenantError naming it. A webhook renamed or
  * pointed elsewhere meanwhile is no longer the receiver's: left as it is, reported.
