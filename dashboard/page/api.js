@@ -2,7 +2,7 @@
  * Every request the page makes, in one place: this list is the interface a server must answer to
  * serve the page (the local admin API does; an AWS-backed server can answer the same paths).
  *
- * GET  /source                   where the data comes from: local runtime or a deployed stage
+ * GET  /source                   where the data comes from (local runtime or a deployed stage), the webhook states' names
  * GET  /entities                 the entities a row can have: the catalogue's fixed ones, the dynamic forms
  * GET  /webhooks                 every webhook, with its state transitions
  * GET  /gaps                     gap windows of every webhook
