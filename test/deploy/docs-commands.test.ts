@@ -253,7 +253,7 @@ describe('docs/deploy.md: its commands run offline as far as they can', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      // The documented https URL, here a plain one on loopback (test/unit/http-client.test.ts covers https).
+      // The documented https URL, here a plain one on loopback (test/tools/http-client.unit.test.ts covers https).
       const argv = commands(smoke!.replace(/https:\/\/\S+\/webhook/, `http://127.0.0.1:${port}/webhook`))[0]!;
       await promisify(execFile)(
         join(ROOT, 'node_modules', '.bin', 'tsx'),
