@@ -1,6 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CrmCredentials, SystemUserCredentials } from '../../lib/config/crm.js';
@@ -51,19 +49,4 @@ export function clientOf(crm: RunningCrm, options: Partial<CrmClientOptions> = {
     credentials: { '*': BASIC },
     ...options,
   });
-}
-
-/** A real HTTP server on 127.0.0.1 answering with `handle` (which may also never answer). */
-export async function startServer(handle: (req: IncomingMessage, res: ServerResponse) => void) {
-  const server = createServer(handle);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
 }

@@ -10,9 +10,9 @@ import { createDynamoStore, createRecoveryStore, createStoredRows } from '../../
 import type { Store } from '../../lib/store/types.js';
 import { applyStateEvent } from '../../lib/webhook-state.js';
 import { generateAppKeys } from '../../tools/crm/auth.js';
-import { startServer } from '../crm-client/support.js';
 import { FakePublisher } from '../support/bus.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { startServer } from '../support/http-server.js';
 import { lambdaContext, quietObservability, stateEvent } from '../support/workers.js';
 
 /**

@@ -5,8 +5,8 @@ import { createCrmClient, credentialsCover } from '../../lib/crm/index.js';
 import { type PollDeps, pollWebhooks } from '../../lib/reconcile/poll/poll.js';
 import { createWebhookStore } from '../../lib/store/dynamo-webhooks.js';
 import { createWatchStore } from '../../lib/store/watch-memory.js';
-import { startServer } from '../crm-client/support.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { startServer } from '../support/http-server.js';
 import { countingQueue } from '../support/watch.js';
 import { quietObservability } from '../support/workers.js';
 
