@@ -8,8 +8,7 @@ import { createWatchStore } from '../../lib/store/watch-memory.js';
 import { clientOf, simulator } from '../crm-client/support.js';
 import { SECRET } from '../support/delivery.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
-import { type LocalSqs, reconcileQueueOn, startLocalSqs } from '../support/sqs.js';
-import { countingQueue } from '../support/watch.js';
+import { countingQueue, type LocalSqs, reconcileQueueOn, startLocalSqs } from '../support/sqs.js';
 import { quietObservability } from '../support/workers.js';
 
 let dynamo: LocalDynamo;

@@ -15,9 +15,9 @@ import { FakePublisher } from '../support/bus.js';
 import { SECRET } from '../support/delivery.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
 import { startServer } from '../support/http-server.js';
+import { startIngestServer } from '../support/ingest-server.js';
 import { startSkewedCrm } from '../support/skewed-crm.js';
-import { type LocalSqs, reconcileQueueOn, startLocalSqs } from '../support/sqs.js';
-import { countingQueue, startReceiver } from '../support/watch.js';
+import { countingQueue, type LocalSqs, reconcileQueueOn, startLocalSqs } from '../support/sqs.js';
 import { quietObservability } from '../support/workers.js';
 
 let dynamo: LocalDynamo;
@@ -47,7 +47,7 @@ async function world(env: Record<string, string> = {}, crmClient?: (crm: Running
   const tables = await dynamo.createTables();
   const { crm, stop } = await simulator();
   cleanups.push(stop);
-  const receiver = await startReceiver();
+  const receiver = await startIngestServer();
   cleanups.push(receiver.close);
   const webhook = await crm.core.register(CONTEXT, {
     name: 'rows',
@@ -127,7 +127,7 @@ describe('the poll of the receiver’s webhooks in the CRM (simulator, dynalite,
     const report = await w.poll();
     expect(report).toMatchObject({ webhooks: 1, enqueued: 1, reactivated: 1, failed: [], unfinished: [] });
     expect(w.crm.core.webhook(CONTEXT, w.webhook.id).state).toBe('Active');
-    expect(w.receiver.tests).toHaveLength(1); // the CRM's test delivery, answered 200 by the ingest
+    expect(w.receiver.tests()).toHaveLength(1); // the CRM's test delivery, answered 200 by the ingest
     expect(await w.queued()).toEqual([
       {
         context: CONTEXT,
@@ -157,7 +157,7 @@ describe('the poll of the receiver’s webhooks in the CRM (simulator, dynalite,
     expect(await w.poll()).toMatchObject({ enqueued: 1, reactivated: 0 });
     expect(await w.poll()).toMatchObject({ enqueued: 0, reactivated: 0 });
     expect(w.crm.core.webhook(CONTEXT, w.webhook.id).state).toBe('Stopped');
-    expect(w.receiver.tests).toEqual([]);
+    expect(w.receiver.tests()).toEqual([]);
 
     const report = await w.poll({ config: readWatchConfig({ REACTIVATE_WEBHOOKS: 'stopped-too' }) });
     expect(report).toMatchObject({ enqueued: 1, reactivated: 1 });
@@ -203,7 +203,7 @@ describe('the poll of the receiver’s webhooks in the CRM (simulator, dynalite,
       pollWebhooks({ ...w.deps, store: always }),
     ]);
     expect(both.map((report) => report.reactivated).sort()).toEqual([0, 1]);
-    expect(w.receiver.tests).toHaveLength(2);
+    expect(w.receiver.tests()).toHaveLength(2);
     expect(w.requests).toHaveLength(2);
   });
 

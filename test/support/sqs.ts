@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
 import { sqsJsonReconcileQueue } from '../../lib/queue/sqs-json-reconcile.js';
+import type { ReconcileQueue, ReconcileRequest } from '../../lib/reconcile/request.js';
 
 export interface LocalSqs {
   endpoint: string;
@@ -51,4 +52,16 @@ export function reconcileQueueOn(sqs: LocalSqs, queueUrl: string) {
     endpoint: sqs.endpoint,
     credentials: async () => ({ accessKeyId: 'local', secretAccessKey: 'local' }),
   });
+}
+
+/** A reconcile queue port in front of `inner` that also counts what it was asked to send. */
+export function countingQueue(inner?: ReconcileQueue) {
+  const requests: ReconcileRequest[] = [];
+  const queue: ReconcileQueue = {
+    async enqueue(request) {
+      requests.push(request);
+      await inner?.enqueue(request);
+    },
+  };
+  return { queue, requests };
 }
