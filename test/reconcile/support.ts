@@ -83,9 +83,6 @@ export async function deliverReceived(
   await createSnapshotSender({ client: receiver.queues.client, queueUrls })(messages);
 }
 
-/** The CRM simulator on a fresh data directory (test/crm-client's, under the name these tests use). */
-export { simulator as startSimulator } from '../crm-client/support.js';
-
 /** A receiver and the CRM simulator for a file's tests: started before them, stopped after. */
 export function receiverAndSimulator(): { receiver: Receiver; crm: RunningCrm } {
   const world = {} as { receiver: Receiver; crm: RunningCrm };
