@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bookkeepingFilter, DEFAULT_BOOKKEEPING_FIELDS } from '../../lib/bus/entry.js';
 import type { RowEvent } from '../../lib/events/index.js';
 import type { OutboundMessage } from '../../lib/queue/port.js';
 import { type FetchedRow, snapshotMessage } from '../../lib/reconcile/run/snapshot-message.js';
 import type { Store } from '../../lib/store/types.js';
 import { createRowWorker } from '../../lib/workers/index.js';
-import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
+import { dynamoStoreForFile } from '../support/dynamo.js';
 import {
   at,
   lambdaContext,
@@ -17,16 +17,10 @@ import {
   sqsRecord,
 } from '../support/workers.js';
 
-let dynamo: LocalDynamo;
-let store: Store;
-
-beforeAll(async () => {
-  ({ dynamo, store } = await startDynamoStore());
-});
-afterAll(() => dynamo.close());
+const db = dynamoStoreForFile();
 
 function setup() {
-  const { bus, worker } = publishingContactWorker(store);
+  const { bus, worker } = publishingContactWorker(db.store);
   /** Runs one batch and expects every record to succeed. */
   const run = async (...records: ReturnType<typeof sqsRecord>[]) => {
     const response = await worker(sqsEvent(records), lambdaContext);
@@ -79,11 +73,11 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
     await run(record);
     await run(redelivered(record)); // SQS again, after the 5-minute deduplication window
 
-    const row = await store.getRow('CustRec1', 'contact', 7);
+    const row = await db.store.getRow('CustRec1', 'contact', 7);
     expect(row).toMatchObject({ status: 'active', eventCount: 2, lastEvent: 'contact.reconciled' });
     expect(row?.fieldValuesJson).toContain('"big":12345678901234567890');
     expect(row?.fieldValuesTimestamp).toBe(at(10).replace(/0000Z$/, 'Z'));
-    const history = await store.listRowEvents('CustRec1', 'contact', 7);
+    const history = await db.store.listRowEvents('CustRec1', 'contact', 7);
     expect(history.map((r) => [r.eventName, r.changed])).toEqual([
       ['contact.created', undefined],
       ['contact.reconciled', ['big', 'name']],
@@ -97,21 +91,21 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
       row: { status: 'active' },
     });
     // A snapshot came through no webhook: the gap marker stays on the live event.
-    expect(await store.getLastAccepted('CustRec1', base.WebhookName)).toMatchObject({
+    expect(await db.store.getLastAccepted('CustRec1', base.WebhookName)).toMatchObject({
       eventId: base.EventId,
     });
-    expect(await store.getLastAccepted('CustRec1', '')).toBeUndefined();
+    expect(await db.store.getLastAccepted('CustRec1', '')).toBeUndefined();
   });
 
   it('a snapshot equal to the row records nothing, counts nothing and publishes nothing; an older answer arriving later cannot undo it', async () => {
     const { bus, run } = setup();
     const base = created('CustRec2', 0, { name: 'Same' });
     await run(sqsRecord(base));
-    const before = (await store.loadRow('CustRec2', 'contact', 7)).item!;
+    const before = (await db.store.loadRow('CustRec2', 'contact', 7)).item!;
     const equal = asRecord(snapshot('CustRec2', 10, base, {}));
 
     await run(equal);
-    const after = await store.loadRow('CustRec2', 'contact', 7);
+    const after = await db.store.loadRow('CustRec2', 'contact', 7);
     await run(redelivered(equal)); // confirms nothing more: no write
     // The CRM's name was Other at 5 and Same again by 10, whose change events were lost.
     await run(asRecord(snapshot('CustRec2', 5, base, { name: '"Other"' })));
@@ -122,8 +116,8 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
       (({ fieldValuesTimestamp: _t, fieldValuesSeq: _s, statusSeq: _u, ...rest }) => rest)(before),
     );
     expect(fieldValuesTimestamp).toBe('2025-05-14T12:00:10.000Z');
-    expect(await store.loadRow('CustRec2', 'contact', 7)).toEqual(after);
-    expect((await store.listRowEvents('CustRec2', 'contact', 7)).map((r) => r.eventName)).toEqual([
+    expect(await db.store.loadRow('CustRec2', 'contact', 7)).toEqual(after);
+    expect((await db.store.listRowEvents('CustRec2', 'contact', 7)).map((r) => r.eventName)).toEqual([
       'contact.created',
     ]);
     expect(bus.published.map((entry) => entry.DetailType)).toEqual(['contact.created']);
@@ -138,7 +132,7 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
     await run(asRecord(snapshot('CustRec3', 10, base, { department: '"Sales"' })));
     await run(sqsRecord(older));
 
-    const row = await store.getRow('CustRec3', 'contact', 7);
+    const row = await db.store.getRow('CustRec3', 'contact', 7);
     expect(row?.fieldValues).toMatchObject({ department: 'Sales' });
     expect(row?.changedFields).toEqual(['name']); // the change at 20 is newer than the snapshot's values
     expect(row).toMatchObject({ lastEvent: 'contact.changed', lastTimestamp: at(20), eventCount: 4 });
@@ -155,7 +149,7 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
 
     await run(asRecord(snapshot('CustRec4', 10, base, { name: '"Fetched"' })));
 
-    const row = await store.getRow('CustRec4', 'contact', 7);
+    const row = await db.store.getRow('CustRec4', 'contact', 7);
     expect(row).toMatchObject({ lastEventId: tie.EventId, changedFields: ['name'] });
   });
 
@@ -174,7 +168,7 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
     await run(asRecord(gone));
     await run(redelivered(asRecord(gone)));
 
-    const row = await store.getRow('CustRec5', 'contact', 7);
+    const row = await db.store.getRow('CustRec5', 'contact', 7);
     expect(row).toMatchObject({ status: 'deleted', eventCount: 2 });
     expect(row?.fieldValues).toMatchObject({ name: 'Gone' });
     expect(bus.details().filter((d) => d.Event === 'contact.reconciled')).toMatchObject([
@@ -189,10 +183,10 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
     const first = asRecord(snapshot('CustRec6', 10, base, { name: '"New"' }));
     let crash = true;
     const crashing: Store = {
-      ...store,
+      ...db.store,
       async saveRow(row, version) {
         if (crash) throw new Error('throttled after the history put');
-        await store.saveRow(row, version);
+        await db.store.saveRow(row, version);
       },
     };
     const faulty = createRowWorker({
@@ -209,9 +203,9 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
 
     await run(redelivered(first)); // redriven: older than the row's FieldValues now, equal to them
 
-    const history = await store.listRowEvents('CustRec6', 'contact', 7);
+    const history = await db.store.listRowEvents('CustRec6', 'contact', 7);
     expect(history.map((r) => r.changed)).toEqual([undefined, ['name'], ['name']]);
-    expect(await store.getRow('CustRec6', 'contact', 7)).toMatchObject({ eventCount: 3 });
+    expect(await db.store.getRow('CustRec6', 'contact', 7)).toMatchObject({ eventCount: 3 });
   });
 
   it('a snapshot whose entry PutEvents refused is published on its redelivery, with the fields its record names', async () => {
@@ -224,7 +218,7 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
 
     const worker = createRowWorker({
       entity: 'contact',
-      store,
+      store: db.store,
       hooks: {},
       ignoreAssociateIds: new Set(),
       publication: {
@@ -240,6 +234,6 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
 
     const published = bus.details().filter((d) => d.Event === 'contact.reconciled');
     expect(published).toMatchObject([{ significantChanges: ['name'], outcome: 'applied' }]);
-    expect(await store.getRow('CustRec7', 'contact', 7)).toMatchObject({ eventCount: 2 });
+    expect(await db.store.getRow('CustRec7', 'contact', 7)).toMatchObject({ eventCount: 2 });
   });
 });
