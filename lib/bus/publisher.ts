@@ -1,4 +1,5 @@
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { type BatchLimits, batches } from '../batches.js';
 import { type BusEntry, entrySize, MAX_ENTRY_BYTES } from './entry.js';
 
 /** How one entry fared: EventBridge's event id, or its error code (one failed entry fails one record). */
@@ -11,8 +12,8 @@ export interface EventPublisher {
   publish(entries: readonly BusEntry[]): Promise<PublishResult[]>;
 }
 
-/** EventBridge's limit on entries per PutEvents call. */
-export const MAX_BATCH_ENTRIES = 10;
+/** EventBridge's limits on one PutEvents call: 10 entries, 256 KB of entries. */
+const PUT_EVENTS: BatchLimits<BusEntry> = { count: 10, bytes: MAX_ENTRY_BYTES, size: entrySize };
 
 export interface EventBridgePublisherOptions {
   client: EventBridgeClient;
@@ -31,31 +32,12 @@ export function createEventBridgePublisher({
   return {
     async publish(entries) {
       const results: PublishResult[] = [];
-      for (const batch of batches(entries)) {
+      for (const batch of batches(entries, PUT_EVENTS)) {
         results.push(...(await putEvents(client, eventBusName, batch)));
       }
       return results;
     },
   };
-}
-
-/** Splits entries, in order, into PutEvents calls: at most 10 entries and 256 KB of entries each. */
-export function batches(entries: readonly BusEntry[]): BusEntry[][] {
-  const calls: BusEntry[][] = [];
-  let current: BusEntry[] = [];
-  let bytes = 0;
-  for (const entry of entries) {
-    const size = entrySize(entry);
-    if (current.length === MAX_BATCH_ENTRIES || (current.length > 0 && bytes + size > MAX_ENTRY_BYTES)) {
-      calls.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(entry);
-    bytes += size;
-  }
-  if (current.length > 0) calls.push(current);
-  return calls;
 }
 
 async function putEvents(

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type Backoff, fullJitterMs } from '../backoff.js';
 import { CRM_LIMIT_DEFAULTS } from '../config/crm.js';
 import type { Authorizer } from './auth/index.js';
 import { CrmApiError, CrmAuthError, CrmRetryLater } from './errors.js';
@@ -34,18 +35,13 @@ export const DEFAULT_CRM_LIMITS: CrmLimits = {
 const RETRYABLE = new Set([429, 502, 503, 504]);
 /** A call needs at least this long to be worth starting. */
 const MIN_CALL_MS = 250;
-const BACKOFF_BASE_MS = 250;
+/** The waits between attempts (full jitter): up to 250 ms after the first, doubling, at most 8 s. */
+const BACKOFF: Backoff = { baseMs: 250, capMs: 8_000 };
 /**
  * The longest Retry-After honoured: 15 minutes. A tenant that asks for longer (`Retry-After: 315360000`)
  * is asked again then; a run that cannot finish gives up at its bounds (lib/reconcile/run/bounds.ts).
  */
 export const MAX_RETRY_AFTER_MS = 15 * 60_000;
-const BACKOFF_CAP_MS = 8_000;
-
-/** Full jitter: a random wait up to an exponential ceiling, so tenants' retries do not come back together. */
-export function backoffMs(attempt: number, random: () => number = Math.random): number {
-  return Math.floor(random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)));
-}
 
 const attempts = (count: number) => `${count} attempt${count === 1 ? '' : 's'}`;
 
@@ -124,7 +120,7 @@ export function createCaller(options: CallerOptions) {
         if (signal?.aborted) throw stopped(what, context);
         if (attempt >= limits.maxAttempts)
           throw new CrmApiError(`${error.message} (${attempts(attempt)})`, context, { cause: error });
-        const backoff = backoffMs(attempt, options.random);
+        const backoff = fullJitterMs(attempt, BACKOFF, options.random);
         if (backoff > timeLeftMs() - MIN_CALL_MS) throw spent(what, context);
         await wait(backoff);
         continue;
@@ -141,7 +137,7 @@ export function createCaller(options: CallerOptions) {
       if (RETRYABLE.has(response.status)) {
         const after =
           Math.min(MAX_RETRY_AFTER_MS, retryAfterMs(response.headers.get('retry-after')) ?? 0) +
-          backoffMs(attempt, options.random);
+          fullJitterMs(attempt, BACKOFF, options.random);
         const reason = response.status === 429 ? 'throttled' : 'unavailable';
         if (attempt >= limits.maxAttempts || after > timeLeftMs() - MIN_CALL_MS)
           throw new CrmRetryLater(

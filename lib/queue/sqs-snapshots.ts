@@ -3,12 +3,17 @@ import {
   type SendMessageBatchRequestEntry,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
+import { type BatchLimits, batches } from '../batches.js';
 import { type OutboundMessage, type QueueKey, QueueUnavailableError } from './port.js';
 import { sqsAttributes } from './sqs.js';
 import { encodeSqsMessage, messageBytes, SQS_MAX_MESSAGE_BYTES } from './sqs-message.js';
 
 /** SQS takes at most 10 messages per SendMessageBatch, and at most its message limit in all. */
-const BATCH_COUNT = 10;
+const SEND_BATCH: BatchLimits<Entry> = {
+  count: 10,
+  bytes: SQS_MAX_MESSAGE_BYTES,
+  size: (entry) => entry.bytes,
+};
 /** Entries an SQS batch refused (throttled, internal error) are sent again this many times. */
 const ATTEMPTS = 3;
 
@@ -31,18 +36,13 @@ export function createSnapshotSender(config: {
       const url = config.queueUrls[queue];
       if (url === undefined)
         throw new QueueUnavailableError(`no URL for the ${queue} queue: set its environment variable`, queue);
-      for (const batch of batches(entries)) await sendBatch(config.client, url, queue, batch);
+      for (const batch of batches(entries, SEND_BATCH)) await sendBatch(config.client, url, queue, batch);
     }
   };
 }
 
-async function sendBatch(
-  client: SQSClient,
-  url: string,
-  queue: QueueKey,
-  entries: SendMessageBatchRequestEntry[],
-): Promise<void> {
-  let pending = entries;
+async function sendBatch(client: SQSClient, url: string, queue: QueueKey, batch: Entry[]): Promise<void> {
+  let pending = batch.map(({ entry }) => entry);
   for (let attempt = 1; pending.length > 0; attempt++) {
     let failed: string[];
     try {
@@ -81,22 +81,4 @@ function byQueue(messages: readonly OutboundMessage[]): Map<QueueKey, Entry[]> {
     queues.set(message.queue, entries);
   }
   return queues;
-}
-
-/** Batches of at most ten entries and {@link SQS_MAX_MESSAGE_BYTES} in all, in order. */
-function batches(entries: Entry[]): SendMessageBatchRequestEntry[][] {
-  const result: SendMessageBatchRequestEntry[][] = [];
-  let current: SendMessageBatchRequestEntry[] = [];
-  let bytes = 0;
-  for (const { entry, bytes: size } of entries) {
-    if (current.length === BATCH_COUNT || (current.length > 0 && bytes + size > SQS_MAX_MESSAGE_BYTES)) {
-      result.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(entry);
-    bytes += size;
-  }
-  if (current.length > 0) result.push(current);
-  return result;
 }

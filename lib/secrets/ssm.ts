@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BaseProvider } from '@aws-lambda-powertools/parameters/base';
 import { awsErrorType, awsJsonCall } from '../aws/json-call.js';
+import { type Backoff, fullJitterMs } from '../backoff.js';
 
 export interface SsmParameterProviderConfig {
   region: string;
@@ -18,19 +19,10 @@ export interface SsmParameterProviderConfig {
   random?: () => number;
 }
 
-/** The first wait between attempts, before jitter, and the longest. */
-const BACKOFF_BASE_MS = 25;
-const BACKOFF_CAP_MS = 200;
+/** The waits between attempts (full jitter, so cold starts throttled together do not come back together). */
+export const SSM_BACKOFF: Backoff = { baseMs: 25, capMs: 200 };
 /** An attempt needs at least this long to be worth starting. */
 const MIN_ATTEMPT_MS = 50;
-
-/**
- * The wait before attempt `attempt + 1`: "full jitter", a random time up to an exponential ceiling, so that
- * cold starts throttled together do not come back together.
- */
-export function backoffMs(attempt: number, random: () => number = Math.random): number {
-  return Math.floor(random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1)));
-}
 
 /** SSM answered with an error; carries the SSM error type, never the parameter's value. */
 export class ParameterReadError extends Error {
@@ -120,7 +112,7 @@ function createTransport(config: SsmParameterProviderConfig): Transport {
         try {
           return await attempt(name, Math.max(1, Math.round(deadline - performance.now())));
         } catch (error) {
-          const wait = backoffMs(attempts, random);
+          const wait = fullJitterMs(attempts, SSM_BACKOFF, random);
           if (!(error instanceof ParameterReadError) || !error.retryable) throw error;
           if (deadline - performance.now() - wait < MIN_ATTEMPT_MS) {
             throw new ParameterReadError(

@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ForgetfulMap } from '../forgetful-map.js';
 import { acceptedSk } from './keys.js';
 
 /** How long one reading of a context's markers serves (a clock's offset drifts slowly). */
@@ -11,7 +12,7 @@ const CACHE_MS = 60_000;
  * undefined while no marker says. Read at most once a minute per context and process.
  */
 export function createSenderClock(doc: DynamoDBDocumentClient, table: string) {
-  const cache = new Map<string, { at: number; aheadMs: number | undefined }>();
+  const cache = new ForgetfulMap<string, { at: number; aheadMs: number | undefined }>();
   return async (context: string): Promise<number | undefined> => {
     const cached = cache.get(context);
     if (cached !== undefined && Date.now() - cached.at < CACHE_MS) return cached.aheadMs;
@@ -30,7 +31,6 @@ export function createSenderClock(doc: DynamoDBDocumentClient, table: string) {
       if (Number.isFinite(aheadMs) && (newest === undefined || String(item.seq) > newest.seq))
         newest = { seq: String(item.seq), aheadMs };
     }
-    if (cache.size > 10_000) cache.clear();
     cache.set(context, { at: Date.now(), aheadMs: newest?.aheadMs });
     return newest?.aheadMs;
   };

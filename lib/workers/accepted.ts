@@ -1,4 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { ForgetfulMap } from '../forgetful-map.js';
 import type { LastAccepted } from '../model/types.js';
 import type { StoreWriter } from '../store/types.js';
 
@@ -37,16 +38,16 @@ export interface AcceptedMarkerOptions {
   now?: () => number;
 }
 
-/** At most this many markers remembered; beyond it the memory starts over (a write too many, no harm). */
-const MAX_REMEMBERED = 10_000;
-
 export function createAcceptedMarkers(
   store: Pick<StoreWriter, 'markAccepted'>,
   logger: Logger,
   { intervalMs = ACCEPTED_MARKER_INTERVAL_MS, now = Date.now }: AcceptedMarkerOptions = {},
 ): AcceptedMarkers {
-  /** Per marker, an order key the stored marker is known to have reached, and when this worker wrote it. */
-  const written = new Map<string, { seq: string; at: number }>();
+  /**
+   * Per marker, an order key the stored marker is known to have reached, and when this worker wrote it; a full
+   * memory starts over (a write too many, no harm).
+   */
+  const written = new ForgetfulMap<string, { seq: string; at: number }>();
   return {
     async raise(note) {
       const key = JSON.stringify([note.context, note.webhookName]);
@@ -63,7 +64,6 @@ export function createAcceptedMarkers(
         });
         throw error;
       }
-      if (written.size >= MAX_REMEMBERED) written.clear();
       written.set(key, { seq: note.accepted.seq, at: now() });
     },
   };

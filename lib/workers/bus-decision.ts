@@ -1,3 +1,4 @@
+import { ForgetfulMap } from '../forgetful-map.js';
 import type { Outcome } from '../hooks.js';
 
 /** What the workers need to know to decide a publication (a {@link Publication}'s rules). */
@@ -65,9 +66,6 @@ export function barredFromBus(rules: BusRules | undefined, echo: boolean): 'off'
   return echo && !rules.publishEchoes ? 'echo' : undefined;
 }
 
-/** At most this many published changes remembered; beyond it the memory starts over (a copy too many, no loss). */
-const MAX_REMEMBERED_PUBLISHED = 10_000;
-
 /**
  * The changes a worker instance published (by row and order key), so that a redelivery it handles
  * does not publish them again. The history record keeps `unpublished` as it was written (no second
@@ -82,13 +80,13 @@ export interface PublishedMemory {
 /** A row event's change: its row and order key. */
 export type PublishedKey = readonly [context: string, entity: string, primaryKey: number, seq: string];
 
+/** A full memory starts over (a copy too many, no loss). */
 export function createPublishedMemory(): PublishedMemory {
-  const keys = new Set<string>();
+  const keys = new ForgetfulMap<string, true>();
   return {
     has: (change) => keys.has(JSON.stringify(change)),
     add(change) {
-      if (keys.size >= MAX_REMEMBERED_PUBLISHED) keys.clear();
-      keys.add(JSON.stringify(change));
+      keys.set(JSON.stringify(change), true);
     },
   };
 }

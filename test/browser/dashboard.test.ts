@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { httpRequest } from '../../tools/http-client.js';
 import { buildSampleBody, buildSampleDelivery, dotNetTimestamp } from '../../tools/samples.js';
 import { createRealisticSender, type RealisticSender } from '../../tools/sender.js';
@@ -53,18 +53,10 @@ async function admin<T>(path: string): Promise<{ status: number; body: T }> {
   return { status: answer.status, body: (await answer.json()) as T };
 }
 
-/** Polls the admin API until `check` holds (the workers run asynchronously). */
-async function until(path: string, check: (body: never) => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { status, body } = await admin<never>(path);
-    if (status === 200 && check(body)) return;
-    if (Date.now() > deadline) throw new Error(`${path} did not reach the expected state`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-const rowHas = (events: number) => (row: { eventCount: number }) => row.eventCount === events;
+/** How long the admin API is polled for what the workers do asynchronously. */
+const SETTLE = { timeout: 15_000, interval: 100 };
+/** A row's count of recorded events, as the admin API shows it (undefined while there is no row). */
+const eventCount = async (path: string) => (await admin<{ eventCount?: number }>(path)).body.eventCount;
 
 describe('the dashboard in Chromium', () => {
   it('a row: status, fieldValues with the changed fields marked, and a history with a late event', async () => {
@@ -80,13 +72,13 @@ describe('the dashboard in Chromium', () => {
     });
     // A field named like a member of every object is a field like any other.
     const changed = await deliver({ ...sample, Changes: [...(sample.Changes as string[]), 'constructor'] });
-    await until('/rows/CustRow/contact/42', rowHas(2));
+    await vi.waitFor(async () => expect(await eventCount('/rows/CustRow/contact/42')).toBe(2), SETTLE);
     // Older than the changed event, sent after it: merged late.
     const late = await deliver({
       ...buildSampleBody('contact.changed', { context: 'CustRow', primaryKey: 42, timestamp: at(1) }),
       Changes: ['name', 'updated'],
     });
-    await until('/rows/CustRow/contact/42', rowHas(3));
+    await vi.waitFor(async () => expect(await eventCount('/rows/CustRow/contact/42')).toBe(3), SETTLE);
 
     await withPage(browser, 'row', async (page) => {
       await page.goto(`${runtime.adminUrl}/#/row`);
@@ -124,7 +116,7 @@ describe('the dashboard in Chromium', () => {
   it('find an event by EventId: in a row history, parked with its reason, and not found', async () => {
     const applied = await deliver(buildSampleBody('contact.created', { context: 'CustFind', primaryKey: 5 }));
     const parked = await deliver(personCreated('CustFind'));
-    await until('/rows/CustFind/contact/5', rowHas(1));
+    await vi.waitFor(async () => expect(await eventCount('/rows/CustFind/contact/5')).toBe(1), SETTLE);
 
     await withPage(browser, 'find', async (page) => {
       await page.goto(`${runtime.adminUrl}/#/find`);
@@ -292,7 +284,7 @@ describe('the dashboard in Chromium', () => {
       await page.getByRole('button', { name: 'Redrive contact' }).click();
       await page.locator('dialog[open]').getByRole('button', { name: 'Redrive' }).click();
       await waitForText(page.locator('#status'), 'Redrive of contact: COMPLETED, 1 moved.');
-      await until('/rows/CustDlq/contact/9', rowHas(1));
+      await vi.waitFor(async () => expect(await eventCount('/rows/CustDlq/contact/9')).toBe(1), SETTLE);
       await waitForText(contact, 'nothing to redrive');
     });
   });
@@ -312,9 +304,12 @@ describe('the dashboard in Chromium', () => {
 
   it('overview: a webhook with its state, state changes and gap, live, and the chart by outcome', async () => {
     await deliver(buildSampleBody('contact.created', { context: 'CustGap', primaryKey: 1 }));
-    await until('/rows/CustGap/contact/1', rowHas(1));
+    await vi.waitFor(async () => expect(await eventCount('/rows/CustGap/contact/1')).toBe(1), SETTLE);
     await deliver(buildSampleBody('webhook.stopped', { context: 'CustGap', primaryKey: 7 }));
-    await until('/gaps?context=CustGap', (gaps: unknown[]) => gaps.length === 1);
+    await vi.waitFor(
+      async () => expect((await admin<unknown[]>('/gaps?context=CustGap')).body).toHaveLength(1),
+      SETTLE,
+    );
 
     await withPage(browser, 'overview', async (page) => {
       await page.goto(`${runtime.adminUrl}/`);
@@ -375,11 +370,10 @@ describe('the dashboard in Chromium', () => {
     for (let id = 101; id <= 123; id++)
       await deliver(buildSampleBody('webhook.started', { context: 'CustMany', primaryKey: id }));
     await deliver(buildSampleBody('webhook.stopped', { context: 'CustFew', primaryKey: 201 }));
-    await until(
-      '/webhooks',
-      (webhooks: Array<{ context: string }>) =>
-        webhooks.filter((w) => w.context === 'CustMany' || w.context === 'CustFew').length === 24,
-    );
+    await vi.waitFor(async () => {
+      const { body: webhooks } = await admin<Array<{ context: string }>>('/webhooks');
+      expect(webhooks.filter((w) => w.context === 'CustMany' || w.context === 'CustFew')).toHaveLength(24);
+    }, SETTLE);
     const { body: all } = await admin<Array<{ stateName: string }>>('/webhooks');
     const { body: gaps } =
       await admin<Array<{ closedAt?: string; context: string; webhookId: number }>>('/gaps');

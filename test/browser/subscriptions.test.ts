@@ -4,8 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SubscriptionStatus } from '../../dashboard/source.js';
+import { getJson } from '../../tools/http-client.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { createRealisticSender, type RealisticSender } from '../../tools/sender.js';
 import { launchChromium, waitForText, withPage } from '../support/browser.js';
@@ -61,26 +62,22 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Polls GET /subscriptions until `check` holds (workers publish, then the bus delivers and retries). */
-async function until(check: (subscriptions: SubscriptionStatus[]) => boolean): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const answer = await fetch(`${runtime.adminUrl}/subscriptions`);
-    if (check((await answer.json()) as SubscriptionStatus[])) return;
-    if (Date.now() > deadline) throw new Error('the subscriptions did not reach the expected state');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 describe('the Subscriptions view in Chromium', () => {
   it('a delivered change, a dead-lettered one with its failed attempts, counts and patterns in words', async () => {
     const created = buildSampleBody('contact.created', { context: 'CustSub', primaryKey: 7 });
     expect(await sender.deliver(JSON.stringify(created))).toBe('accepted');
     const changed = buildSampleBody('contact.changed', { context: 'CustSub', primaryKey: 7 });
     expect(await sender.deliver(JSON.stringify(changed))).toBe('accepted');
-    await until(
-      ([department, created]) =>
-        department?.delivered === 1 && created?.dlqDepth === 1 && created.inFlight === 0,
+    // The workers publish, then the bus delivers and retries.
+    await vi.waitFor(
+      async () => {
+        const [department, created] = await getJson<SubscriptionStatus[]>(
+          `${runtime.adminUrl}/subscriptions`,
+        );
+        expect(department?.delivered).toBe(1);
+        expect(created).toMatchObject({ dlqDepth: 1, inFlight: 0 });
+      },
+      { timeout: 20_000, interval: 100 },
     );
     expect(received).toEqual(['contact.changed']);
 

@@ -2,7 +2,7 @@ import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from 
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type BusEntry, MAX_ENTRY_BYTES, SOURCE } from '../../lib/bus/entry.js';
-import { batches, createEventBridgePublisher } from '../../lib/bus/publisher.js';
+import { createEventBridgePublisher } from '../../lib/bus/publisher.js';
 
 const eventBridge = mockClient(EventBridgeClient);
 afterEach(() => eventBridge.reset());
@@ -33,11 +33,17 @@ describe('EventBridge publisher', () => {
     expect(results).toEqual(entries.map((_, i) => ({ ok: true, eventId: `id-${i}` })));
   });
 
-  it('keeps each call within 256 KB of entries', () => {
-    const big = Array.from({ length: 5 }, (_, i) => entry(i, 100 * 1024));
-    const calls = batches(big);
-    expect(calls.map((c) => c.length)).toEqual([2, 2, 1]);
-    expect(batches([entry(0, MAX_ENTRY_BYTES - 40), entry(1)]).map((c) => c.length)).toEqual([1, 1]);
+  it('keeps each call within 256 KB of entries', async () => {
+    eventBridge.on(PutEventsCommand).callsFake((input) => accept(input.Entries));
+    const callSizes = () =>
+      eventBridge.commandCalls(PutEventsCommand).map((call) => call.args[0].input.Entries?.length);
+
+    await publisher().publish(Array.from({ length: 5 }, (_, i) => entry(i, 100 * 1024)));
+    expect(callSizes()).toEqual([2, 2, 1]);
+
+    eventBridge.resetHistory();
+    await publisher().publish([entry(0, MAX_ENTRY_BYTES - 40), entry(1)]);
+    expect(callSizes()).toEqual([1, 1]);
   });
 
   it('fails only the entries PutEvents reports failed (FailedEntryCount, ErrorCode)', async () => {

@@ -52,7 +52,10 @@ export async function startTarget(answer: (request: Received) => number = () => 
   };
 }
 
-/** Waits (through real I/O turns, never the timers a test may fake) until `condition` holds. */
+/**
+ * Waits (through real I/O turns, never the timers a test may fake) until `condition` holds: not vi.waitFor,
+ * which advances a faked clock by its interval at every check, and the tests under fake timers move it themselves.
+ */
 export async function until(condition: () => boolean, turns = 20_000): Promise<void> {
   for (let turn = 0; turn < turns; turn++) {
     if (condition()) return;

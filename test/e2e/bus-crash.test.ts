@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, expect, it, vi } from 'vitest';
 import type { QueueView } from '../../dashboard/views.js';
 import type { SubscriptionView } from '../../local/bus.js';
 import { getJson } from '../../tools/http-client.js';
@@ -99,19 +99,23 @@ it('delivers every accepted change to a target that fails once, across a kill -9
       }
     }),
   );
-  await until(() => killing !== undefined, 60_000, `${KILL_AT_FAILURE} failed POSTs`);
+  await vi.waitFor(() => expect(killing, `the kill at ${KILL_AT_FAILURE} failed POSTs`).toBeDefined(), {
+    timeout: 60_000,
+    interval: 50,
+  });
   await killing;
   const deliveredBeforeKill = delivered.size;
   runtime = await spawnLocalRuntime({ dataDir: join(dataDir, 'data'), env, port, adminPort });
   await sending;
-  await until(
+  // The queues and the bus settle.
+  await vi.waitFor(
     async () => {
       const queues = await getJson<QueueView[]>(`${adminUrl}/queues`);
       const [view] = await getJson<SubscriptionView[]>(`${adminUrl}/subscriptions`);
-      return queues.every((q) => q.visible + q.inFlight + q.delayed === 0) && view?.inFlight === 0;
+      expect(queues.filter((q) => q.visible + q.inFlight + q.delayed > 0)).toEqual([]);
+      expect(view?.inFlight).toBe(0);
     },
-    90_000,
-    'the queues and the bus to settle',
+    { timeout: 90_000, interval: 50 },
   );
 
   // Assert: every accepted change answered 200 by the target, nothing dead-lettered anywhere.
@@ -130,16 +134,3 @@ it('delivers every accepted change to a target that fails once, across a kill -9
       `${[...answered.values()].reduce((sum, n) => sum + n, 0)} POSTs in all; none lost`,
   );
 }, 180_000);
-
-/** Polls `check` until it holds; fails after `timeoutMs` naming what it waited for. */
-async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (
-    !(await Promise.resolve()
-      .then(check)
-      .catch(() => false))
-  ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, expect, it, vi } from 'vitest';
 import { type QueueView, type RowView, toRowView } from '../../dashboard/views.js';
 import { isRowEvent, validEvent } from '../../lib/events/index.js';
 import type { EventRecord, Row } from '../../lib/model/types.js';
@@ -58,7 +58,10 @@ it('loses no accepted event when the runtime is killed mid-stream and restarted'
   const reactivate = (stopped: RealisticSender) => {
     if (sender !== stopped) return Promise.resolve();
     reactivated ??= (async () => {
-      await until(async () => (await health(adminUrl)) === 200, 60_000, 'the runtime to be back');
+      await vi.waitFor(async () => expect(await health(adminUrl), 'the runtime to be back').toBe(200), {
+        timeout: 60_000,
+        interval: 50,
+      });
       stopped.close();
       sender = newSender();
       reactivated = undefined;
@@ -99,10 +102,12 @@ it('loses no accepted event when the runtime is killed mid-stream and restarted'
       while (next < stream.deliveries.length) await deliver(stream.deliveries[next++]!);
     }),
   );
-  await until(
-    async () => answered >= KILL_AFTER_ACCEPTED,
-    60_000,
-    `${KILL_AFTER_ACCEPTED} deliveries accepted`,
+  await vi.waitFor(
+    () => expect(answered, 'deliveries accepted').toBeGreaterThanOrEqual(KILL_AFTER_ACCEPTED),
+    {
+      timeout: 60_000,
+      interval: 50,
+    },
   );
   const backlog = workerBacklog(await getJson<QueueView[]>(`${adminUrl}/queues`));
   await runtime.kill();
@@ -110,10 +115,13 @@ it('loses no accepted event when the runtime is killed mid-stream and restarted'
   runtime = await spawnLocalRuntime({ dataDir, env, port, adminPort });
   await sending;
   sender.close();
-  await until(
-    async () => workerBacklog(await getJson<QueueView[]>(`${adminUrl}/queues`)) === 0,
-    90_000,
-    'the worker queues to drain',
+  await vi.waitFor(
+    async () =>
+      expect(
+        workerBacklog(await getJson<QueueView[]>(`${adminUrl}/queues`)),
+        "the worker queues' backlog",
+      ).toBe(0),
+    { timeout: 90_000, interval: 50 },
   );
 
   // Assert: every accepted event is in its row's history; the history holds nothing that was never sent; the
@@ -190,14 +198,5 @@ async function health(adminUrl: string): Promise<number> {
     return (await fetch(`${adminUrl}/health`)).status;
   } catch {
     return 0;
-  }
-}
-
-/** Polls `check` until it holds; fails after `timeoutMs` naming what it waited for. */
-async function until(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BusEntry } from '../../lib/bus/entry.js';
 import { parseSubscriptions, type Subscription } from '../../lib/bus/subscriptions.js';
 import { type LocalBus, type LocalBusOptions, startLocalBus } from '../../local/bus.js';
@@ -45,10 +45,6 @@ const entry = (eventId: string, extra = ''): BusEntry => ({
 const eventIds = ({ received }: StatusTarget) =>
   received.map((request) => JSON.parse(request.body).detail.EventId as string);
 
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
-}
-
 describe('the local bus keeps what it accepted', () => {
   it('delivers after the next start what was waiting for a retry at a stop, and keeps its dead letters', async () => {
     // Arrange: `flaky` fails once, then waits a minute for its retry; `refused` answers 400 (no retry).
@@ -62,7 +58,13 @@ describe('the local bus keeps what it accepted', () => {
     const journalPath = tempJournal();
     const first = await bus(file, { journalPath, backoff: { baseMs: 60_000, maxMs: 60_000 } });
     expect(await first.publish([entry('e-1')])).toMatchObject([{ ok: true }]);
-    await until(() => flaky.received.length === 1 && first.view()[1]?.dlq.length === 1);
+    await vi.waitFor(
+      () => {
+        expect(flaky.received).toHaveLength(1);
+        expect(first.view()[1]?.dlq).toHaveLength(1);
+      },
+      { timeout: 10_000, interval: 5 },
+    );
 
     // Act: stop while the retry waits, start again on the same journal.
     await first.close();

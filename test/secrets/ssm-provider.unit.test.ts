@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { backoffMs, ParameterReadError, SsmParameterProvider } from '../../lib/secrets/ssm.js';
+import { fullJitterMs } from '../../lib/backoff.js';
+import { ParameterReadError, SSM_BACKOFF, SsmParameterProvider } from '../../lib/secrets/ssm.js';
 import { type FakeSsm, startFakeSsm } from '../support/fake-ssm.js';
 
 describe('SsmParameterProvider', () => {
@@ -158,11 +159,11 @@ describe('SsmParameterProvider', () => {
     });
 
     it('waits a random time up to an exponential ceiling (25, 50, 100, then 200 ms)', () => {
-      expect([1, 2, 3, 4, 5, 9].map((attempt) => backoffMs(attempt, () => 0.999))).toEqual([
+      expect([1, 2, 3, 4, 5, 9].map((attempt) => fullJitterMs(attempt, SSM_BACKOFF, () => 0.999))).toEqual([
         24, 49, 99, 199, 199, 199,
       ]);
-      expect(backoffMs(3, () => 0)).toBe(0);
-      expect(backoffMs(2, () => 0.5)).toBe(25);
+      expect(fullJitterMs(3, SSM_BACKOFF, () => 0)).toBe(0);
+      expect(fullJitterMs(2, SSM_BACKOFF, () => 0.5)).toBe(25);
     });
   });
 });
