@@ -1,4 +1,9 @@
-import { WEBHOOK_STATE_BY_EVENT, WEBHOOK_STATE_NAMES, type WebhookStateEvent } from './events/index.js';
+import {
+  ACTIVE,
+  WEBHOOK_STATE_BY_EVENT,
+  WEBHOOK_STATE_NAMES,
+  type WebhookStateEvent,
+} from './events/index.js';
 import { eventSeq } from './model/order-key.js';
 import type { Gap, LastAccepted, StateTransition, Webhook } from './model/types.js';
 
@@ -33,7 +38,7 @@ export function applyStateEvent(
 
   const state = WEBHOOK_STATE_BY_EVENT[event.Event];
   const transition: StateTransition = { seq, eventId: event.EventId, timestamp: event.Timestamp, state };
-  if (state !== 0) transition.gapFrom = gapStart(event.Timestamp, seq, options.lastAccepted);
+  if (state !== ACTIVE) transition.gapFrom = gapStart(event.Timestamp, seq, options.lastAccepted);
   const transitions = [...known, transition]
     .sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0))
     .slice(-MAX_TRANSITIONS);
@@ -111,7 +116,7 @@ export function gapsOf(webhook: Webhook): Gap[] {
   const gaps: Gap[] = [];
   let open: Gap | undefined;
   for (const transition of webhook.transitions) {
-    if (transition.state !== 0 && open === undefined) {
+    if (transition.state !== ACTIVE && open === undefined) {
       open = {
         context: webhook.context,
         webhookId: webhook.webhookId,
@@ -120,7 +125,7 @@ export function gapsOf(webhook: Webhook): Gap[] {
         openedByEventId: transition.eventId,
       };
       gaps.push(open);
-    } else if (transition.state === 0 && open !== undefined) {
+    } else if (transition.state === ACTIVE && open !== undefined) {
       open.closedAt = transition.timestamp;
       open.closedByEventId = transition.eventId;
       open = undefined;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import * as z from 'zod';
+import { SCHEDULE_RATES } from '../infra/schedules.js';
 import { loadServerless, SERVERLESS_YML } from '../infra/serverless-file.js';
 import { loadFunctions } from './functions.js';
 import { createLambdaContext } from './lambda-context.js';
@@ -45,15 +46,22 @@ const SchedulesSchema = z.object({
 
 /**
  * The schedules of serverless.yml (or the file at `path`): `${param:x}` takes the default stage's
- * value and `${self:custom.x}` the custom section's, as the local runtime's functions do. A rate it
+ * value and `${self:custom.x}` the custom section's, as the local runtime's functions do, and
+ * `${file(infra/schedules.cjs):x}` the rate infra/schedules.ts gives the function `x`. A rate it
  * cannot run is an error naming the function and what is accepted.
  */
 export function loadSchedules(path: string | URL = SERVERLESS_YML): LocalSchedule[] {
   const config = SchedulesSchema.parse(loadServerless(path));
   const timeouts = new Map(loadFunctions(path).map((fn) => [fn.name, fn.timeoutMs]));
+  const sources: Record<string, Record<string, unknown> | undefined> = {
+    param: config.params?.default,
+    'self:custom': config.custom,
+    'file(infra/schedules.cjs)': SCHEDULE_RATES,
+  };
   const resolve = (value: string | boolean): string =>
-    String(value).replace(/\$\{(param|self:custom)[:.]([\w.]+)\}/g, (_, kind: string, key: string) =>
-      String((kind === 'param' ? config.params?.default : config.custom)?.[key] ?? ''),
+    String(value).replace(
+      /\$\{(param|self:custom|file\(infra\/schedules\.cjs\))[:.]([\w.]+)\}/g,
+      (_, kind: string, key: string) => String(sources[kind]?.[key] ?? ''),
     );
   return Object.entries(config.functions).flatMap(([functionName, fn]) =>
     (fn.events ?? []).flatMap((event): LocalSchedule[] => {

@@ -1,3 +1,4 @@
+import { crmTableOf } from '../lib/crm/tables.js';
 import { CATALOGUE_FAMILIES, type EventFamily } from '../lib/events/index.js';
 
 /**
@@ -112,7 +113,7 @@ export function catalogueSampleFields(
         Values:
           kind === 'y_'
             ? { id: primaryKey, x_name: 'Drill 18V' }
-            : { [`${family.entity}_id`]: primaryKey, contact_id: 1234 },
+            : { [crmTableOf(family.entity)!.key]: primaryKey, contact_id: 1234 },
       };
     default:
       return { ...entity, Changes: ACTION_CHANGES[verb] ?? ['updated'] };

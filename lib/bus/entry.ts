@@ -6,10 +6,12 @@
 
 import { EnvelopeSchema } from '../events/envelope.js';
 import { JsonText, objectMembers, stringifyExact } from '../json-text.js';
-import type { Row, RowStatus, Webhook } from '../model/types.js';
+import type { Row, Webhook } from '../model/types.js';
+import type { AddedDetail, RowSnapshot, WebhookSnapshot } from './detail-schema.js';
 import { EntryTooLargeError } from './errors.js';
 import { MAX_DETAIL_DEPTH, MAX_ENTRY_BYTES, nestingDepth } from './limits.js';
 
+export type { RowSnapshot, WebhookSnapshot } from './detail-schema.js';
 export { MAX_CHANGES_BYTES, MAX_DETAIL_DEPTH, MAX_ENTRY_BYTES } from './limits.js';
 
 /** `source` of every published event. */
@@ -59,27 +61,11 @@ export interface BusEntry {
   Detail: string;
 }
 
-/** The row as now stored. `fieldValues` may be JSON text ({@link JsonText}) to keep exact digits. */
-export interface RowSnapshot {
-  status: RowStatus;
-  fieldValues?: Record<string, unknown> | JsonText | undefined;
-  changedFields: readonly string[];
-  lastEventId: string;
-  lastTimestamp: string;
-}
-
-/** The webhook as now stored, with its open gap when it is not Active. */
-export interface WebhookSnapshot {
-  state: number;
-  stateName: string;
-  gap?: { openedAt: string; openedByEventId: string } | undefined;
-}
-
 /** What the worker knows once the change is written; `body` is the delivery exactly as received. */
 export type AppliedEvent = {
   body: string;
   seq: string;
-  outcome: 'applied' | 'late';
+  outcome: AddedDetail['outcome'];
   echo: boolean;
   /** The fields it changed when its body's Changes cannot say: a snapshot's difference from the row. */
   changes?: readonly string[];
@@ -131,7 +117,7 @@ export function buildEntry(event: AppliedEvent, isBookkeeping: FieldFilter): Bus
   for (const mark of TRUNCATION_MARKS) delivered.delete(mark);
   const detailType = String(parseMember(delivered, 'Event'));
   const changes = event.changes ?? parseMember(delivered, 'Changes');
-  const added: Added = {
+  const added: AddedDetail = {
     significantChanges: (Array.isArray(changes) ? changes : []).filter(
       (field) => typeof field === 'string' && !isBookkeeping(field),
     ),
@@ -163,24 +149,13 @@ function fits(entry: BusEntry): boolean {
   return entrySize(entry) <= MAX_ENTRY_BYTES && nestingDepth(entry.Detail) <= MAX_DETAIL_DEPTH;
 }
 
-/** What the receiver adds to the delivered fields. */
-interface Added {
-  significantChanges?: unknown[];
-  seq: string;
-  outcome: AppliedEvent['outcome'];
-  echo: boolean;
-  /** Partial once truncated: its lists are left out first. */
-  row?: Partial<RowSnapshot>;
-  webhook?: WebhookSnapshot;
-}
-
 function entryOf(detailType: string, members: ReadonlyMap<string, string>, added: object): BusEntry {
   const detail = { ...Object.fromEntries([...members].map(([k, v]) => [k, new JsonText(v)])), ...added };
   return { Source: SOURCE, DetailType: detailType, Detail: stringifyExact(detail) };
 }
 
 /** Leaves `part` out of the entry; false when the entry does not have it (nothing to leave out). */
-function leaveOut(part: DroppedPart, members: Map<string, string>, added: Added): boolean {
+function leaveOut(part: DroppedPart, members: Map<string, string>, added: AddedDetail): boolean {
   const { row } = added;
   switch (part) {
     case 'row.changedFields':

@@ -1,11 +1,12 @@
 /**
  * Subscriptions that can never match: a pattern is valid EventBridge whatever field or name it names,
  * so `detail-typ`, `detail: {significantChange: …}` or `detail-type: [contac.changed]` would run as a
- * subscription that stays silent. The receiver knows the shape of what it publishes (lib/bus/entry.ts,
+ * subscription that stays silent. The receiver knows the shape of what it publishes (lib/bus/detail-schema.ts,
  * and its own lifecycle events, lib/reconcile/records/lifecycle.ts) and the names of its events (lib/events), so
  * it can say so, with the nearest known name.
  */
 import { closest, distance } from 'fastest-levenshtein';
+import type * as z from 'zod/mini';
 import { EnvelopeSchema } from '../events/envelope.js';
 import { FIXED_EVENT_NAMES, familyOf } from '../events/registry.js';
 import {
@@ -14,6 +15,7 @@ import {
   type LifecycleType,
 } from '../reconcile/records/lifecycle.js';
 import { TENANT_LIFECYCLE_FIELDS, TENANT_LIFECYCLE_TYPES } from '../tenants/lifecycle.js';
+import { AddedDetailSchema } from './detail-schema.js';
 import { SOURCE } from './entry.js';
 import type { Subscription } from './subscriptions.js';
 
@@ -62,6 +64,21 @@ const OWN_EVENTS: readonly string[] = [...LIFECYCLE_TYPES, ...TENANT_LIFECYCLE_T
 const PUBLISHED_NAMES: readonly string[] = [...FIXED_EVENT_NAMES, ...OWN_EVENTS];
 const isLifecycleType = (name: string) => OWN_EVENTS.includes(name);
 
+/**
+ * The fields of an object schema (an optional one's too), each nested object's own; any other
+ * value (a record: `fieldValues` holds the delivery's fields) is not looked into.
+ */
+function shapeOf(schema: z.core.$ZodType): Shape | true {
+  const { def } = schema._zod;
+  if (def.type === 'optional') return shapeOf((def as z.core.$ZodOptionalDef).innerType);
+  if (def.type !== 'object') return true;
+  const fields = Object.entries((def as z.core.$ZodObjectDef).shape);
+  return { fields: Object.fromEntries(fields.map(([name, field]) => [name, shapeOf(field)])) };
+}
+
+/** The fields the receiver adds to a delivery's in the detail. */
+const ADDED = shapeOf(AddedDetailSchema) as Shape;
+
 /** What a bus entry looks like to a pattern: EventBridge's envelope around buildEntry's detail. */
 const EVENT: Shape = {
   fields: {
@@ -70,17 +87,8 @@ const EVENT: Shape = {
       open: true,
       fields: {
         ...leaf(...Object.keys(EnvelopeSchema.shape), 'Entity', 'FieldValues', 'Values'),
-        ...leaf('significantChanges', 'seq', 'outcome', 'echo', 'truncated', 'dropped'),
         ...leaf(...LIFECYCLE_FIELDS, ...TENANT_LIFECYCLE_FIELDS),
-        row: {
-          fields: {
-            ...leaf('status', 'changedFields', 'lastEventId', 'lastTimestamp'),
-            fieldValues: true,
-          },
-        },
-        webhook: {
-          fields: { ...leaf('state', 'stateName'), gap: { fields: leaf('openedAt', 'openedByEventId') } },
-        },
+        ...ADDED.fields,
       },
     },
   },

@@ -17,5 +17,8 @@ export const WEBHOOK_STATE_NAMES = ['Active', 'Stopped', 'TooManyErrors'] as con
 export const WebhookStateNameSchema = z.enum(WEBHOOK_STATE_NAMES);
 export type WebhookStateName = z.infer<typeof WebhookStateNameSchema>;
 
+/** The state that delivers: any other opens a gap in the rows (lib/webhook-state.ts). */
+export const ACTIVE: WebhookState = WEBHOOK_STATE_BY_EVENT['webhook.started'];
+
 /** The state that stops the sender's deliveries (an alert when a webhook enters it). */
 export const TOO_MANY_ERRORS: WebhookState = WEBHOOK_STATE_BY_EVENT['webhook.errors'];

@@ -2,6 +2,7 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand, paginateScan } fro
 import * as z from 'zod/mini';
 import { collect, conditional, defined } from './dynamo-calls.js';
 import { OPS_CONTEXT, WEBHOOK_SK_PREFIX } from './keys.js';
+import type { Versioned } from './types.js';
 
 /**
  * What the poll of the CRM's webhooks remembers of one webhook between polls, in the webhooks table
@@ -36,12 +37,6 @@ export const FullPassMemorySchema = z.object({
   pending: z.optional(z.string()),
 });
 export type FullPassMemory = z.infer<typeof FullPassMemorySchema>;
-
-/** An item of the watch read with its version (0: none yet), to be written over it conditionally. */
-export interface Versioned<T> {
-  memory: T | undefined;
-  version: number;
-}
 
 /** A schedule fires a little early or late: what is due within a tenth of the interval (5 s at most) is due now. */
 export function scheduleSlackMs(intervalMs: number): number {
@@ -81,10 +76,10 @@ export function createWatchStore(doc: DynamoDBDocumentClient, table: string): Wa
 
   async function read<T>(key: Key, schema: z.ZodMiniType<T>): Promise<Versioned<T>> {
     const { Item } = await doc.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
-    if (Item === undefined) return { memory: undefined, version: 0 };
+    if (Item === undefined) return { item: undefined, version: 0 };
     const parsed = z.safeParse(schema, Item);
     // An item this code cannot read is replaced, as if first seen.
-    return { memory: parsed.success ? parsed.data : undefined, version: Number(Item.version ?? 0) };
+    return { item: parsed.success ? parsed.data : undefined, version: Number(Item.version ?? 0) };
   }
 
   function write(key: Key, memory: object, version: number): Promise<boolean> {

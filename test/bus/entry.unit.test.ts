@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AddedDetailSchema } from '../../lib/bus/detail-schema.js';
 import {
   type AppliedEvent,
   bookkeepingFilter,
@@ -119,6 +120,24 @@ describe('buildEntry', () => {
     const body = changedBody(['name', 'x_a', 'updated', 'department']);
     const detail = JSON.parse(buildEntry(applied(body), bookkeepingFilter(config.bookkeepingFields)).Detail);
     expect(detail.significantChanges).toEqual(['updated', 'department']);
+  });
+
+  it('adds to the delivered fields only what AddedDetailSchema (the shape subscriptions are checked against) says, a truncated entry’s too', () => {
+    const values = JSON.stringify({ text: 'é'.repeat(70_000) });
+    const webhook = { state: 1, stateName: 'Stopped', gap: { openedAt: 'a', openedByEventId: 'e0' } };
+    const bodies = [changedBody(['name']), changedBody(['x'], `"FieldValues":${values},"Values":${values}`)];
+    const events = [
+      ...bodies.map((body) => applied(body)),
+      { ...applied(JSON.stringify(buildSampleBody('webhook.stopped'))), row: undefined, webhook },
+    ] as AppliedEvent[];
+    for (const event of events) {
+      const detail = JSON.parse(buildEntry(event, defaults).Detail) as Record<string, unknown>;
+      const added = Object.fromEntries(
+        Object.entries(detail).filter(([field]) => !Object.hasOwn(JSON.parse(event.body), field)),
+      );
+      expect(Object.keys(added).every((field) => Object.hasOwn(AddedDetailSchema.shape, field))).toBe(true);
+      expect(AddedDetailSchema.parse(added)).toEqual(added);
+    }
   });
 
   it('leaves parts out in order until the entry fits 256 KB, and names them (truncated, dropped)', () => {

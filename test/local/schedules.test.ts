@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCHEDULE_RATES } from '../../infra/schedules.js';
+import { SCHEDULE_MS } from '../../lib/reconcile/poll/schedule.js';
 import { loadSchedules, rateMs, type ScheduleRunner, startSchedules } from '../../local/schedules.js';
 
 /**
@@ -133,6 +135,12 @@ describe('loadSchedules', () => {
       { functionName: 'minutely', rate: 'rate(1 minute)', everyMs: 60_000, timeoutMs: 9000 },
       { functionName: 'hang', rate: 'rate(1 minute)', everyMs: 60_000, timeoutMs: 9000 },
     ]);
+  });
+
+  it('the poll every minute its code is written for (SCHEDULE_MS), from infra/schedules.ts as serverless.yml has it', () => {
+    const [poll] = loadSchedules().filter((schedule) => schedule.functionName === 'reconcilePoll');
+    expect(poll).toMatchObject({ rate: 'rate(1 minute)', everyMs: SCHEDULE_MS });
+    expect(SCHEDULE_RATES.reconcilePoll).toBe('rate(1 minute)');
   });
 
   it('rates as AWS writes them, and seconds for local use; anything else names the function', () => {

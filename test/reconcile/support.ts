@@ -20,7 +20,6 @@ import type { RowEntity } from '../../lib/model/types.js';
 import type { OutboundMessage, QueueKey } from '../../lib/queue/port.js';
 import { createSnapshotSender } from '../../lib/queue/sqs-snapshots.js';
 import { type ReconcileRequest, reconcileMessage } from '../../lib/reconcile/request.js';
-import { SNAPSHOT_FIELDS } from '../../lib/reconcile/run/fields.js';
 import { createReconcileHandler } from '../../lib/reconcile/run/reconcile-handler.js';
 import { createDynamoStore, createRecoveryStore, createStoredRows } from '../../lib/store/index.js';
 import { createSenderClock } from '../../lib/store/sender-clock.js';
@@ -395,7 +394,7 @@ export async function compareRows(crm: RunningCrm, store: Store, context: string
   const storedSide: Record<string, unknown> = {};
   for (const [entity, table] of Object.entries(CRM_TABLES)) {
     for (const [id, row] of Object.entries(data.rows[table.table] ?? {})) {
-      const fields = SNAPSHOT_FIELDS[entity]!;
+      const fields = table.fields!;
       crmSide[`${entity}/${id}`] = {
         status: 'active',
         fieldValues: Object.fromEntries(fields.map((f) => [f, row[f] ?? null])),

@@ -1,3 +1,4 @@
+import { CRM_TABLES, crmTableOf } from '../../lib/crm/tables.js';
 import { decodeTyped } from '../../lib/crm/typed-values.js';
 import { buildSampleBody, dotNetTimestamp } from '../samples.js';
 import { verbsOf } from '../stream.js';
@@ -91,23 +92,18 @@ const LIFECYCLE_FIELDS = [
   'updatedCount',
 ];
 
+/**
+ * The receiver's table of the CRM's entities (lib/crm/tables.ts), and a list and a custom table by
+ * example, named as their published samples write them.
+ */
 const TABLE_SHAPES: Array<Pick<Table, 'name' | 'key' | 'entity' | 'rest'>> = [
-  { name: 'contact', key: 'contact_id', entity: 'contact', rest: 'Contact' },
-  { name: 'person', key: 'person_id', entity: 'person', rest: 'Person' },
-  { name: 'sale', key: 'sale_id', entity: 'sale', rest: 'Sale' },
-  { name: 'project', key: 'project_id', entity: 'project', rest: 'Project' },
-  { name: 'appointment', key: 'appointment_id', entity: 'activity', rest: 'Appointment' },
-  { name: 'document', key: 'document_id', entity: 'document', rest: 'Document' },
-  // The catalogue's entities with FieldValues, named as their published samples write them.
-  { name: 'associate', key: 'associate_id', entity: 'associate' },
-  { name: 'projectmember', key: 'projectmember_id', entity: 'projectmember', rest: 'ProjectMember' },
-  { name: 'relation', key: 'relation_id', entity: 'relation' },
-  { name: 'salestakeholder', key: 'salestakeholder_id', entity: 'salestakeholder' },
-  { name: 'chatsession', key: 'chatsession_id', entity: 'chatsession' },
-  { name: 'ticket', key: 'ticket_id', entity: 'ticket', rest: 'Ticket' },
-  { name: 'category', key: 'Id', entity: 'list.category' },
-  { name: 'y_equipment', key: 'id', entity: 'y_equipment' },
-];
+  ...Object.keys(CRM_TABLES),
+  'list.category',
+  'y_equipment',
+].map((entity) => {
+  const { table, key, rest } = crmTableOf(entity)!;
+  return { name: table, key, entity, ...(rest !== undefined && { rest }) };
+});
 
 /** The tables of the simulated CRM, by name. */
 export const TABLES: ReadonlyMap<string, Table> = new Map(

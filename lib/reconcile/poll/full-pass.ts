@@ -47,7 +47,7 @@ export function fullPassStep(
 export async function requestFullPass(deps: PollDeps, context: string, report: PollReport): Promise<void> {
   if (deps.config.fullHours === 0) return;
   const now = (deps.now ?? Date.now)();
-  const { memory, version } = await deps.store.loadFullPass(context);
+  const { item: memory, version } = await deps.store.loadFullPass(context);
   const step = fullPassStep(memory, context, now, deps.config.fullHours * HOUR_MS);
   if (step === undefined) return;
   if (!(await deps.store.saveFullPass(context, step.next, version))) {

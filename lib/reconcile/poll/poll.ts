@@ -135,7 +135,7 @@ async function watchWebhook(
     totalErrors: usage?.totalErrors ?? 0,
     lastError: usage?.lastError ?? (await crm.webhookLastError(context, id)),
   };
-  const { memory, version } = await store.load(context, id);
+  const { item: memory, version } = await store.load(context, id);
   if (memory?.writtenAt !== undefined && memory.writtenAt >= observedAt) {
     logger.info('another poll read the CRM later: its decision stands', { context, webhookId: id });
     return;

@@ -1,3 +1,4 @@
+import { CRM_TABLES } from '../../crm/tables.js';
 import {
   encodeTyped,
   numeralValue,
@@ -6,60 +7,6 @@ import {
   typedTagOf,
 } from '../../crm/typed-values.js';
 import { type FetchedRow, SnapshotError } from './snapshot-message.js';
-
-/**
- * The FieldValues of each fixed entity's webhook events, by database name, as the CRM writes them (its
- * published samples, tools/samples.ts; test/reconcile/fields.test.ts holds the two equal): a snapshot
- * selects exactly these from the archive, so it compares with the row field by field and a row the
- * CRM did not change stays equal (nothing recorded, nothing published).
- */
-export const SNAPSHOT_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  contact: [
-    'activeInterests',
-    'associate_id',
-    'business_idx',
-    'category_idx',
-    'country_id',
-    'deleted',
-    'DeletedDate',
-    'registered',
-    'registered_associate_id',
-    'source',
-    'updated',
-    'userdef2_id',
-    'userdef_id',
-  ],
-  person: ['person_id', 'contact_id', 'associate_id', 'registered', 'updated', 'deleted', 'DeletedDate'],
-  sale: ['sale_id', 'contact_id', 'person_id', 'associate_id', 'amount', 'status', 'saledate'],
-  project: ['project_id', 'associate_id', 'status', 'done', 'endDate'],
-  activity: [
-    'activeDate',
-    'associate_id',
-    'contact_id',
-    'do_by',
-    'document_id',
-    'endDate',
-    'modified_appointment_fields',
-    'mother_id',
-    'person_id',
-    'private',
-    'project_id',
-    'sale_id',
-    'status',
-    'task_idx',
-    'type',
-    'updated',
-    'userdef2_id',
-    'userdef_id',
-  ],
-  document: ['document_id', 'contact_id', 'person_id', 'project_id', 'sale_id', 'doctmpl_id'],
-  associate: ['associate_id', 'person_id', 'name', 'type', 'deleted'],
-  projectmember: ['projectmember_id', 'project_id', 'contact_id', 'person_id'],
-  relation: ['relation_id', 'source_contact_id', 'target_contact_id', 'reldef_id'],
-  salestakeholder: ['salestakeholder_id', 'sale_id', 'contact_id', 'person_id'],
-  chatsession: ['chatsession_id', 'chatTopic_id', 'customer_name', 'status'],
-  ticket: ['ticket_id', 'contact_id', 'person_id', 'status', 'priority_id'],
-};
 
 /** The FieldValues a snapshot of an entity writes: these fields in this order, each in its form. */
 export interface SnapshotShape {
@@ -73,14 +20,16 @@ export interface SnapshotShape {
   sample?: Readonly<Record<string, unknown>> | undefined;
 }
 
-/** The shape of a fixed entity's snapshots ({@link SNAPSHOT_FIELDS}), undefined for any other entity. */
+/**
+ * The shape of a fixed entity's snapshots (its table's `fields`, lib/crm/tables.ts), undefined for any
+ * other entity.
+ */
 export function fixedShape(
   entity: string,
   sample?: Readonly<Record<string, unknown>>,
 ): SnapshotShape | undefined {
-  return Object.hasOwn(SNAPSHOT_FIELDS, entity)
-    ? { fields: SNAPSHOT_FIELDS[entity]!, tags: {}, sample }
-    : undefined;
+  const fields = Object.hasOwn(CRM_TABLES, entity) ? CRM_TABLES[entity]!.fields : undefined;
+  return fields === undefined ? undefined : { fields, tags: {}, sample };
 }
 
 /**
