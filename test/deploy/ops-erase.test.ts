@@ -5,12 +5,11 @@ import { CreateQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueOutputs, tableOutput } from '../../infra/definitions.js';
-import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker } from '../../lib/workers/index.js';
 import { type DashboardClients, main } from '../../scripts/ops.js';
 import { buildSampleBody } from '../../tools/samples.js';
-import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { type LocalDynamo, startDynamoStore, type TableNames } from '../support/dynamo.js';
 import { type ParkedQueues, startParkedQueues } from '../support/parked.js';
 import { at, lambdaContext, quietObservability, rowEvent, sqsEvent, sqsRecord } from '../support/workers.js';
 
@@ -39,9 +38,8 @@ const busEvent = (primaryKey: number, lastname: string) =>
   });
 
 beforeAll(async () => {
-  dynamo = await startDynalite();
-  const tables = await dynamo.createTables();
-  store = createDynamoStore({ client: dynamo.doc, tables, retentionDays: 30 });
+  let tables: TableNames;
+  ({ dynamo, tables, store } = await startDynamoStore());
   parked = await startParkedQueues();
   const outputs: Record<string, string> = {
     [tableOutput('rows')]: tables.rows,

@@ -21,7 +21,7 @@ import type { OutboundMessage, QueueKey } from '../../lib/queue/port.js';
 import { createSnapshotSender } from '../../lib/queue/sqs-snapshots.js';
 import { type ReconcileRequest, reconcileMessage } from '../../lib/reconcile/request.js';
 import { createReconcileHandler } from '../../lib/reconcile/run/reconcile-handler.js';
-import { createDynamoStore, createRecoveryStore, createStoredRows } from '../../lib/store/index.js';
+import { createRecoveryStore, createStoredRows } from '../../lib/store/index.js';
 import { createSenderClock } from '../../lib/store/sender-clock.js';
 import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker, createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
@@ -30,7 +30,7 @@ import type { RunningCrm } from '../../tools/crm/start.js';
 import { startTarget } from '../crm/support.js';
 import { simulator } from '../crm-client/support.js';
 import { FakePublisher } from '../support/bus.js';
-import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
 import { type LocalQueues, startLocalQueues } from '../support/local-queues.js';
 import { startSkewedCrm } from '../support/skewed-crm.js';
 import { lambdaContext, quietObservability } from '../support/workers.js';
@@ -47,10 +47,8 @@ export interface Receiver {
 }
 
 export async function startReceiver(): Promise<Receiver> {
-  const dynamo = await startDynalite();
-  const tables = await dynamo.createTables();
+  const { dynamo, tables, store } = await startDynamoStore();
   const queues = await startLocalQueues({ stage: `r${Date.now() % 100000}` });
-  const store = createDynamoStore({ client: dynamo.doc, tables, retentionDays: 30 });
   return {
     dynamo,
     queues,
