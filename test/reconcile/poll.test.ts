@@ -1,5 +1,5 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { readWatchConfig } from '../../lib/config/watch.js';
 import { type CrmClient, tenantEndpoints } from '../../lib/crm/index.js';
 import { type PollDeps, pollWebhooks } from '../../lib/reconcile/poll/poll.js';
@@ -13,28 +13,15 @@ import { setTenantStatus } from '../../tools/crm/tenant-state.js';
 import { clientOf, simulator } from '../crm-client/support.js';
 import { FakePublisher } from '../support/bus.js';
 import { SECRET } from '../support/delivery.js';
-import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { dynamoStoreForFile } from '../support/dynamo.js';
 import { startServer } from '../support/http-server.js';
 import { startIngestServer } from '../support/ingest-server.js';
 import { startSkewedCrm } from '../support/skewed-crm.js';
-import { countingQueue, type LocalSqs, reconcileQueueOn, startLocalSqs } from '../support/sqs.js';
+import { countingQueue, localSqsForFile, reconcileQueueOn } from '../support/sqs.js';
 import { quietObservability } from '../support/workers.js';
 
-let dynamo: LocalDynamo;
-let sqs: LocalSqs;
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  sqs = await startLocalSqs();
-});
-afterAll(async () => {
-  await sqs.close();
-  await dynamo.close();
-});
-
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const db = dynamoStoreForFile();
+const sqs = localSqsForFile();
 
 const T0 = Date.parse('2026-11-27T10:00:00.000Z');
 const CONTEXT = 'Cust1';
@@ -44,18 +31,18 @@ const CONTEXT = 'Cust1';
  * ingest, the reconcile queue (local SQS FIFO, counted) and a poll on a clock the test moves.
  */
 async function world(env: Record<string, string> = {}, crmClient?: (crm: RunningCrm) => PollDeps['crm']) {
-  const tables = await dynamo.createTables();
+  const tables = await db.dynamo.createTables();
   const { crm, stop } = await simulator();
-  cleanups.push(stop);
+  onTestFinished(stop);
   const receiver = await startIngestServer();
-  cleanups.push(receiver.close);
+  onTestFinished(receiver.close);
   const webhook = await crm.core.register(CONTEXT, {
     name: 'rows',
     events: ['contact.created', 'contact.changed'],
     targetUrl: receiver.url,
     secret: SECRET,
   });
-  const receiverStore = createWebhookStore({ client: dynamo.doc, table: tables.webhooks });
+  const receiverStore = createWebhookStore({ client: db.dynamo.doc, table: tables.webhooks });
   // The receiver accepted a delivery of `rows` for Cust1 (what the row workers record).
   const accepted = { seq: 'x', timestamp: new Date(T0 - 600_000).toISOString(), eventId: 'e-1' };
   await receiverStore.markAccepted(CONTEXT, 'rows', accepted);
@@ -65,11 +52,11 @@ async function world(env: Record<string, string> = {}, crmClient?: (crm: Running
   const clock = { now: T0 };
   const deps: PollDeps = {
     crm: crmClient?.(crm) ?? (clientOf(crm) as CrmClient),
-    store: createWatchStore(dynamo.doc, tables.webhooks),
+    store: createWatchStore(db.dynamo.doc, tables.webhooks),
     lastAccepted: (context, name) => receiverStore.getLastAccepted(context, name),
     queue: counted.queue,
     publisher: bus,
-    recovery: createRecoveryStore(dynamo.doc, tables.webhooks),
+    recovery: createRecoveryStore(db.dynamo.doc, tables.webhooks),
     config: readWatchConfig(env),
     ...quietObservability(),
     now: () => clock.now,
@@ -109,7 +96,7 @@ async function world(env: Record<string, string> = {}, crmClient?: (crm: Running
     requests: counted.requests,
     reactivated,
     /** The webhooks' recovery items (what the gaps' cards show). */
-    recoveries: () => listRecoveries(dynamo.doc, tables.webhooks, CONTEXT),
+    recoveries: () => listRecoveries(db.dynamo.doc, tables.webhooks, CONTEXT),
   };
 }
 
@@ -292,7 +279,7 @@ describe('the poll of the receiver’s webhooks in the CRM (simulator, dynalite,
 
   it('usage counters the CRM answers as no number are read as no counters: no window at every poll, the webhook still watched', async () => {
     const proxy = await startSkewedCrm('http://unset');
-    cleanups.push(proxy.close);
+    onTestFinished(proxy.close);
     const w = await world({}, (crm) => {
       proxy.retarget(crm.url);
       return clientOf(crm, { apiUrl: proxy.apiUrl }) as CrmClient;
@@ -308,7 +295,7 @@ describe('the poll of the receiver’s webhooks in the CRM (simulator, dynalite,
 
   it('a CRM that never answers does not hold the poll past its budget', async () => {
     const silent = await startServer(() => {}); // accepts, never answers
-    cleanups.push(silent.close);
+    onTestFinished(silent.close);
     let budget = Date.now() + 500;
     const w = await world(
       {},

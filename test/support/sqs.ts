@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
+import { afterAll, beforeAll } from 'vitest';
 import { sqsJsonReconcileQueue } from '../../lib/queue/sqs-json-reconcile.js';
 import type { ReconcileQueue, ReconcileRequest } from '../../lib/reconcile/request.js';
 
@@ -42,6 +43,16 @@ export async function startLocalSqs(): Promise<LocalSqs> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** {@link startLocalSqs} for a file's tests: started before them, stopped after (its fields there once they run). */
+export function localSqsForFile(): LocalSqs {
+  const sqs = {} as LocalSqs;
+  beforeAll(async () => {
+    Object.assign(sqs, await startLocalSqs());
+  });
+  afterAll(() => sqs.close?.());
+  return sqs;
 }
 
 /** The reconcile queue's port on `queueUrl` of the local SQS, as the functions send to it. */

@@ -1,10 +1,10 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ReconcileQueue, ReconcileRequestSchema } from '../../lib/reconcile/request.js';
 import { createStateWorker } from '../../lib/workers/index.js';
 import { FakePublisher } from '../support/bus.js';
 import { dynamoStoreForFile } from '../support/dynamo.js';
-import { type LocalSqs, reconcileQueueOn, startLocalSqs } from '../support/sqs.js';
+import { localSqsForFile, reconcileQueueOn } from '../support/sqs.js';
 import {
   at,
   contactWorker,
@@ -18,12 +18,7 @@ import {
 } from '../support/workers.js';
 
 const db = dynamoStoreForFile();
-let sqs: LocalSqs;
-
-beforeAll(async () => {
-  sqs = await startLocalSqs();
-});
-afterAll(() => sqs.close());
+const sqs = localSqsForFile();
 
 /** Every request waiting in the reconcile queue (received and left invisible: each test has its own queue). */
 async function queued(queueUrl: string) {
