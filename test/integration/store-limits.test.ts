@@ -5,9 +5,9 @@ import { storeMisfit } from '../../lib/ingest/store-fit.js';
 import { fitsStore, MAX_STORED_BODY_BYTES } from '../../lib/store/body-codec.js';
 import { MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from '../../lib/store/keys.js';
 import type { Store } from '../../lib/store/types.js';
-import { createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
+import type { SqsBatchHandler } from '../../lib/workers/index.js';
 import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
-import { lambdaContext, quietObservability, rowEvent, sqsEvent, sqsRecord } from '../support/workers.js';
+import { contactWorker, lambdaContext, rowEvent, sqsEvent, sqsRecord } from '../support/workers.js';
 
 /**
  * The ingest's store limits against dynalite: what `storeMisfit` lets through is applied by the real
@@ -19,13 +19,7 @@ let worker: SqsBatchHandler;
 beforeAll(async () => {
   let store: Store;
   ({ dynamo, store } = await startDynamoStore());
-  worker = createRowWorker({
-    entity: 'contact',
-    store,
-    hooks: {},
-    ignoreAssociateIds: new Set(),
-    ...quietObservability(),
-  });
+  worker = contactWorker(store);
 });
 afterAll(() => dynamo.close());
 

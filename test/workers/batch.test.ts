@@ -1,11 +1,12 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
-import { createFifoBatchHandler, createRowWorker, createStateWorker } from '../../lib/workers/index.js';
+import { createFifoBatchHandler, createStateWorker } from '../../lib/workers/index.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { dynamoStoreForFile, FAKE_AWS_ENV, gapsIn } from '../support/dynamo.js';
 import {
   at,
+  contactWorker,
   lambdaContext,
   quietObservability,
   rowEvent,
@@ -15,15 +16,6 @@ import {
 } from '../support/workers.js';
 
 const db = dynamoStoreForFile();
-
-const contactWorker = (hooks = {}) =>
-  createRowWorker({
-    entity: 'contact',
-    store: db.store,
-    hooks,
-    ignoreAssociateIds: new Set(),
-    ...quietObservability(),
-  });
 
 describe('FIFO partial batch failures', () => {
   it('a failed record fails the rest of its group; other groups go on', async () => {
@@ -37,8 +29,9 @@ describe('FIFO partial batch failures', () => {
     const onContactChanged = vi.fn(async (_event, row) => {
       if (row.primaryKey === 1) throw new Error('integrator bug');
     });
+    const worker = contactWorker(db.store, { onContactChanged });
 
-    const response = await contactWorker({ onContactChanged })(sqsEvent([a1, b1, a2, b2, a3]), lambdaContext);
+    const response = await worker(sqsEvent([a1, b1, a2, b2, a3]), lambdaContext);
 
     expect(response.batchItemFailures).toEqual([
       { itemIdentifier: a2.messageId },
@@ -60,8 +53,9 @@ describe('FIFO partial batch failures', () => {
     };
     const activity = sqsRecord(rowEvent('activity.created', { context: 'CustBad', primaryKey: 4 }));
     const invalid = sqsRecord({ ...buildSampleBody('contact.changed'), PrimaryKey: 'seven' });
+    const worker = contactWorker(db.store);
 
-    const response = await contactWorker()(sqsEvent([notJson, good, activity, invalid]), lambdaContext);
+    const response = await worker(sqsEvent([notJson, good, activity, invalid]), lambdaContext);
 
     expect(response.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual([
       notJson.messageId,
@@ -73,7 +67,8 @@ describe('FIFO partial batch failures', () => {
 
   it('decodes base64 bodies (raw bytes that are not valid UTF-8 text are sent that way)', async () => {
     const body = rowEvent('contact.created', { context: 'CustB64', primaryKey: 5, webhookName: 'Café ✓' });
-    const response = await contactWorker()(sqsEvent([sqsRecord(body, { base64: true })]), lambdaContext);
+    const worker = contactWorker(db.store);
+    const response = await worker(sqsEvent([sqsRecord(body, { base64: true })]), lambdaContext);
     expect(response.batchItemFailures).toEqual([]);
     const [record] = await db.store.listRowEvents('CustB64', 'contact', 5);
     expect(record!.payload).toEqual(body);

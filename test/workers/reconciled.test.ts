@@ -8,6 +8,7 @@ import { createRowWorker } from '../../lib/workers/index.js';
 import { dynamoStoreForFile } from '../support/dynamo.js';
 import {
   at,
+  contactWorker,
   lambdaContext,
   publishingContactWorker,
   quietObservability,
@@ -189,13 +190,7 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
         await db.store.saveRow(row, version);
       },
     };
-    const faulty = createRowWorker({
-      entity: 'contact',
-      store: crashing,
-      hooks: {},
-      ignoreAssociateIds: new Set(),
-      ...quietObservability(),
-    });
+    const faulty = contactWorker(crashing);
     // Its receives fail (it goes to the DLQ); a later snapshot with the same answer gets through.
     expect((await faulty(sqsEvent([first]), lambdaContext)).batchItemFailures).toHaveLength(1);
     crash = false;
