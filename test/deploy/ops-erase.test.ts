@@ -1,5 +1,4 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { CreateQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -11,6 +10,7 @@ import { type DashboardClients, main } from '../../scripts/ops.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { type LocalDynamo, startDynamoStore, type TableNames } from '../support/dynamo.js';
 import { type ParkedQueues, startParkedQueues } from '../support/parked.js';
+import { describedStack, opsClients } from '../support/stack-outputs.js';
 import { at, lambdaContext, quietObservability, rowEvent, sqsEvent, sqsRecord } from '../support/workers.js';
 
 /** `npm run ops -- erase` on a "stage" whose outputs name dynalite's tables and the SQS emulator's queues. */
@@ -55,24 +55,10 @@ beforeAll(async () => {
     outputs[queueOutputs(queue.key).url] = queue.url;
     outputs[queueOutputs(queue.key).dlqUrl] = queue.dlq.url;
   }
-  cloudFormation.on(DescribeStacksCommand).resolves({
-    Stacks: [
-      {
-        StackName: 'x',
-        StackStatus: 'UPDATE_COMPLETE',
-        CreationTime: new Date(),
-        Outputs: Object.entries(outputs).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })),
-      },
-    ],
-  });
+  const stack = Object.entries(outputs).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue }));
+  cloudFormation.on(DescribeStacksCommand).resolves(describedStack(stack));
   eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'bus-1' }] });
-  clients = {
-    cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }),
-    sqs: parked.local.client,
-    dynamo: dynamo.doc,
-    cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
-    eventBridge: new EventBridgeClient({ region: 'eu-west-1' }),
-  };
+  clients = opsClients({ sqs: parked.local.client, dynamo: dynamo.doc });
 });
 afterAll(async () => {
   await parked.local.close();
