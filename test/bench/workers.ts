@@ -11,7 +11,7 @@ import type { Row } from '../../lib/model/types.js';
 import { apply } from '../../lib/projection.js';
 import { processRowEvent } from '../../lib/workers/index.js';
 import { startDynamoStore } from '../support/dynamo.js';
-import { at, quietObservability, rowEvent } from '../support/workers.js';
+import { at, rowEvent, rowWorkerDeps } from '../support/workers.js';
 
 const LANES = 10;
 const ROWS_PER_LANE = 10;
@@ -37,7 +37,7 @@ async function timed(work: () => Promise<void>): Promise<number> {
 export async function benchWorkers(): Promise<Record<string, number | string>> {
   const { dynamo, tables, store } = await startDynamoStore();
   try {
-    const deps = { store, hooks: {}, ignoreAssociateIds: new Set<number>(), ...quietObservability() };
+    const deps = rowWorkerDeps(store);
     const meta = { messageId: 'bench' };
 
     // Pure apply, CPU only.

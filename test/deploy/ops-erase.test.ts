@@ -11,7 +11,7 @@ import { buildSampleBody } from '../../tools/samples.js';
 import { type LocalDynamo, startDynamoStore, type TableNames } from '../support/dynamo.js';
 import { type ParkedQueues, startParkedQueues } from '../support/parked.js';
 import { describedStack, opsClients } from '../support/stack-outputs.js';
-import { at, lambdaContext, quietObservability, rowEvent, sqsEvent, sqsRecord } from '../support/workers.js';
+import { at, lambdaContext, rowEvent, rowWorkerDeps, sqsEvent, sqsRecord } from '../support/workers.js';
 
 /** `npm run ops -- erase` on a "stage" whose outputs name dynalite's tables and the SQS emulator's queues. */
 let dynamo: LocalDynamo;
@@ -70,10 +70,7 @@ describe('npm run ops -- erase', () => {
     const created = rowEvent('person.created', { context: 'CustOps', primaryKey: 5, timestamp: at(1) });
     const event = { ...created, FieldValues: { ...created.FieldValues, lastname: SECRET } };
     const worker = createEntitiesWorker({
-      store,
-      hooks: {},
-      ignoreAssociateIds: new Set(),
-      ...quietObservability(),
+      ...rowWorkerDeps(store),
     });
     await worker(sqsEvent([sqsRecord(event)]), lambdaContext);
     for (const [key, name] of [

@@ -16,7 +16,7 @@ import { FakePublisher } from '../support/bus.js';
 import { type LocalDynamo, startDynamoStore, type TableNames } from '../support/dynamo.js';
 import { testSource } from '../support/local-source.js';
 import { type ParkedQueues, startParkedQueues } from '../support/parked.js';
-import { at, lambdaContext, quietObservability, rowEvent, sqsEvent, sqsRecord } from '../support/workers.js';
+import { at, lambdaContext, rowEvent, rowWorkerDeps, sqsEvent, sqsRecord } from '../support/workers.js';
 
 /** Strings only person 77 carries: after the erasure no API of the receiver may answer one. */
 const SECRETS = ['Gfdsaq-Firstname', 'Mnbvcx-Lastname', '1969-07-20-birth'];
@@ -66,16 +66,13 @@ const personal = { firstname: SECRETS[0], lastname: SECRETS[1], birthDate: SECRE
 
 function worker(bus = new FakePublisher()) {
   const handler = createEntitiesWorker({
-    store,
-    hooks: {},
-    ignoreAssociateIds: new Set(),
+    ...rowWorkerDeps(store),
     erasesOnDelete: erasesOnDelete({ ERASE_ON_DELETE: 'none' }),
     publication: {
       publisher: bus,
       publishEchoes: false,
       isBookkeeping: bookkeepingFilter(DEFAULT_BOOKKEEPING_FIELDS),
     },
-    ...quietObservability(),
   });
   return async (event: RowEvent) =>
     expect((await handler(sqsEvent([sqsRecord(event)]), lambdaContext)).batchItemFailures).toEqual([]);

@@ -125,15 +125,14 @@ export function redelivered(record: SQSRecord): SQSRecord {
   return { ...record, attributes: { ...record.attributes, ApproximateReceiveCount: String(count) } };
 }
 
+/** A row worker's deps on `store`: `hooks` (default none), no associate's changes ignored, quiet logs. */
+export function rowWorkerDeps(store: RowWorkerDeps['store'], hooks: Hooks = {}): RowWorkerDeps {
+  return { store, hooks, ignoreAssociateIds: new Set(), ...quietObservability() };
+}
+
 /** The contact worker on `store`, with no hooks and quiet logs. */
 export function contactWorker(store: RowWorkerDeps['store'], hooks: Hooks = {}): SqsBatchHandler {
-  return createRowWorker({
-    entity: 'contact',
-    store,
-    hooks,
-    ignoreAssociateIds: new Set(),
-    ...quietObservability(),
-  });
+  return createRowWorker({ ...rowWorkerDeps(store, hooks), entity: 'contact' });
 }
 
 /**
@@ -162,12 +161,10 @@ export function publishingContactWorker(
     ),
   };
   const worker = createRowWorker({
+    ...rowWorkerDeps(store),
     entity: 'contact',
-    store,
-    hooks: {},
     ignoreAssociateIds: new Set(options.ignoreAssociateIds),
     publication,
-    ...quietObservability(),
   });
   return { bus, worker, publication };
 }

@@ -6,17 +6,14 @@ import {
   createRowWorker,
 } from '../../lib/workers/index.js';
 import { dynamoStoreForFile } from '../support/dynamo.js';
-import { at, lambdaContext, quietObservability, rowEvent, sqsEvent, sqsRecord } from '../support/workers.js';
+import { at, lambdaContext, rowEvent, rowWorkerDeps, sqsEvent, sqsRecord } from '../support/workers.js';
 
 const db = dynamoStoreForFile();
 
 const worker = (markAccepted: Store['markAccepted'], markers?: AcceptedMarkerOptions) =>
   createRowWorker({
     entity: 'contact',
-    store: { ...db.store, markAccepted },
-    hooks: {},
-    ignoreAssociateIds: new Set(),
-    ...quietObservability(),
+    ...rowWorkerDeps({ ...db.store, markAccepted }),
     ...(markers && { markers }),
   });
 

@@ -5,7 +5,7 @@ import { createEntitiesWorker, createRowWorker, type SqsBatchHandler } from '../
 import { ALL_SAMPLE_EVENTS, buildSampleBody } from '../../tools/samples.js';
 import { policy, RecordingQueue, request } from '../support/delivery.js';
 import { dynamoStoreForFile } from '../support/dynamo.js';
-import { at, lambdaContext, quietObservability, sqsEvent, sqsRecord } from '../support/workers.js';
+import { at, lambdaContext, rowWorkerDeps, sqsEvent, sqsRecord } from '../support/workers.js';
 
 /**
  * Every family of the catalogue, through the ingest (route) and its worker against dynalite (row
@@ -15,7 +15,7 @@ const db = dynamoStoreForFile();
 const workers = new Map<string, SqsBatchHandler>();
 
 beforeAll(() => {
-  const deps = { store: db.store, hooks: {}, ignoreAssociateIds: new Set<number>(), ...quietObservability() };
+  const deps = rowWorkerDeps(db.store);
   workers.set('contact', createRowWorker({ ...deps, entity: 'contact' }));
   workers.set('activity', createRowWorker({ ...deps, entity: 'activity' }));
   workers.set('entities', createEntitiesWorker(deps));

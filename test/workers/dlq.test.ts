@@ -19,7 +19,7 @@ import { toSqsRecord } from '../../local/event-source-mapping.js';
 import { policy, request, sample } from '../support/delivery.js';
 import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
 import { type LocalSqs, startLocalSqs } from '../support/sqs.js';
-import { at, lambdaContext, quietObservability } from '../support/workers.js';
+import { at, lambdaContext, rowWorkerDeps } from '../support/workers.js';
 
 let sqs: LocalSqs;
 let dynamo: LocalDynamo;
@@ -140,10 +140,7 @@ describe('poison record', () => {
 
     const worker = createRowWorker({
       entity: 'contact',
-      store,
-      hooks: {},
-      ignoreAssociateIds: new Set(),
-      ...quietObservability(),
+      ...rowWorkerDeps(store),
     });
     const { failures } = await drain(worker);
 

@@ -11,9 +11,9 @@ import { dynamoStoreForFile } from '../support/dynamo.js';
 import {
   at,
   lambdaContext,
-  quietObservability,
   redelivered,
   rowEvent,
+  rowWorkerDeps,
   sqsEvent,
   sqsRecord,
 } from '../support/workers.js';
@@ -38,16 +38,13 @@ function created(context: string, seconds: number): RowEvent {
 function setup(options: { store?: Store; erase?: string } = {}) {
   const bus = new FakePublisher();
   const worker = createEntitiesWorker({
-    store: options.store ?? db.store,
-    hooks: {},
-    ignoreAssociateIds: new Set(),
+    ...rowWorkerDeps(options.store ?? db.store),
     erasesOnDelete: erasesOnDelete({ ERASE_ON_DELETE: options.erase }),
     publication: {
       publisher: bus,
       publishEchoes: false,
       isBookkeeping: bookkeepingFilter(DEFAULT_BOOKKEEPING_FIELDS),
     },
-    ...quietObservability(),
   });
   const run = async (...records: ReturnType<typeof sqsRecord>[]) =>
     (await worker(sqsEvent(records), lambdaContext)).batchItemFailures;

@@ -11,9 +11,9 @@ import {
   contactWorker,
   lambdaContext,
   publishingContactWorker,
-  quietObservability,
   redelivered,
   rowEvent,
+  rowWorkerDeps,
   sqsEvent,
   sqsRecord,
 } from '../support/workers.js';
@@ -213,15 +213,12 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
 
     const worker = createRowWorker({
       entity: 'contact',
-      store: db.store,
-      hooks: {},
-      ignoreAssociateIds: new Set(),
+      ...rowWorkerDeps(db.store),
       publication: {
         publisher: bus,
         publishEchoes: false,
         isBookkeeping: bookkeepingFilter(DEFAULT_BOOKKEEPING_FIELDS),
       },
-      ...quietObservability(),
     });
     expect((await worker(sqsEvent([record]), lambdaContext)).batchItemFailures).toHaveLength(1);
     await run(redelivered(record));

@@ -4,9 +4,9 @@ import type { RowEvent } from '../../lib/events/index.js';
 import { eventSeq } from '../../lib/model/order-key.js';
 import { RECENT_WINDOW } from '../../lib/projection.js';
 import type { Store } from '../../lib/store/types.js';
-import { createRowWorker, processRowEvent, type RowWorkerDeps } from '../../lib/workers/index.js';
+import { createRowWorker, processRowEvent } from '../../lib/workers/index.js';
 import { dynamoStoreForFile } from '../support/dynamo.js';
-import { at, lambdaContext, quietObservability, rowEvent, sqsEvent, sqsRecord } from '../support/workers.js';
+import { at, lambdaContext, rowEvent, rowWorkerDeps, sqsEvent, sqsRecord } from '../support/workers.js';
 
 const db = dynamoStoreForFile();
 
@@ -33,19 +33,13 @@ function overtakenBy(other: RowEvent): Store {
     async saveRow(row, version) {
       if (first) {
         first = false;
-        await processRowEvent(deps(db.store), other, meta);
+        await processRowEvent(rowWorkerDeps(db.store), other, meta);
       }
       return db.store.saveRow(row, version);
     },
   };
 }
 
-const deps = (s: Store, hooks = {}): RowWorkerDeps => ({
-  store: s,
-  hooks,
-  ignoreAssociateIds: new Set(),
-  ...quietObservability(),
-});
 const meta = { messageId: 'm' };
 let nextKey = 1;
 const key = () => ({ context: 'CustCount', primaryKey: nextKey++ });
@@ -57,33 +51,36 @@ describe('eventCount equals the distinct events of the history after any failure
   it('a crash between history and row, then 8+ newer events merged, then the retry', async () => {
     const k = key();
     const first = rowEvent('contact.created', { ...k, timestamp: at(1) });
-    await expect(processRowEvent(deps(faultyStore(new Set([first.EventId]))), first, meta)).rejects.toThrow(
-      'throttled',
-    );
-    for (const event of newer(k, 2, 9)) await processRowEvent(deps(db.store), event, meta);
+    await expect(
+      processRowEvent(rowWorkerDeps(faultyStore(new Set([first.EventId]))), first, meta),
+    ).rejects.toThrow('throttled');
+    for (const event of newer(k, 2, 9)) await processRowEvent(rowWorkerDeps(db.store), event, meta);
 
-    await processRowEvent(deps(db.store), first, meta); // the retry
+    await processRowEvent(rowWorkerDeps(db.store), first, meta); // the retry
 
     const history = await db.store.listRowEvents(k.context, 'contact', k.primaryKey);
     expect(history).toHaveLength(10);
     const row = await db.store.getRow(k.context, 'contact', k.primaryKey);
     expect(row).toMatchObject({ eventCount: 10, createdAt: first.Timestamp });
     // a later redelivery of the same event changes nothing
-    await processRowEvent(deps(db.store), first, meta);
+    await processRowEvent(rowWorkerDeps(db.store), first, meta);
     expect((await db.store.getRow(k.context, 'contact', k.primaryKey))!.eventCount).toBe(10);
   });
 
   it('a DLQ redrive of a failed record behind 9 newer events', async () => {
     const k = key();
     const created = rowEvent('contact.created', { ...k, timestamp: at(1) });
-    await processRowEvent(deps(db.store), created, meta);
+    await processRowEvent(rowWorkerDeps(db.store), created, meta);
     const stuck = rowEvent('contact.changed', { ...k, timestamp: at(2) });
     const record = sqsRecord(stuck);
-    const failing = createRowWorker({ entity: 'contact', ...deps(faultyStore(new Set([stuck.EventId]))) });
+    const failing = createRowWorker({
+      entity: 'contact',
+      ...rowWorkerDeps(faultyStore(new Set([stuck.EventId]))),
+    });
     for (let attempt = 0; attempt < 5; attempt++) {
       expect((await failing(sqsEvent([record]), lambdaContext)).batchItemFailures).toHaveLength(1);
     }
-    const worker = createRowWorker({ entity: 'contact', ...deps(db.store) });
+    const worker = createRowWorker({ entity: 'contact', ...rowWorkerDeps(db.store) });
     await worker(sqsEvent(newer(k, 3, 9).map((event) => sqsRecord(event))), lambdaContext);
 
     expect((await worker(sqsEvent([record]), lambdaContext)).batchItemFailures).toEqual([]); // the redrive
@@ -100,7 +97,7 @@ describe('eventCount equals the distinct events of the history after any failure
 describe('eventCount when the history write finds its own record (a retry inside one delivery)', () => {
   it('an event older than the window whose history write landed but whose answer was lost', async () => {
     const k = key();
-    for (const event of newer(k, 2, 9)) await processRowEvent(deps(db.store), event, meta);
+    for (const event of newer(k, 2, 9)) await processRowEvent(rowWorkerDeps(db.store), event, meta);
     const old = rowEvent('contact.changed', { ...k, timestamp: at(1) });
     // The SDK's retry of a conditional put whose first attempt landed: the condition fails.
     const lostAnswer: Store = {
@@ -111,7 +108,7 @@ describe('eventCount when the history write finds its own record (a retry inside
       },
     };
 
-    await processRowEvent(deps(lostAnswer), old, meta);
+    await processRowEvent(rowWorkerDeps(lostAnswer), old, meta);
 
     expect(await db.store.listRowEvents(k.context, 'contact', k.primaryKey)).toHaveLength(10);
     expect((await db.store.getRow(k.context, 'contact', k.primaryKey))!.eventCount).toBe(10);
@@ -119,13 +116,13 @@ describe('eventCount when the history write finds its own record (a retry inside
 
   it('a retry whose row write meets a version conflict recounts after the event merged in between', async () => {
     const k = key();
-    for (const event of newer(k, 1, 3)) await processRowEvent(deps(db.store), event, meta);
+    for (const event of newer(k, 1, 3)) await processRowEvent(rowWorkerDeps(db.store), event, meta);
     const stuck = rowEvent('contact.changed', { ...k, timestamp: at(10) });
-    await expect(processRowEvent(deps(faultyStore(new Set([stuck.EventId]))), stuck, meta)).rejects.toThrow(
-      'throttled',
-    );
+    await expect(
+      processRowEvent(rowWorkerDeps(faultyStore(new Set([stuck.EventId]))), stuck, meta),
+    ).rejects.toThrow('throttled');
     const between = rowEvent('contact.changed', { ...k, timestamp: at(11) });
-    await processRowEvent(deps(overtakenBy(between)), stuck, meta); // the retry
+    await processRowEvent(rowWorkerDeps(overtakenBy(between)), stuck, meta); // the retry
 
     expect(await db.store.listRowEvents(k.context, 'contact', k.primaryKey)).toHaveLength(5);
     expect(await db.store.getRow(k.context, 'contact', k.primaryKey)).toMatchObject({
@@ -138,11 +135,11 @@ describe('eventCount when the history write finds its own record (a retry inside
 describe("eventCount when the row's window can tell", () => {
   it('a retry of an event within the window counts one more, without reading the history', async () => {
     const k = key();
-    for (const event of newer(k, 1, 3)) await processRowEvent(deps(db.store), event, meta);
+    for (const event of newer(k, 1, 3)) await processRowEvent(rowWorkerDeps(db.store), event, meta);
     const stuck = rowEvent('contact.changed', { ...k, timestamp: at(10) });
-    await expect(processRowEvent(deps(faultyStore(new Set([stuck.EventId]))), stuck, meta)).rejects.toThrow(
-      'throttled',
-    );
+    await expect(
+      processRowEvent(rowWorkerDeps(faultyStore(new Set([stuck.EventId]))), stuck, meta),
+    ).rejects.toThrow('throttled');
     // The history's two oldest records have expired (EVENT_RETENTION_DAYS): a recount would say 2.
     const listed = vi.fn();
     const expired: Store = {
@@ -153,7 +150,7 @@ describe("eventCount when the row's window can tell", () => {
       },
     };
 
-    await processRowEvent(deps(expired), stuck, meta); // the retry
+    await processRowEvent(rowWorkerDeps(expired), stuck, meta); // the retry
 
     expect(await db.store.getRow(k.context, 'contact', k.primaryKey)).toMatchObject({
       eventCount: 4,
@@ -174,15 +171,16 @@ describe('eventCount with events recorded but not merged yet (found by review)',
 
   it('a DLQ redrive of an old event, then of a newer one, counts each once', async () => {
     const k = key();
-    for (const event of newer(k, 2, RECENT_WINDOW)) await processRowEvent(deps(db.store), event, meta);
+    for (const event of newer(k, 2, RECENT_WINDOW))
+      await processRowEvent(rowWorkerDeps(db.store), event, meta);
     const late = rowEvent('contact.changed', { ...k, timestamp: at(1) });
     const pending = rowEvent('contact.changed', { ...k, timestamp: at(20) });
     // Both recorded during the outage, neither merged: both dead-lettered, in group order.
     for (const event of [late, pending]) {
-      await expect(processRowEvent(deps(outage()), event, meta)).rejects.toThrow('throttled');
+      await expect(processRowEvent(rowWorkerDeps(outage()), event, meta)).rejects.toThrow('throttled');
     }
 
-    for (const event of [late, pending]) await processRowEvent(deps(db.store), event, meta); // the redrive
+    for (const event of [late, pending]) await processRowEvent(rowWorkerDeps(db.store), event, meta); // the redrive
 
     const history = await db.store.listRowEvents(k.context, 'contact', k.primaryKey);
     expect(history).toHaveLength(RECENT_WINDOW + 2);
@@ -194,10 +192,11 @@ describe('eventCount with events recorded but not merged yet (found by review)',
 
   it('an old event handled twice at once (its visibility timeout ran out) counts once', async () => {
     const k = key();
-    for (const event of newer(k, 2, RECENT_WINDOW)) await processRowEvent(deps(db.store), event, meta);
+    for (const event of newer(k, 2, RECENT_WINDOW))
+      await processRowEvent(rowWorkerDeps(db.store), event, meta);
     const late = rowEvent('contact.changed', { ...k, timestamp: at(1) });
     // The first handler's row write comes after a second handler of the same message did it all.
-    await processRowEvent(deps(overtakenBy(late)), late, meta);
+    await processRowEvent(rowWorkerDeps(overtakenBy(late)), late, meta);
 
     expect(await db.store.listRowEvents(k.context, 'contact', k.primaryKey)).toHaveLength(RECENT_WINDOW + 1);
     expect((await db.store.getRow(k.context, 'contact', k.primaryKey))!.eventCount).toBe(RECENT_WINDOW + 1);
@@ -210,7 +209,7 @@ describe('duplicates the sender really produces', () => {
     const first = rowEvent('contact.changed', { ...k, timestamp: at(1) });
     const later = { ...rowEvent('contact.changed', { ...k, timestamp: at(2) }), EventId: first.EventId };
     const sameTick = { ...first, Changes: ['name'] } as RowEvent;
-    const d = deps(db.store, { onContactChanged: vi.fn() });
+    const d = rowWorkerDeps(db.store, { onContactChanged: vi.fn() });
     const metric = vi.spyOn(d.metrics, 'addMetric');
     const warn = vi.spyOn(d.logger, 'warn');
 
@@ -236,14 +235,14 @@ describe('duplicates the sender really produces', () => {
   it('a conflict of an event older than the row’s window is found in the history', async () => {
     const k = key();
     const first = rowEvent('contact.changed', { ...k, timestamp: at(1) });
-    await processRowEvent(deps(db.store), first, meta);
-    for (const event of newer(k, 2, 9)) await processRowEvent(deps(db.store), event, meta);
+    await processRowEvent(rowWorkerDeps(db.store), first, meta);
+    for (const event of newer(k, 2, 9)) await processRowEvent(rowWorkerDeps(db.store), event, meta);
     const conflicting = {
       ...rowEvent('contact.changed', { ...k, timestamp: at(1.5) }),
       EventId: first.EventId,
     };
 
-    expect((await processRowEvent(deps(db.store), conflicting, meta)).outcome).toBe('conflict');
+    expect((await processRowEvent(rowWorkerDeps(db.store), conflicting, meta)).outcome).toBe('conflict');
     expect((await db.store.getRow(k.context, 'contact', k.primaryKey))!.eventCount).toBe(10);
   });
 
@@ -252,7 +251,7 @@ describe('duplicates the sender really produces', () => {
     const first = rowEvent('contact.changed', { ...k, timestamp: at(1) });
     const resend = { ...first, EventId: randomUUID() };
     const onContactChanged = vi.fn();
-    const d = deps(db.store, { onContactChanged });
+    const d = rowWorkerDeps(db.store, { onContactChanged });
 
     await processRowEvent(d, first, meta);
     const before = await db.store.loadRow(k.context, 'contact', k.primaryKey);
@@ -280,12 +279,12 @@ describe('duplicates the sender really produces', () => {
   it('a resend older than the row’s window is found in the history', async () => {
     const k = key();
     const first = rowEvent('contact.changed', { ...k, timestamp: at(1) });
-    await processRowEvent(deps(db.store), first, meta);
-    for (const event of newer(k, 2, 9)) await processRowEvent(deps(db.store), event, meta);
+    await processRowEvent(rowWorkerDeps(db.store), first, meta);
+    for (const event of newer(k, 2, 9)) await processRowEvent(rowWorkerDeps(db.store), event, meta);
 
-    expect((await processRowEvent(deps(db.store), { ...first, EventId: randomUUID() }, meta)).outcome).toBe(
-      'resend',
-    );
+    expect(
+      (await processRowEvent(rowWorkerDeps(db.store), { ...first, EventId: randomUUID() }, meta)).outcome,
+    ).toBe('resend');
     expect((await db.store.getRow(k.context, 'contact', k.primaryKey))!.eventCount).toBe(10);
   });
 });

@@ -8,7 +8,7 @@ import { processRowEvent, processStateEvent } from '../../lib/workers/index.js';
 import { arrivalsArb, contactEventsArb, inOrder, stateEventsArb } from '../support/arbitraries.js';
 import { dynamoStoreForFile } from '../support/dynamo.js';
 import { reconcileScenarioArb } from '../support/reconcile.js';
-import { quietObservability } from '../support/workers.js';
+import { quietObservability, rowWorkerDeps } from '../support/workers.js';
 
 const db = dynamoStoreForFile();
 
@@ -17,12 +17,7 @@ const meta = { messageId: 'm' };
 
 describe('convergence through the real store (dynalite)', () => {
   it('any arrival order with duplicates stores the in-order row and each event once in history', async () => {
-    const deps = {
-      store: db.store,
-      hooks: {},
-      ignoreAssociateIds: new Set<number>(),
-      ...quietObservability(),
-    };
+    const deps = rowWorkerDeps(db.store);
     await fc.assert(
       fc.asyncProperty(
         contactEventsArb(12).chain((events) => fc.tuple(fc.constant(events), arrivalsArb(events))),
@@ -50,12 +45,7 @@ describe('convergence through the real store (dynalite)', () => {
   });
 
   it('snapshots interleaved with live events (older, newer, same Timestamp, duplicated) end as the CRM’s row, each change counted once', async () => {
-    const deps = {
-      store: db.store,
-      hooks: {},
-      ignoreAssociateIds: new Set<number>(),
-      ...quietObservability(),
-    };
+    const deps = rowWorkerDeps(db.store);
     await fc.assert(
       fc.asyncProperty(
         reconcileScenarioArb('CustSnapProp').chain((scenario) =>
