@@ -5,9 +5,14 @@ import type { Row, Webhook } from '../../lib/model/types.js';
 import { apply, contentHash } from '../../lib/projection.js';
 import { applyStateEvent } from '../../lib/webhook-state.js';
 import { processRowEvent, processStateEvent } from '../../lib/workers/index.js';
-import { arrivalsArb, contactEventsArb, inOrder, stateEventsArb } from '../support/arbitraries.js';
+import {
+  arrivalsArb,
+  contactEventsArb,
+  inOrder,
+  reconcileScenarioArb,
+  stateEventsArb,
+} from '../support/arbitraries.js';
 import { dynamoStoreForFile } from '../support/dynamo.js';
-import { reconcileScenarioArb } from '../support/reconcile.js';
 import { quietObservability, rowWorkerDeps } from '../support/workers.js';
 
 const db = dynamoStoreForFile();
