@@ -30,12 +30,12 @@ export function systemUser(crm: RunningCrm): SystemUserCredentials {
   };
 }
 
-/** What the client sent and the CRM answered, call by call (a wrapper over the real fetch, not a mock). */
-export function recordingFetch() {
+/** What the client sent and the CRM answered, call by call: a wrapper over `underlying`, not a mock. */
+export function recordingFetch(underlying: typeof fetch = fetch) {
   const calls: Array<{ method: string; path: string; status: number }> = [];
   const wrapped: typeof fetch = async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
-    const response = await fetch(input, init);
+    const response = await underlying(input, init);
     calls.push({ method: init?.method ?? 'GET', path: url.pathname, status: response.status });
     return response;
   };

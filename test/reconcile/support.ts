@@ -28,7 +28,7 @@ import { createEntitiesWorker, createRowWorker, type SqsBatchHandler } from '../
 import { toSqsRecord } from '../../local/event-source-mapping.js';
 import type { RunningCrm } from '../../tools/crm/start.js';
 import { startTarget } from '../crm/support.js';
-import { simulator } from '../crm-client/support.js';
+import { recordingFetch, simulator } from '../crm-client/support.js';
 import { FakePublisher } from '../support/bus.js';
 import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
 import { type LocalQueues, startLocalQueues } from '../support/local-queues.js';
@@ -170,14 +170,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
       }),
     )
   ).QueueUrl!;
-  const calls: Array<{ method: string; path: string; status: number }> = [];
-  const underlying = options.wrapFetch ? options.wrapFetch(fetch) : fetch;
-  const recording: typeof fetch = async (input, init) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    const response = await underlying(input, init);
-    calls.push({ method: init?.method ?? 'GET', path: url.pathname, status: response.status });
-    return response;
-  };
+  const { fetch: recording, calls } = recordingFetch(options.wrapFetch ? options.wrapFetch(fetch) : fetch);
   const crmClient = createCrmClient({
     apiUrl: options.apiUrl ?? crm.apiUrl('{ContextIdentifier}'),
     credentials: { '*': options.credentials ?? { type: 'basic', user: 'crm', password: 'crm' } },
