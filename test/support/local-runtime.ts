@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { buildSampleDelivery } from '../../tools/samples.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -190,4 +191,14 @@ async function spawnOnce(options: SpawnOptions): Promise<RuntimeProcess> {
       return exited;
     },
   };
+}
+
+/** POSTs `body` to a runtime's `webhookUrl` as the CRM sends it: every header, signed with `secret` (unsigned without). */
+export function postDelivery(
+  webhookUrl: string,
+  body: Record<string, unknown>,
+  secret?: string,
+): Promise<Response> {
+  const delivery = buildSampleDelivery(body, secret === undefined ? {} : { secret });
+  return fetch(webhookUrl, { method: 'POST', headers: delivery.headers, body: delivery.body });
 }
