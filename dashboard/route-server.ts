@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { stringifyExact } from '../lib/json-text.js';
-import { guardRequests } from './guard-requests.js';
-import { guardPort } from './port-guard.js';
+import { guardRequests } from '../local/http/guard-requests.js';
+import { guardPort } from '../local/http/port-guard.js';
 
 /** A JSON route: the path's captured parts and the query in, the answer's body out. */
 export interface AdminRoute {

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname } from 'node:path';
-import { writeProblem } from './problem-response.js';
+import { writeProblem } from '../local/http/problem-response.js';
 
 export interface Dashboard {
   /**

@@ -1,11 +1,12 @@
 import type { ErasureReport, ErasureTarget } from '../lib/erasure/request.js';
 import type { ReplayFilter, ReplayReport } from '../lib/ingest/index.js';
+import type { RedriveResult } from '../lib/queue/sqs-move-back.js';
 import type { ReconcileRequest } from '../lib/reconcile/request.js';
+import type { StorePlace } from '../lib/store/event-lookup.js';
 import type { StoreReader } from '../lib/store/types.js';
+import type { DeadLetterView, DeliveryView, FailureView } from '../local/bus/views.js';
 import type { ChartOutcome, DeliveryEntry, MinuteCounts } from './activity.js';
-import type { DeadLetterView, DeliveryView, FailureView } from './bus-views.js';
-import type { FoundEvent } from './find-event.js';
-import type { ParkedView, QueueView } from './views.js';
+import type { MessageView, ParkedView, QueueView } from './views.js';
 
 /** What the page says about where its data comes from (`GET /source`). */
 export interface SourceInfo {
@@ -51,12 +52,16 @@ export interface OutcomeSeries {
   perMinute: MinuteCounts[];
 }
 
-export interface RedriveResult {
-  queue: string;
-  /** The move task's status (COMPLETED, RUNNING, FAILED, ...). */
-  status: string;
-  moved: number;
-  failureReason?: string;
+/** A place an event was found, with what that place holds of it: the tables, or a queue. */
+export type EventPlace =
+  | StorePlace
+  | { where: 'queue' | 'dlq' | 'parked'; queue: string; message: MessageView };
+
+export interface FoundEvent {
+  eventId: string;
+  /** How the places were searched, shown on the page. */
+  searched: string;
+  places: EventPlace[];
 }
 
 /** Reconciliation as a source offers it: whether a gap can be recovered, and how to ask. */

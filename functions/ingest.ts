@@ -1,20 +1,21 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { optionalEnv, requireEnv } from '../lib/config/env.js';
 import { readIngestConfig } from '../lib/config/ingest.js';
+import { createMetrics } from '../lib/function-metrics.js';
 import { isProxyEventV2, toDeliveryRequest, toProxyResult } from '../lib/ingest/apigateway.js';
 import { createPolicySource, handleDelivery, problemAnswer, unavailableAnswer } from '../lib/ingest/index.js';
 import { recordOutcome } from '../lib/ingest/outcome.js';
-import { METRIC, METRICS_NAMESPACE } from '../lib/metrics.js';
+import { METRIC } from '../lib/metrics.js';
 import { boundedSqsClientConfig, createSqsSender } from '../lib/queue/sqs.js';
 import { SsmParameterProvider } from '../lib/secrets/ssm.js';
 
 const config = readIngestConfig();
 // Service name and log level come from POWERTOOLS_SERVICE_NAME / POWERTOOLS_LOG_LEVEL, as in every function.
 const logger = new Logger();
-const metrics = new Metrics({ namespace: METRICS_NAMESPACE });
+const metrics = createMetrics();
 // The answer budget: SendMessage gives up within ENQUEUE_TIMEOUT_MS (2.5 s), so the 503 reaches the
 // sender within 3 s, before its own retry is due.
 const queue = createSqsSender({

@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readCrmConfig } from '../lib/config/crm.js';
@@ -9,7 +8,7 @@ import { ConfigError, optionalEnv, requireEnv } from '../lib/config/env.js';
 import { readReconcileConfig } from '../lib/config/reconcile.js';
 import { currentCrmClient } from '../lib/crm/from-config.js';
 import { type CrmClient, tenantEndpoints } from '../lib/crm/index.js';
-import { METRICS_NAMESPACE } from '../lib/metrics.js';
+import { createMetrics } from '../lib/function-metrics.js';
 import { QUEUE_ENV_VARS, type QueueKey, SQS_CALL_BUDGET_MS } from '../lib/queue/port.js';
 import { boundedSqsClientConfig } from '../lib/queue/sqs.js';
 import { createSqsReconcileQueue } from '../lib/queue/sqs-reconcile.js';
@@ -106,7 +105,7 @@ const reconcile = createReconcileHandler({
   bounds: config.bounds,
   recovery,
   logger,
-  metrics: new Metrics({ namespace: METRICS_NAMESPACE }),
+  metrics: createMetrics(),
 });
 
 /** SQS (reconcile FIFO queue, batch size 1) → the CRM's rows as snapshots on the rows' queues. */

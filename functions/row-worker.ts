@@ -1,9 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readRowWorkerConfig } from '../lib/config/workers.js';
+import { createMetrics } from '../lib/function-metrics.js';
 import { hooks } from '../lib/hooks.js';
-import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import { createDynamoStore } from '../lib/store/index.js';
 import { createEntitiesWorker, createRowWorker } from '../lib/workers/index.js';
 import { publicationFromEnv } from './publication.js';
@@ -24,7 +23,7 @@ export function rowWorkerHandler(
     erasesOnDelete: config.erasesOnDelete,
     publication: publicationFromEnv(),
     logger: new Logger(),
-    metrics: new Metrics({ namespace: METRICS_NAMESPACE }),
+    metrics: createMetrics(),
   };
   const worker =
     queue === 'entities' ? createEntitiesWorker(deps) : createRowWorker({ ...deps, entity: queue });

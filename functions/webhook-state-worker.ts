@@ -1,10 +1,9 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { SNSClient } from '@aws-sdk/client-sns';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readStateWorkerConfig } from '../lib/config/workers.js';
+import { createMetrics } from '../lib/function-metrics.js';
 import { hooks } from '../lib/hooks.js';
-import { METRICS_NAMESPACE } from '../lib/metrics.js';
 import { createWebhookStore } from '../lib/store/index.js';
 import { createSnsAlertPublisher, createStateWorker } from '../lib/workers/index.js';
 import { publicationFromEnv } from './publication.js';
@@ -12,7 +11,7 @@ import { reconcileQueueFromEnv } from './reconcile-queue.js';
 
 const config = readStateWorkerConfig();
 const logger = new Logger();
-const metrics = new Metrics({ namespace: METRICS_NAMESPACE });
+const metrics = createMetrics();
 const worker = createStateWorker({
   store: createWebhookStore({ table: config.webhooksTable }),
   hooks,

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   type EventEffect,
   familyOf,
@@ -12,9 +11,7 @@ import { fieldRecord } from './field-record.js';
 import { objectMembers } from './json-text.js';
 import { eventSeq } from './model/order-key.js';
 import type { Row } from './model/types.js';
-
-/** How many of the newest order keys a row keeps for exact duplicate detection. */
-export const RECENT_WINDOW = 8;
+import { olderThanWindow, RECENT_WINDOW } from './recognition.js';
 
 export interface ApplyOptions {
   /**
@@ -28,7 +25,7 @@ export interface ApplyOptions {
    * (a retry whose history record was already there); by default one more than the row's.
    */
   eventCount?: number;
-  /** The event's {@link contentHash}, kept for the recent window (see {@link recognise}). */
+  /** The event's content hash (recognition.ts), kept for the recent window. */
   contentHash?: string;
   /** FieldValues and Values exactly as delivered (JSON text); default: the parsed ones re-serialised. */
   json?: { FieldValues?: string; Values?: string };
@@ -38,19 +35,6 @@ export interface ApplyOptions {
    */
   recorded?: boolean;
 }
-
-/** What the row alone can say about an event before it is recorded. */
-export type Recognition =
-  /** Not part of the row: record and merge it. */
-  | { kind: 'new' }
-  /** Already part of the row (same order key, same content). */
-  | { kind: 'duplicate' }
-  /** Its EventId is in the row with another content (`of`: the order key the row follows). */
-  | { kind: 'conflict'; of: string }
-  /** Its content is in the row under another EventId: the sender's resend (`of`: the first one). */
-  | { kind: 'resend'; of: string }
-  /** Older than every event of the row's window: only the history can tell. */
-  | { kind: 'unknown' };
 
 /**
  * Merges one event into a row. Pure, idempotent (`apply(apply(r, e), e)` equals `apply(r, e)`) and
@@ -142,41 +126,6 @@ export function snapshotDiff(before: Row | undefined, after: Row): SnapshotDiff 
 
 function isSnapshot(event: RowEvent): boolean {
   return familyOfEvent(event).effect === 'reconciled';
-}
-
-/**
- * Classifies an event against the row before it is recorded, by order key, EventId and content hash
- * within the row's window of {@link RECENT_WINDOW} newest events; `unknown` for an older event.
- */
-export function recognise(row: Row | undefined, event: RowEvent, hash: string): Recognition {
-  if (row === undefined) return { kind: 'new' };
-  const seq = eventSeq(event);
-  const hashes = row.contentHashes ?? {};
-  for (const known of row.recentSeqs) {
-    const sameId = known.endsWith(`#${event.EventId}`);
-    const knownHash = hashes[known];
-    if (known === seq && (knownHash === undefined || knownHash === hash)) return { kind: 'duplicate' };
-    if (sameId) return { kind: 'conflict', of: known };
-    if (knownHash === hash) return { kind: 'resend', of: known };
-  }
-  return olderThanWindow(row, seq) ? { kind: 'unknown' } : { kind: 'new' };
-}
-
-/**
- * Identity of a delivery's content: SHA-256 of the body with its EventId taken out, so the sender's
- * resend of a change under a new EventId has the same hash and a conflicting body another one.
- */
-export function contentHash(body: string, eventId: string): string {
-  return createHash('sha256').update(body.split(eventId).join('')).digest('base64url').slice(0, 16);
-}
-
-/**
- * True when `seq` is older than every event of the row's full recent window: the row alone can then
- * no longer tell whether that event was merged (the history can). Within the window it can.
- */
-export function olderThanWindow(row: Row, seq: string): boolean {
-  const oldest = row.recentSeqs[0];
-  return row.recentSeqs.length >= RECENT_WINDOW && oldest !== undefined && seq < oldest;
 }
 
 function emptyRow(event: RowEvent, seq: string): Row {

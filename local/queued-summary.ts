@@ -1,4 +1,4 @@
-import type { LocalQueue } from './resources.js';
+import type { LocalQueue } from './emulators/resources.js';
 
 /**
  * What a stop leaves in the queues, in one line: pending messages are processed on the next start,

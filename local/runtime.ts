@@ -1,40 +1,19 @@
 import { mkdirSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDeliveryFeed, createOutcomeCounter } from '../dashboard/activity.js';
-import { LOCAL_CREDENTIALS } from '../dashboard/port-guard.js';
-import { createDashboard } from '../dashboard/server.js';
 import { loadDefinitions } from '../infra/definitions.js';
-import { intEnv } from '../lib/config/env.js';
-import { ROW_SET_INDEX } from '../lib/store/keys.js';
-import { tapMetrics } from './activity-taps.js';
-import { createAdminServer } from './admin-api.js';
-import { createLocalSource } from './dashboard-source.js';
+import { startLocalEventBus } from './bus/start-bus.js';
 import { type DataDirLock, lockDataDir } from './data-dir-lock.js';
-import { type DynamoEmulator, startDynamoEmulator } from './dynamo-emulator.js';
-import { eraseLocal } from './erase.js';
-import { type LocalEventBus, startLocalEventBus } from './event-bus.js';
-import {
-  checkFunctionSettings,
-  importHandlers,
-  setFunctionEnvironment,
-  startMappings,
-} from './function-wiring.js';
-import { loadFunctions } from './functions.js';
-import { createIngestServer } from './ingest-server.js';
+import { type DynamoEmulator, startDynamoEmulator } from './emulators/dynamo-emulator.js';
+import type { LocalQueue } from './emulators/resources.js';
+import { type SqsEmulator, startSqsEmulator } from './emulators/sqs-emulator.js';
+import { startLocalSsm } from './emulators/ssm-endpoint.js';
+import { checkFunctionSettings, startMappings } from './lambda/function-wiring.js';
+import { loadSchedules, startSchedules } from './lambda/schedules.js';
+import { LOOPBACK, listenBoth, portError } from './listen.js';
+import { createResources, localClients, SQS_JOURNAL } from './provision.js';
 import { describeQueued } from './queued-summary.js';
-import { localReconciliation } from './reconciliation.js';
-import { ensureQueues, ensureTables, hasIndex, type LocalQueue } from './resources.js';
-import { loadSchedules, startSchedules } from './schedules.js';
-import { type SqsEmulator, startSqsEmulator } from './sqs-emulator.js';
-import { startLocalSsm } from './ssm-endpoint.js';
-import { StartupError } from './startup-error.js';
-import { localTenants } from './tenants.js';
-import { ensureSecret, type LocalSecret } from './webhook-secret.js';
+import { createServers } from './servers.js';
+import type { LocalSecret } from './webhook-secret.js';
 
 export interface LocalRuntimeOptions {
   /** Where dynalite keeps the tables and the runtime its SQS journal and generated secret. Default `.data`. */
@@ -90,10 +69,6 @@ export interface LocalRuntime {
   stop(): Promise<void>;
 }
 
-const LOOPBACK = '127.0.0.1';
-/** The SQS emulator's write-ahead journal under DATA_DIR (sqs-journal.ts). */
-const SQS_JOURNAL = 'sqs-journal.ndjson';
-
 /**
  * The whole receiver on one machine: local-aws-sqs and dynalite in-process, the queues and tables of
  * infra/resources.yml, the functions of serverless.yml with their exact code (the ingest behind an
@@ -148,7 +123,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   }
 }
 
-interface Started {
+export interface Started {
   env: NodeJS.ProcessEnv;
   log: (line: string) => void;
   dataDir: string;
@@ -195,7 +170,7 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
     // The ports before any worker polls: a busy one stops the start.
     const [ingestPort, adminPort] = await listenBoth(app, options, undo);
     lock.update({ ingest: ingestPort, admin: adminPort });
-    // serverless.yml's `schedule` events (local/schedules.ts).
+    // serverless.yml's `schedule` events (local/lambda/schedules.ts).
     const schedules = startSchedules({ schedules: loadSchedules(), handlers: app.handlers, region, log });
     undo.push(schedules.stop);
     const mappings = startMappings({ ...app, ...resources, sqs: clients.sqs, region, log });
@@ -262,207 +237,4 @@ async function compose(options: LocalRuntimeOptions, startedWith: Started): Prom
         .catch(() => undefined);
     throw error;
   }
-}
-
-interface Clients {
-  sqs: SQSClient;
-  dynamodb: DynamoDBClient;
-  credentials: { accessKeyId: string; secretAccessKey: string };
-  destroy(): void;
-}
-
-/** The runtime's own SDK clients, pointed at the emulators. */
-function localClients(sqsEmulator: SqsEmulator, dynamoEmulator: DynamoEmulator, region: string): Clients {
-  const credentials = { ...LOCAL_CREDENTIALS };
-  const sqs = new SQSClient({ endpoint: sqsEmulator.endpoint, region, credentials });
-  const dynamodb = new DynamoDBClient({ endpoint: dynamoEmulator.endpoint, region, credentials });
-  return {
-    sqs,
-    dynamodb,
-    credentials,
-    destroy() {
-      sqs.destroy();
-      dynamodb.destroy();
-    },
-  };
-}
-
-/**
- * The queues and tables of infra/resources.yml, the journaled messages put back, and the functions'
- * environment pointed at all of it (the webhook secret included).
- */
-async function createResources(
-  options: LocalRuntimeOptions,
-  startedWith: Started,
-  clients: Clients,
-  ssmEndpoint: string,
-) {
-  const { env, log, dataDir, region, sqsEmulator, dynamoEmulator } = startedWith;
-  const definitions = loadDefinitions({ stage: options.stage ?? 'local' });
-  const [queues] = await Promise.all([
-    ensureQueues(clients.sqs, definitions.queues, { visibilityTimeout: options.visibilityTimeout }),
-    ensureTables(clients.dynamodb, definitions.tables),
-  ]);
-  const rows = definitions.tables.find((table) => table.key === 'rows')?.name;
-  if (rows !== undefined && !(await hasIndex(clients.dynamodb, rows, ROW_SET_INDEX)))
-    log(
-      `DATA_DIR ${dataDir} holds a rows table from before its ${ROW_SET_INDEX} index, which dynalite cannot add: reconciliation cannot find rows deleted in the CRM here; to have it, start on a fresh DATA_DIR (move ${dataDir} aside or set DATA_DIR to a new directory)`,
-    );
-  const recovered = sqsEmulator.recover();
-  if (recovered.restored > 0)
-    log(
-      `restored ${recovered.restored} queued message${recovered.restored === 1 ? '' : 's'} from ${join(dataDir, SQS_JOURNAL)}`,
-    );
-  if (recovered.kept > 0)
-    log(
-      `kept ${recovered.kept} journaled message${recovered.kept === 1 ? '' : 's'} of queues this version does not define`,
-    );
-  const tables = setFunctionEnvironment(env, {
-    queues,
-    tables: definitions.tables,
-    region,
-    credentials: clients.credentials,
-    sqsEmulator,
-    dynamoEmulator,
-    ssmEndpoint,
-    log,
-  });
-  return { definitions, queues, tables, secret: ensureSecret(env, dataDir) };
-}
-
-/**
- * The functions imported with their environment set, and the two HTTP servers in front of them: the
- * API Gateway emulation (the ingest) and the admin API with the dashboard. Not listening yet.
- */
-async function createServers(
-  options: LocalRuntimeOptions,
-  { env, log, region, dataDir, sqsEmulator }: Started,
-  clients: Clients,
-  { queues, tables }: Awaited<ReturnType<typeof createResources>>,
-  eventBus: LocalEventBus,
-) {
-  const functions = loadFunctions();
-  // The dashboard's taps: outcomes per minute from the functions' metrics, the ingest's answers.
-  const outcomes = createOutcomeCounter();
-  const untapMetrics = tapMetrics(outcomes);
-  const deliveries = createDeliveryFeed();
-  const handlers = await importHandlers(functions, deliveries);
-
-  const { createDynamoStore } = await import('../lib/store/index.js');
-  const doc = DynamoDBDocumentClient.from(clients.dynamodb);
-  const store = createDynamoStore({
-    client: doc,
-    tables: { rows: tables.rows!, events: tables.events!, webhooks: tables.webhooks! },
-    retentionDays: 30,
-  });
-  const ingest = createIngestServer({
-    functions,
-    handlers,
-    region,
-    log,
-    maxBodyBytes: intEnv('MAX_BODY_BYTES', 1_048_576, env),
-    maxConnections: options.maxConnections ?? 256,
-    headersTimeoutMs: options.headersTimeoutMs ?? 5000,
-  });
-  const peek = (name: string, limit?: number) => sqsEmulator.peek(name, limit);
-  /** Whether the runtime is ready, and its URLs and ports once listening (for GET /health and /info). */
-  const state: { ready: boolean; info?: { urls: LocalRuntime['urls']; ports: LocalRuntime['ports'] } } = {
-    ready: false,
-  };
-  const reconciliation = localReconciliation(env, queues, clients.sqs);
-  const erasure = {
-    store,
-    sqs: clients.sqs,
-    queues,
-    env,
-    doc,
-    webhooksTable: tables.webhooks!,
-    bus: eventBus.bus,
-  };
-  const tenants = localTenants({
-    eraseTenant: (context) => eraseLocal(erasure, { context }),
-    env,
-    doc,
-    webhooksTable: tables.webhooks!,
-    region,
-    credentials: clients.credentials,
-    activity: store,
-    targetUrl: () => state.info?.urls.webhook ?? '',
-    log,
-  });
-  const admin = createAdminServer({
-    source: createLocalSource({
-      store,
-      sqs: clients.sqs,
-      doc,
-      eventsTable: tables.events!,
-      webhooksTable: tables.webhooks!,
-      queues,
-      peek,
-      outcomes,
-      deliveries,
-      subscriptions: () => eventBus.bus.view(),
-      env,
-      reconciliation,
-      erasure,
-    }),
-    queues,
-    peek,
-    isReady: () => state.ready,
-    log,
-    // cpuMs: what this process has spent, every thread (the emulators' too): bench load's CPU per event.
-    info: () => ({ ...state.info, dataDir, queues, tables, cpuMs: cpuMs() }),
-    dashboard: createDashboard(),
-    tenants,
-  });
-  return { functions, handlers, ingest, admin, untapMetrics, state, reconciliation, tenants };
-}
-
-/** Both servers listening (the ingest on `host`, the admin API on loopback); their ports. */
-async function listenBoth(
-  { ingest, admin }: Awaited<ReturnType<typeof createServers>>,
-  options: LocalRuntimeOptions,
-  undo: Undo[],
-): Promise<[number, number]> {
-  const listening = await Promise.allSettled([
-    listen(ingest.server, options.port ?? 3000, options.host ?? LOOPBACK, 'PORT'),
-    listen(admin, options.adminPort ?? 3001, LOOPBACK, 'ADMIN_PORT'),
-  ]);
-  if (ingest.server.listening) undo.push(() => ingest.close());
-  if (admin.listening) undo.push(() => new Promise<void>((done) => admin.close(() => done())));
-  const [ingestListening, adminListening] = listening;
-  if (ingestListening.status === 'rejected') throw ingestListening.reason;
-  if (adminListening.status === 'rejected') throw adminListening.reason;
-  return [ingestListening.value, adminListening.value];
-}
-
-function listen(server: Server, port: number, host: string, variable: string): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const failed = (error: Error) => reject(portError(variable, port, error));
-    server.once('error', failed);
-    server.listen(port, host, () => {
-      server.off('error', failed);
-      resolvePort((server.address() as AddressInfo).port);
-    });
-  });
-}
-
-/** A busy or forbidden port as one line naming the variable to change; other errors unchanged. */
-function portError(variable: string, port: number, error: unknown): unknown {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE')
-    return new StartupError(
-      `port ${port} is in use by another process: set ${variable} to a free port (0 picks one)`,
-    );
-  if (code === 'EACCES')
-    return new StartupError(
-      `port ${port} needs privileges: set ${variable} to a port above 1023 (0 picks one)`,
-    );
-  return error;
-}
-
-/** CPU milliseconds (user + system) this process has used so far, all its threads together. */
-function cpuMs(): number {
-  const { user, system } = process.cpuUsage();
-  return Math.round((user + system) / 1000);
 }

@@ -2,6 +2,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { type EventName, familyOf, SPEC_EVENT_FAMILIES } from '../lib/events/index.js';
 import { CATALOGUE_SAMPLE_EVENTS, catalogueSampleFields } from './catalogue-samples.js';
+import { specSampleFields } from './spec-samples.js';
 
 /** Every event of the spec, by its body name (state events take a webhook id in the header). */
 export const SAMPLE_EVENTS = Object.keys(SPEC_EVENT_FAMILIES) as EventName[];
@@ -13,95 +14,6 @@ export { CATALOGUE_SAMPLE_EVENTS };
 
 /** An event of the spec, or any other name of the catalogue (`person.created`, `y_equipment.deleted`, ...). */
 export type SampleEventName = EventName | (string & {});
-
-const CONTACT_CREATED_CHANGES = [
-  'contact_id',
-  'activeErpLinks',
-  'activeInterests',
-  'associate_id',
-  'business_idx',
-  'category_idx',
-  'country_id',
-  'dbi_agent_id',
-  'dbi_key',
-  'dbi_last_modified',
-  'dbi_last_syncronized',
-  'deleted',
-  'department',
-  'group_id',
-  'kananame',
-  'mother_id',
-  'name',
-  'nomailing',
-  'number1',
-  'number2',
-  'orgNr',
-  'registered_associate_id',
-  'registered',
-  'soundEx',
-  'source',
-  'supportAssociateId',
-  'supportLanguageId',
-  'supportPersonId',
-  'text_id',
-  'ticketPriorityId',
-  'tzLocationId',
-  'updated_associate_id',
-  'updated',
-  'updatedCount',
-  'userdef_id',
-  'userdef2_id',
-  'xstop',
-];
-
-const ACTIVITY_CREATED_CHANGES = [
-  'appointment_id',
-  'suggestedDocumentId',
-  'status',
-  'task_idx',
-  'endDate',
-  'document_id',
-  'activeLinks',
-  'assignedBy',
-  'alarm',
-  'done',
-  'updatedCount',
-  'contact_id',
-  'emailId',
-  'lagTime',
-  'priority_idx',
-  'associate_id',
-  'userdef_id',
-  'group_idx',
-  'recurrenceRuleId',
-  'private',
-  'do_by',
-  'location',
-  'invitedPersonId',
-  'registered_associate_id',
-  'preferredTZLocation',
-  'updated',
-  'project_id',
-  'rejectReason',
-  'sale_id',
-  'person_id',
-  'activeDate',
-  'rejectCounter',
-  'color_index',
-  'suggestedAppointmentId',
-  'leadtime',
-  'registered',
-  'hasAlarm',
-  'alldayEvent',
-  'text_id',
-  'updated_associate_id',
-  'type',
-  'userdef2_id',
-  'freeBusy',
-  'source',
-  'isMilestone',
-  'mother_id',
-];
 
 export interface SampleOptions {
   primaryKey?: number;
@@ -141,103 +53,10 @@ export function buildSampleBody(
     ChangedByAssociateId: options.changedByAssociateId ?? (event.startsWith('webhook.') ? 0 : 5),
     WebhookName: options.webhookName ?? 'crm-webhook-receiver',
   };
-  if (!isSpecEvent(event)) {
-    const family = familyOf(event);
-    if (family === undefined) throw new Error(`no sample for ${event}: not an event of the catalogue`);
-    return { ...base, ...catalogueSampleFields(event, family, primaryKey) };
-  }
-  switch (event) {
-    case 'webhook.started':
-    case 'webhook.stopped':
-    case 'webhook.errors':
-      return {
-        ...base,
-        FieldValues: {
-          events: 42,
-          registered: '2018-04-24T10:18:40.4930000+02:00',
-          registered_associate_id: 5,
-          state: { 'webhook.started': 0, 'webhook.stopped': 1, 'webhook.errors': 2 }[event],
-          updated: '0001-01-01T00:00:00',
-          updated_associate_id: 0,
-        },
-      };
-    case 'contact.created':
-      return {
-        ...base,
-        Changes: CONTACT_CREATED_CHANGES,
-        Entity: 'contact',
-        FieldValues: {
-          activeInterests: 0,
-          associate_id: 5,
-          business_idx: 3,
-          category_idx: 2,
-          country_id: 578,
-          deleted: 0,
-          DeletedDate: '0001-01-01T00:00:00',
-          registered: '2025-05-14T16:11:02.4593434+02:00',
-          registered_associate_id: 5,
-          source: 0,
-          updated: '0001-01-01T00:00:00',
-          userdef2_id: 0,
-          userdef_id: 0,
-        },
-      };
-    case 'contact.changed':
-      return {
-        ...base,
-        Changes: [
-          'contact_id',
-          'associate_id',
-          'department',
-          'updated_associate_id',
-          'updated',
-          'updatedCount',
-        ],
-        Entity: 'contact',
-      };
-    case 'contact.softdeleted':
-      return { ...base, Changes: ['deleted', 'DeletedDate'], Entity: 'contact' };
-    case 'contact.deleted':
-      return { ...base, Entity: 'contact', Values: { associate_id: 5, contact_id: primaryKey } };
-    case 'activity.created':
-      return {
-        ...base,
-        Changes: ACTIVITY_CREATED_CHANGES,
-        Entity: 'activity',
-        FieldValues: {
-          activeDate: '2025-05-15T09:00:00',
-          associate_id: 5,
-          contact_id: 1234,
-          do_by: '2025-05-15T09:00:00',
-          document_id: 0,
-          endDate: '0001-01-01T00:00:00',
-          modified_appointment_fields: 0,
-          mother_id: 0,
-          person_id: 77,
-          private: 0,
-          project_id: 0,
-          sale_id: 0,
-          status: 1,
-          task_idx: 4,
-          type: 1,
-          updated: '0001-01-01T00:00:00',
-          userdef2_id: 0,
-          userdef_id: 0,
-        },
-      };
-    case 'activity.changed':
-      return {
-        ...base,
-        Changes: ['appointment_id', 'status', 'done', 'updated', 'updated_associate_id', 'updatedCount'],
-        Entity: 'activity',
-      };
-    case 'activity.deleted':
-      return {
-        ...base,
-        Entity: 'activity',
-        Values: { appointment_id: primaryKey, contact_id: 1234, person_id: 77, project_id: 0, sale_id: 0 },
-      };
-  }
+  if (isSpecEvent(event)) return { ...base, ...specSampleFields(event, primaryKey) };
+  const family = familyOf(event);
+  if (family === undefined) throw new Error(`no sample for ${event}: not an event of the catalogue`);
+  return { ...base, ...catalogueSampleFields(event, family, primaryKey) };
 }
 
 function isSpecEvent(event: string): event is EventName {

@@ -1,8 +1,8 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { listEnv } from '../lib/config/env.js';
 import { parseSecretsJson, secretConfig } from '../lib/config/ingest.js';
+import { tenantSecrets } from '../local/emulators/ssm-endpoint.js';
 import { readLocalConfig } from '../local/local-config.js';
-import { tenantSecrets } from '../local/ssm-endpoint.js';
 import { ensureSecret, secretFile } from '../local/webhook-secret.js';
 
 const fromEnvironment = () => 'in the environment';

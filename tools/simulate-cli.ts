@@ -1,7 +1,8 @@
 import { loadEnvFile } from '../local/env-file.js';
 import { parseCommandLine, runCommand, UsageError } from './command-line.js';
 import { localAdminUrl, localWebhookUrl, senderSecret } from './sender-config.js';
-import { formatReport, runSimulation } from './simulate.js';
+import { runSimulation } from './simulate.js';
+import { formatReport } from './simulate-report.js';
 
 const USAGE = `Usage: npm run simulate -- [options]
 

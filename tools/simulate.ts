@@ -1,15 +1,15 @@
 import { once } from 'node:events';
 import { Agent } from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
-import { type QueueView, type RowView, toRowView } from '../dashboard/views.js';
+import { type RowView, toRowView } from '../dashboard/views.js';
 import { erasesOnDelete } from '../lib/config/erasure.js';
 import { applyErasing } from '../lib/erasure/project.js';
 import { isRowEvent, validEvent } from '../lib/events/index.js';
 import type { Row } from '../lib/model/types.js';
-import { getJson, httpRequest } from './http-client.js';
+import { httpRequest } from './http-client.js';
+import { deadLettered, parkedCount, waitForDrain } from './runtime-queues.js';
 import { createRealisticSender, type SenderStats } from './sender.js';
 import { buildStream } from './stream.js';
-
 export interface SimulationOptions {
   /** The receiver's webhook URL, e.g. http://127.0.0.1:3000/webhook. */
   url: string;
@@ -76,8 +76,6 @@ export interface SimulationReport extends Omit<SenderStats, 'latencies'> {
   drainMs: number;
   totalMs: number;
 }
-
-const WORKER_QUEUES = new Set(['contact', 'activity', 'entities', 'webhookState']);
 
 /**
  * Drives a running receiver like the CRM would: a realistic stream over many rows, sent by a sender
@@ -259,40 +257,6 @@ function aborted(signal: AbortSignal): Promise<unknown> {
   return signal.aborted ? Promise.resolve() : once(signal, 'abort');
 }
 
-/** Messages on the parked queue (visible or being looked at). */
-async function parkedCount(adminUrl: string): Promise<number> {
-  const queues = await getJson<QueueView[]>(`${adminUrl}/queues`);
-  const parked = queues.find((queue) => queue.key === 'parked');
-  return parked === undefined ? 0 : parked.visible + parked.inFlight + parked.delayed;
-}
-
-/** Messages in the worker queues' DLQs right now. */
-async function deadLettered(adminUrl: string): Promise<number> {
-  const queues = await getJson<QueueView[]>(`${adminUrl}/queues`);
-  return queues.filter((queue) => WORKER_QUEUES.has(queue.key)).reduce((sum, queue) => sum + queue.dlq, 0);
-}
-
-/** Waits until no worker queue has a message visible or in flight, twice in a row. */
-async function waitForDrain(
-  adminUrl: string,
-  agent: Agent,
-  timeoutMs: number,
-  signal?: AbortSignal,
-): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  let quiet = 0;
-  while (Date.now() < deadline && !signal?.aborted) {
-    const queues = await getJson<QueueView[]>(`${adminUrl}/queues`, { agent });
-    const busy = queues
-      .filter((queue) => WORKER_QUEUES.has(queue.key))
-      .some((queue) => queue.visible + queue.inFlight + queue.delayed > 0);
-    quiet = busy ? 0 : quiet + 1;
-    if (quiet >= 2) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return false;
-}
-
 function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]!;
@@ -300,46 +264,4 @@ function percentile(sorted: readonly number[], p: number): number {
 
 function round(value: number): number {
   return Math.round(value * 10) / 10;
-}
-
-/** The report as a person reads it. */
-export function formatReport(report: SimulationReport): string {
-  const lines = [
-    ...(report.interrupted
-      ? [`interrupted     after ${report.sent} of ${report.deliveries} deliveries; rows not checked`]
-      : []),
-    `context         ${report.context}`,
-    `events          ${report.events} over ${report.rows} rows (${report.deliveries} deliveries)`,
-    `sent            ${report.sent}`,
-    `accepted        ${report.accepted}`,
-    `retried         ${report.retried}`,
-    `discarded       ${report.discarded}`,
-    ...(report.notSent > 0
-      ? [`not sent        ${report.notSent} (webhook stopped: ${report.stoppedBy})`]
-      : []),
-    ...(Object.keys(report.failures).length > 0
-      ? [`failed answers  ${JSON.stringify(report.failures)}`]
-      : []),
-    `rows checked    ${report.rowsChecked}${report.drained ? '' : ' (queues did NOT drain in time)'}`,
-    `mismatches      ${report.mismatches}`,
-    ...(report.deadLettered > 0 ? [`dead-lettered   ${report.deadLettered} (see GET /queues)`] : []),
-    ...(report.parked > 0 ? [`parked          ${report.parked} (see GET /parked)`] : []),
-    `events/s        ${report.eventsPerSecond} (POST to row written; ${report.postsPerSecond} POSTs/s while sending)`,
-    `POST latency    p50 ${report.p50Ms} ms, p99 ${report.p99Ms} ms`,
-    `time            ${(report.sendMs / 1000).toFixed(1)} s sending + ${(report.drainMs / 1000).toFixed(1)} s draining`,
-  ];
-  for (const mismatch of report.mismatchDetails) {
-    const values = mismatch.fields.map((field) => {
-      const pick = (view: unknown) =>
-        typeof view === 'object' && view !== null
-          ? JSON.stringify((view as Record<string, unknown>)[field])
-          : String(view);
-      return `${field} expected ${pick(mismatch.expected)?.slice(0, 200)}, got ${pick(mismatch.actual)?.slice(0, 200)}`;
-    });
-    lines.push(`  mismatch ${mismatch.row}: ${values.join('; ')}`);
-    if (mismatch.notInHistory?.length)
-      lines.push(`    accepted, not in its history: ${mismatch.notInHistory.join(', ')}`);
-    if (mismatch.history?.length) lines.push(`    its history: ${mismatch.history.join(' | ')}`);
-  }
-  return lines.join('\n');
 }

@@ -1,14 +1,7 @@
 export { type Authorizer, createAuthorizer, credentialsCover, credentialsLookup } from './auth/index.js';
 export { signSystemToken } from './auth/system-user.js';
 export { type CrmLimits, DEFAULT_CRM_LIMITS } from './call.js';
-export {
-  type ArchiveRow,
-  type CrmClient,
-  createCrmClient,
-  crmWindowTime,
-  type Page,
-  type TenantState,
-} from './client.js';
+export { type CrmClient, createCrmClient, type TenantState } from './client.js';
 export { crmCredentials } from './credentials.js';
 export { tenantEndpoints } from './endpoints.js';
 export {
@@ -19,6 +12,7 @@ export {
   isRefusal,
   type RetryLaterReason,
 } from './errors.js';
+export { type ArchiveRow, crmWindowTime, type Page } from './rows.js';
 export { MAX_CRM_TEXT_CHARS } from './scrub.js';
 export { CRM_TABLES, type CrmTable, crmTableOf, whyNotInCrm } from './tables.js';
 export {

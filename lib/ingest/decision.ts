@@ -5,8 +5,9 @@ import type { DeliveryRequest } from './request.js';
 import type { StoreMisfitReason } from './store-fit.js';
 
 /*
- * What the ingest decides about a delivery (pipeline.ts decides it, handle.ts carries it out,
- * answers.ts says it to the sender): the decision, its reasons, and what a decided request carries.
+ * What the ingest decides about a delivery (pipeline.ts and body-checks.ts decide it, verdicts.ts
+ * builds it, handle.ts carries it out, answers.ts says it to the sender): the decision, its reasons,
+ * and what a decided request carries.
  */
 
 export type RejectReason =

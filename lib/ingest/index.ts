@@ -1,5 +1,6 @@
 /** The ingest: a raw request in, a decision, a queued message, an answer out. Transport-agnostic. */
 export * from './answers.js';
+export * from './body-checks.js';
 export * from './decision.js';
 export * from './envelope-view.js';
 export * from './handle.js';

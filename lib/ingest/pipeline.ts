@@ -1,24 +1,12 @@
-import { isUtf8 } from 'node:buffer';
-import { type DeliveryEvent, familyOf, familyOfEvent, parseDeliveryEvent } from '../events/index.js';
 import { CONTEXT_CHARS } from '../events/primitives.js';
-import type { DeliveryAttributes, OutboundMessage } from '../queue/port.js';
-import {
-  type Authentication,
-  type Checked,
-  type ContextBinding,
-  type Decision,
-  type LogFields,
-  type ParkReason,
-  REGISTRATION_TEST_EVENT,
-  type RejectReason,
-  type RejectStatus,
-} from './decision.js';
-import { type EnvelopeView, envelopeView } from './envelope-view.js';
+import type { DeliveryAttributes } from '../queue/port.js';
+import { decideAuthenticated } from './body-checks.js';
+import type { Authentication, Checked, ContextBinding, Decision, LogFields } from './decision.js';
+import type { EnvelopeView } from './envelope-view.js';
 import { type DeliveryHeaders, isJsonContentType, lowerCaseHeaders, readDeliveryHeaders } from './headers.js';
 import type { DeliveryPolicy, DeliveryRequest } from './request.js';
-import { routeEvent, routeParked } from './routing.js';
 import { type SecretMatch, safeEqual } from './signature.js';
-import { storeMisfit } from './store-fit.js';
+import { clip, reject } from './verdicts.js';
 
 /**
  * Decides what to do with a delivery, without doing it: reject it (with the status and a reason
@@ -95,89 +83,6 @@ export function decide(request: DeliveryRequest, policy: DeliveryPolicy): Decisi
 }
 
 /**
- * The part of {@link decide} after the signature (or token) was checked: UTF-8, JSON, the context
- * binding, the registration check, the schema, header and body agreement, age, store limits and
- * ENTITIES. The replay of a parked delivery runs it again with today's code and configuration.
- */
-export function decideAuthenticated(
-  checked: Checked,
-  policy: DeliveryPolicy,
-  binding: ContextBinding,
-): Decision {
-  const { request, headers, log } = checked;
-  const raw = request.body;
-  const text = asText(raw);
-  if (text === undefined) return refuseOrPark(checked, 'invalid-utf8', 'the body is not valid UTF-8');
-  checked.text = text;
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return refuseOrPark(checked, 'invalid-json', 'the body is not JSON');
-  }
-  const view = envelopeView(json);
-
-  if (view.context !== undefined) log.contextIdentifier = clip(view.context);
-  const unbound = binding(view);
-  if (unbound !== undefined) return unbound;
-
-  // The registration check, authenticated like any delivery above: answered 200 and not queued (it
-  // carries no data). Its Timestamp and EventIds are not checked: a replayed check changes nothing.
-  if (headers.event === REGISTRATION_TEST_EVENT && view.event === REGISTRATION_TEST_EVENT) {
-    return { kind: 'test', log };
-  }
-
-  // The receiver's own snapshots come from its reconcile function only: refused, valid or not, never
-  // parked (a parked one could be replayed onto a row's queue), whoever signed it. The CRM sends none.
-  if (view.event !== undefined && familyOf(view.event)?.synthetic === true) {
-    return reject(
-      log,
-      400,
-      'synthetic-event',
-      `${view.event.slice(0, 64)} is the receiver's own snapshot event: never accepted over HTTP`,
-    );
-  }
-  const parsed = parseDeliveryEvent(json);
-  if (!parsed.ok) return refuseOrPark(checked, parsed.reason, parsed.detail, view);
-  const event = parsed.event;
-  const mismatch = headerMismatch(headers, event);
-  if (mismatch !== undefined) return refuseOrPark(checked, 'header-mismatch', mismatch, view);
-  if (isTooOld(event.Timestamp, request.receivedAt, policy.maxEventAgeSeconds)) {
-    return reject(
-      log,
-      400,
-      'event-too-old',
-      `the event Timestamp is older than MAX_EVENT_AGE_SECONDS (${policy.maxEventAgeSeconds} seconds)`,
-    );
-  }
-  const skew = policy.maxClockSkewSeconds ?? 300;
-  if (checked.authenticatedBy === 'none' && isFromFuture(event.Timestamp, request.receivedAt, skew)) {
-    return reject(
-      log,
-      400,
-      'event-from-future',
-      `an unauthenticated event may be dated at most ${skew} seconds ahead (MAX_CLOCK_SKEW_SECONDS)`,
-    );
-  }
-  // What the store can never hold is parked (refused when unauthenticated, as any unusable body).
-  const misfit = storeMisfit(event, text);
-  if (misfit !== undefined) return refuseOrPark(checked, misfit.reason, misfit.detail, view);
-  const family = familyOfEvent(event);
-  // A valid event of an entity ENTITIES leaves out is kept (parked, replayable), whoever sent it.
-  if (family.effect !== 'state' && policy.entities !== undefined && !policy.entities(family.entity)) {
-    return park(checked, 'entity-not-enabled', `ENTITIES does not include ${family.entity}`, view);
-  }
-  const olderShape =
-    (family.effect === 'created' || family.effect === 'state') && event.FieldValues === undefined;
-  return {
-    kind: 'accept',
-    message: messageOf(checked, routeEvent(event), undefined),
-    log,
-    ...(olderShape && { olderShape }),
-  };
-}
-
-/**
  * An unsigned delivery goes on only when it is a state event (the token, if any, was checked before),
  * or when its context has no secret and ALLOW_UNSIGNED is on. A body without a ContextIdentifier string
  * has no context to show that, so it needs a signature (as the registration check does then too).
@@ -211,39 +116,6 @@ export function unsignedBinding(
   return undefined;
 }
 
-function reject(log: LogFields, status: RejectStatus, reason: RejectReason, detail: string): Decision {
-  return { kind: 'reject', status, reason, detail, log };
-}
-
-/**
- * An authentic body that breaks the spec is parked (kept, answered 200, replayable); an
- * unauthenticated one is refused with 400 and never reaches a queue.
- */
-function refuseOrPark(
-  checked: Checked,
-  reason: Exclude<ParkReason, 'entity-not-enabled'>,
-  detail: string,
-  view: EnvelopeView = {},
-): Decision {
-  if (checked.authenticatedBy === 'none') {
-    const rejectReason: RejectReason =
-      reason === 'invalid-utf8' || reason === 'invalid-json'
-        ? 'invalid-body'
-        : reason === 'unknown-event'
-          ? 'invalid-event'
-          : reason;
-    return reject(checked.log, 400, rejectReason, detail);
-  }
-  return park(checked, reason, detail, view);
-}
-
-/** The delivery, kept on the parked queue with its reason (answered 200, replayable). */
-function park(checked: Checked, reason: ParkReason, detail: string, view: EnvelopeView = {}): Decision {
-  const route = routeParked(checked.request.body, view);
-  const message = messageOf(checked, route, { reason, detail });
-  return { kind: 'park', reason, detail, message, log: checked.log };
-}
-
 /**
  * What every message of a delivery carries: its headers' event and EventId, whether its signature was
  * verified, when it was received, the sender's version and retry count. A replay of a parked message
@@ -263,51 +135,6 @@ function deliveryAttributes(
   if (headers.userAgentVersion !== undefined) attributes.userAgentVersion = headers.userAgentVersion;
   if (headers.retry !== undefined && headers.retry !== '') attributes.retry = headers.retry;
   return attributes;
-}
-
-/** The message of a delivery: the body as received (as text when it is UTF-8), its keys and attributes. */
-function messageOf(
-  { request, attributes, text }: Checked,
-  route: { queue: OutboundMessage['queue']; groupId: string; deduplicationId: string },
-  parking: { reason: ParkReason; detail: string } | undefined,
-): OutboundMessage {
-  return { ...route, body: text ?? request.body, attributes: { ...attributes, ...parking } };
-}
-
-function headerMismatch(headers: DeliveryHeaders, event: DeliveryEvent): string | undefined {
-  if (headers.eventId !== event.EventId) return 'the EventId header differs from the body EventId';
-  const { state } = headers;
-  if (state !== undefined) {
-    if (state.bodyEvent !== event.Event) return 'the Event header differs from the body Event';
-    if (state.webhookId !== event.PrimaryKey)
-      return 'the webhook id in the Event header differs from PrimaryKey';
-    return undefined;
-  }
-  if (headers.event !== event.Event) return 'the Event header differs from the body Event';
-  return undefined;
-}
-
-/** True when a validated UTC Timestamp lies more than `maxAgeSeconds` before `receivedAt` (second precision, in the event's favour). */
-function isTooOld(timestamp: string, receivedAt: Date, maxAgeSeconds: number): boolean {
-  const limit = new Date((Math.floor(receivedAt.getTime() / 1000) - maxAgeSeconds - 1) * 1000).toISOString();
-  return timestamp.slice(0, 19) < limit.slice(0, 19);
-}
-
-/** True when a validated UTC Timestamp lies more than `skewSeconds` after `receivedAt` (second precision). */
-function isFromFuture(timestamp: string, receivedAt: Date, skewSeconds: number): boolean {
-  const limit = new Date((Math.floor(receivedAt.getTime() / 1000) + skewSeconds + 1) * 1000).toISOString();
-  return timestamp.slice(0, 19) > limit.slice(0, 19);
-}
-
-/** A header value in a log line, cut to 128 characters. */
-function clip(value: string): string {
-  return value.length > 128 ? `${value.slice(0, 128)}…` : value;
-}
-
-/** The body as text when it is well-formed UTF-8 (a string without lone surrogates); else undefined. */
-function asText(raw: string | Uint8Array): string | undefined {
-  if (typeof raw === 'string') return raw.isWellFormed() ? raw : undefined;
-  return isUtf8(raw) ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8') : undefined;
 }
 
 const CONTEXT_HINT = new RegExp(String.raw`"ContextIdentifier"\s*:\s*"(${CONTEXT_CHARS})"`);

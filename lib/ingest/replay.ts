@@ -1,7 +1,8 @@
 import type { DeliveryAttributes, OutboundMessage, ParkedMessage } from '../queue/port.js';
+import { decideAuthenticated } from './body-checks.js';
 import type { Authentication, Checked } from './decision.js';
 import { parseStateHeaderEvent } from './headers.js';
-import { decideAuthenticated, unsignedBinding } from './pipeline.js';
+import { unsignedBinding } from './pipeline.js';
 import type { DeliveryPolicy } from './request.js';
 
 /** What to do with a parked message now: send it to its queue, or keep it parked with today's reason. */

@@ -104,7 +104,7 @@ export interface EventRecord {
   changed?: string[];
   /**
    * Its personal data erased (docs/privacy.md): `body` and `payload` keep only the envelope's identity
-   * and order, and `contentHash` is the hash of the body it had (see `contentHash`, lib/projection.ts).
+   * and order, and `contentHash` is the hash of the body it had (see `contentHash`, lib/recognition.ts).
    */
   erased?: true;
   contentHash?: string;

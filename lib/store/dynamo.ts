@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { erasedBody } from '../erasure/row.js';
 import type { EventRecord } from '../model/types.js';
-import { contentHash } from '../projection.js';
+import { contentHash } from '../recognition.js';
 import { compressBody, decompressBody } from './body-codec.js';
 import { collect, conditional, defaultClient, type Item, versionedPut } from './dynamo-calls.js';
 import { createWebhookStore } from './dynamo-webhooks.js';

@@ -6,7 +6,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { erasedBody } from '../erasure/row.js';
 import type { RowEntity } from '../model/types.js';
-import { contentHash } from '../projection.js';
+import { contentHash } from '../recognition.js';
 import { compressBody, decompressBody } from './body-codec.js';
 import { collect, conditional } from './dynamo-calls.js';
 import { EventItemSchema, parseItem, RowEntitySchema } from './items.js';

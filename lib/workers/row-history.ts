@@ -1,8 +1,9 @@
 /** A row's history: the record a delivery writes there, and what the records say of an event. */
 import type { RowEvent } from '../events/index.js';
 import type { EventRecord, Row } from '../model/types.js';
-import { contentHash, type Recognition } from '../projection.js';
-import type { Delivery, Known, RowStore } from './rows.js';
+import { contentHash, type Recognition } from '../recognition.js';
+import type { Delivery, Known } from './row-delivery.js';
+import type { RowStore } from './rows.js';
 
 /**
  * What the worker knows of an event: {@link Recognition} (from the history when the row cannot tell),

@@ -2,18 +2,18 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { applyErasing, deletesRow, isErased } from '../erasure/project.js';
-import { familyOfEvent, type RowEvent } from '../events/index.js';
+import type { RowEvent } from '../events/index.js';
 import { type Hooks, type Outcome, runHook } from '../hooks.js';
-import { jsonMembers } from '../json-text.js';
 import { METRIC, OUTCOME_METRIC } from '../metrics.js';
-import { eventSeq } from '../model/order-key.js';
-import type { EventRecord, Row } from '../model/types.js';
-import { type ApplyOptions, contentHash, recognise, snapshotDiff } from '../projection.js';
-import type { Store, Versioned } from '../store/types.js';
-import { type BusDecision, barredFromBus, decideBus, type PublishedMemory } from './bus-decision.js';
+import type { Row } from '../model/types.js';
+import { snapshotDiff } from '../projection.js';
+import { recognise } from '../recognition.js';
+import type { Store } from '../store/types.js';
+import { type BusDecision, decideBus, type PublishedMemory } from './bus-decision.js';
 import { HookError } from './errors.js';
 import type { Publication } from './publish.js';
 import type { DeliveryMeta } from './record.js';
+import { type Delivery, type Known, readRow } from './row-delivery.js';
 import { type Found, recogniseInHistory, record, repeatOf } from './row-history.js';
 import { mergeRow } from './row-merge.js';
 
@@ -95,32 +95,6 @@ export async function processRowEvent(
   return finish(deps, delivery, handled);
 }
 
-/** One delivery of a row event and its row as read: what every step of {@link processRowEvent} reads. */
-export interface Delivery {
-  event: RowEvent;
-  meta: DeliveryMeta;
-  key: readonly [context: string, entity: string, primaryKey: number];
-  seq: string;
-  body: string;
-  hash: string;
-  echo: boolean;
-  /** Its change may go on the bus ({@link barredFromBus}): its history record is written `unpublished`. */
-  publishable: boolean;
-  /** A snapshot is recorded, counted and published only when it changes the row. */
-  snapshot: boolean;
-  options: ApplyOptions;
-  loaded: Versioned<Row>;
-  /** The row is (or this event makes it) deleted and keeps no personal data: its records are written erased. */
-  erasing: boolean;
-}
-
-/** What the worker knows of the event so far: how it was found, its earlier record, a snapshot's changes. */
-export interface Known<F extends Found = Found> {
-  found: F;
-  earlier?: EventRecord | undefined;
-  changes?: string[] | undefined;
-}
-
 /** What a step that ends the event's handling leaves to {@link finish}. */
 interface Handled {
   row: Row | undefined;
@@ -128,33 +102,6 @@ interface Handled {
   changes?: string[] | undefined;
   /** Of a duplicate: its change went on the bus already (its history record or the instance's memory says). */
   publishedAlready?: boolean;
-}
-
-async function readRow(deps: RowWorkerDeps, event: RowEvent, meta: DeliveryMeta): Promise<Delivery> {
-  const key = [event.ContextIdentifier, event.Entity, event.PrimaryKey] as const;
-  const body = meta.rawBody ?? JSON.stringify(event);
-  const hash = contentHash(body, event.EventId);
-  const echo = deps.ignoreAssociateIds.has(event.ChangedByAssociateId);
-  const loaded = await deps.store.loadRow(...key);
-  return {
-    event,
-    meta,
-    key,
-    seq: eventSeq(event),
-    body,
-    hash,
-    echo,
-    publishable: barredFromBus(deps.publication, echo) === undefined,
-    snapshot: familyOfEvent(event).effect === 'reconciled',
-    options: {
-      contentHash: hash,
-      ...(meta.rawBody !== undefined && { json: jsonMembers(meta.rawBody, ['FieldValues', 'Values']) }),
-    },
-    loaded,
-    erasing:
-      (loaded.item !== undefined && isErased(loaded.item, deps.erasesOnDelete)) ||
-      ((deps.erasesOnDelete?.(event.Entity) ?? false) && deletesRow(event)),
-  };
 }
 
 /** Step 1: the event as its row knows it, or else as the row's history does. */

@@ -1,18 +1,19 @@
 /**
  * The receiver's own shape as the capacity model needs it, read from where it is decided: the default
- * stage's params and the event source mappings of serverless.yml (through the local runtime's reader),
- * the queues of infra/resources.yml, the durations scripts/cost.ts assumes, the DynamoDB writes the real
- * contact worker makes per event (scripts/cost.ts measures them), the sender's retries and the
- * reconcile limits' defaults. Nothing here is written twice.
+ * stage's params and the event source mappings of serverless.yml (infra/functions.ts, which the local
+ * runtime reads too), the queues of infra/resources.yml, the durations scripts/cost.ts assumes, the
+ * DynamoDB writes the real contact worker makes per event (scripts/cost.ts measures them), the
+ * sender's retries and the reconcile limits' defaults. Nothing here is written twice.
  */
 import * as z from 'zod';
 import { loadDefinitions, type QueueKey } from '../../infra/definitions.js';
+import { loadFunctions } from '../../infra/functions.js';
 import { loadServerless } from '../../infra/serverless-file.js';
 import { readCrmConfig } from '../../lib/config/crm.js';
 import { FIXED_EVENT_NAMES, familyOf } from '../../lib/events/registry.js';
-import { loadFunctions } from '../../local/functions.js';
 import { REAL_RETRY_DELAYS_MS } from '../../tools/sender.js';
-import { ASSUMPTIONS, type Measured, measure } from '../cost.js';
+import { type Measured, measure } from '../cost/measure.js';
+import { ASSUMPTIONS } from '../cost/prices.js';
 
 /** One worker's SQS event source mapping, with what the model needs of its queue. */
 export interface WorkerShape {

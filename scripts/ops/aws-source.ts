@@ -1,7 +1,5 @@
 import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { findInStore } from '../../dashboard/find-event.js';
-import { moveBack } from '../../dashboard/move-task.js';
 import { queueView } from '../../dashboard/queue-view.js';
 import { HttpError } from '../../dashboard/route-server.js';
 import type { DashboardSource } from '../../dashboard/source.js';
@@ -13,6 +11,8 @@ import {
   SERVICE,
   tableOutput,
 } from '../../infra/definitions.js';
+import { moveBack } from '../../lib/queue/sqs-move-back.js';
+import { findInStore } from '../../lib/store/event-lookup.js';
 import {
   type OpsClients,
   output,

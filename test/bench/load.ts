@@ -3,7 +3,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { createTable } from '../../local/resources.js';
+import { createTable } from '../../local/emulators/resources.js';
 import { runSimulation, type SimulationReport } from '../../tools/simulate.js';
 import { spawnLocalRuntime } from '../support/local-runtime.js';
 

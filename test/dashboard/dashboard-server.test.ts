@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDashboard } from '../../dashboard/server.js';
 import { FIXED_ENTITIES } from '../../lib/events/index.js';
 import type { StoreReader } from '../../lib/store/types.js';
-import { createAdminServer } from '../../local/admin-api.js';
+import { createAdminServer } from '../../local/admin/admin-api.js';
 import { httpRequest } from '../../tools/http-client.js';
 import { type LocalQueues, startLocalQueues } from '../support/local-queues.js';
 import { testSource } from '../support/local-source.js';

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { guardRequests } from '../../dashboard/guard-requests.js';
 import type { StoreReader } from '../../lib/store/types.js';
-import { createAdminServer } from '../../local/admin-api.js';
+import { createAdminServer } from '../../local/admin/admin-api.js';
+import { guardRequests } from '../../local/http/guard-requests.js';
 import { testSource } from '../support/local-source.js';
 
 /** A value JSON cannot write: an answer that cannot be built. */

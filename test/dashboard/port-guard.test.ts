@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { guardPort, withoutCors } from '../../dashboard/port-guard.js';
+import { guardPort, withoutCors } from '../../local/http/port-guard.js';
 import { httpRequest } from '../../tools/http-client.js';
 
 let server: Server | undefined;

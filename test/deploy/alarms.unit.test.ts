@@ -15,8 +15,10 @@ const settings = {
 
 describe('infra/alarms.ts', () => {
   it('the failed-authentication alarm counts every reason the ingest answers 401 for, and no other', () => {
-    const pipeline = readFileSync(join(ROOT, 'lib', 'ingest', 'pipeline.ts'), 'utf8');
-    const unauthorized = [...pipeline.matchAll(/reject\(\s*[\w.]+,\s*401,\s*'([a-z-]+)'/g)].map((m) => m[1]);
+    const checks = ['pipeline.ts', 'body-checks.ts']
+      .map((file) => readFileSync(join(ROOT, 'lib', 'ingest', file), 'utf8'))
+      .join('\n');
+    const unauthorized = [...checks.matchAll(/reject\(\s*[\w.]+,\s*401,\s*'([a-z-]+)'/g)].map((m) => m[1]);
     expect(new Set(unauthorized)).toEqual(new Set(AUTHENTICATION_FAILURES));
   });
 

@@ -19,9 +19,9 @@ import {
 import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SCAN_SEGMENTS } from '../../dashboard/find-event.js';
 import { HttpError } from '../../dashboard/route-server.js';
 import { compressBody } from '../../lib/store/body-codec.js';
+import { SCAN_SEGMENTS } from '../../lib/store/event-lookup.js';
 import { applyStateEvent } from '../../lib/webhook-state.js';
 import { createAwsSource } from '../../scripts/ops/aws-source.js';
 import { readOutputs } from '../../scripts/ops/commands.js';

@@ -2,7 +2,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DeleteMessageCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalQueue } from '../../local/resources.js';
+import type { LocalQueue } from '../../local/emulators/resources.js';
 import { OpsError } from '../../scripts/ops/commands.js';
 import { type DashboardClients, main } from '../../scripts/ops.js';
 import { UsageError } from '../../tools/command-line.js';

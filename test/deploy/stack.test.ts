@@ -11,7 +11,7 @@ import {
 } from '../../infra/definitions.js';
 import { EVENT_ID_INDEX, ROW_SET_INDEX } from '../../lib/store/keys.js';
 import { RECOVERY_READ_ATTRIBUTES, RECOVERY_WRITE_ATTRIBUTES } from '../../lib/store/recovery.js';
-import { ASSUMPTIONS } from '../../scripts/cost.js';
+import { ASSUMPTIONS } from '../../scripts/cost/prices.js';
 import { buildSampleBody, buildSampleDelivery, sampleHttpApiEvent } from '../../tools/samples.js';
 import { IMPORT_ENV } from '../bench/bundles.js';
 import { outputs } from '../support/stack-outputs.js';

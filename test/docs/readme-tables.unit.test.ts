@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DashboardSource } from '../../dashboard/source.js';
-import { adminRoutes } from '../../local/admin-api.js';
+import { adminRoutes } from '../../local/admin/admin-api.js';
 import { COMMANDS } from '../../scripts/ops.js';
 
 /** The README's tables held to the code: every admin route and every npm script, and nothing more. */

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it, vi } from 'vitest';
 import type { QueueView } from '../../dashboard/views.js';
-import type { SubscriptionView } from '../../local/bus.js';
+import type { SubscriptionView } from '../../local/bus/views.js';
 import { getJson } from '../../tools/http-client.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { postDelivery, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';

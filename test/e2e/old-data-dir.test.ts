@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadDefinitions } from '../../infra/definitions.js';
-import { createTable } from '../../local/resources.js';
+import { createTable } from '../../local/emulators/resources.js';
 import { startDynalite } from '../support/dynamo.js';
 import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 

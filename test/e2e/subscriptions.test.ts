@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SOURCE } from '../../lib/bus/entry.js';
 import { createEventBridgePublisher } from '../../lib/bus/publisher.js';
 import { rowGroupId } from '../../lib/ingest/routing.js';
-import type { SubscriptionView } from '../../local/bus.js';
+import type { SubscriptionView } from '../../local/bus/views.js';
 import { buildSampleBody, buildSampleDelivery, dotNetTimestamp } from '../../tools/samples.js';
 import { failedStart, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 

@@ -5,7 +5,7 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS } from '../../dashboard/port-guard.js';
+import { LOCAL_CREDENTIALS } from '../../local/http/port-guard.js';
 import { type HttpAnswer, httpRequest } from '../../tools/http-client.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';

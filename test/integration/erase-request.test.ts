@@ -10,7 +10,7 @@ import { createSqsSender } from '../../lib/queue/sqs.js';
 import { createDynamoReplayLock } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker } from '../../lib/workers/index.js';
-import { createAdminServer } from '../../local/admin-api.js';
+import { createAdminServer } from '../../local/admin/admin-api.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { FakePublisher } from '../support/bus.js';
 import { type LocalDynamo, startDynamoStore, type TableNames } from '../support/dynamo.js';

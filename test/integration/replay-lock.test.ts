@@ -5,7 +5,7 @@ import { ReplayBusyError, replayParked } from '../../lib/ingest/index.js';
 import type { ParkedSource, QueueSender } from '../../lib/queue/port.js';
 import { createDynamoReplayLock } from '../../lib/store/index.js';
 import type { StoreReader } from '../../lib/store/types.js';
-import { createAdminServer } from '../../local/admin-api.js';
+import { createAdminServer } from '../../local/admin/admin-api.js';
 import { httpRequest } from '../../tools/http-client.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { policy } from '../support/delivery.js';

@@ -4,7 +4,7 @@
  * delivery was accepted, none discarded or dead-lettered, the queues drained and every row matches.
  * Not part of `npm test` (it takes a few minutes); LOAD_EVENTS / LOAD_ROWS shrink it for a quick try.
  */
-import { formatReport } from '../../tools/simulate.js';
+import { formatReport } from '../../tools/simulate-report.js';
 import { cpuRatioCeiling, ratio, ratioCeiling, runLoad } from '../bench/load.js';
 
 const size = (name: string): number | undefined => {

@@ -4,8 +4,9 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSubscriptions } from '../../lib/bus/subscriptions.js';
 import type { StoreReader } from '../../lib/store/types.js';
-import { createAdminServer } from '../../local/admin-api.js';
-import { type LocalBus, startLocalBus } from '../../local/bus.js';
+import { createAdminServer } from '../../local/admin/admin-api.js';
+import { startLocalBus } from '../../local/bus/local-bus.js';
+import type { LocalBus } from '../../local/bus/types.js';
 import { removeJournals, tempJournal } from '../support/bus.js';
 import { testSource } from '../support/local-source.js';
 

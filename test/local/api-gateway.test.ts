@@ -6,7 +6,7 @@ import {
   matchRoute,
   toApiGatewayEvent,
   writeApiGatewayResult,
-} from '../../local/api-gateway.js';
+} from '../../local/lambda/api-gateway.js';
 
 const base: ApiGatewayRequest = {
   method: 'POST',

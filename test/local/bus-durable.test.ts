@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BusEntry } from '../../lib/bus/entry.js';
 import { parseSubscriptions, type Subscription } from '../../lib/bus/subscriptions.js';
-import { type LocalBus, type LocalBusOptions, startLocalBus } from '../../local/bus.js';
+import { startLocalBus } from '../../local/bus/local-bus.js';
+import type { LocalBus, LocalBusOptions } from '../../local/bus/types.js';
 import { removeJournals, type StatusTarget, statusTarget, tempJournal } from '../support/bus.js';
 
 /**

@@ -3,8 +3,9 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BusEntry } from '../../lib/bus/entry.js';
 import { parseSubscriptions } from '../../lib/bus/subscriptions.js';
-import { type LocalBus, startLocalBus } from '../../local/bus.js';
-import { MAX_ANSWER_BYTES } from '../../local/bus-targets.js';
+import { startLocalBus } from '../../local/bus/local-bus.js';
+import { MAX_ANSWER_BYTES } from '../../local/bus/targets.js';
+import type { LocalBus } from '../../local/bus/types.js';
 import { removeJournals, tempJournal } from '../support/bus.js';
 
 /**

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteItemCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS } from '../../dashboard/port-guard.js';
-import { type DynamoEmulator, startDynamoEmulator } from '../../local/dynamo-emulator.js';
-import { createTable } from '../../local/resources.js';
+import { type DynamoEmulator, startDynamoEmulator } from '../../local/emulators/dynamo-emulator.js';
+import { createTable } from '../../local/emulators/resources.js';
+import { LOCAL_CREDENTIALS } from '../../local/http/port-guard.js';
 import { StartupError } from '../../local/startup-error.js';
 import { startDynalite } from '../support/dynamo.js';
 

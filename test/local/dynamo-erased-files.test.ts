@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeleteItemCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS } from '../../dashboard/port-guard.js';
-import { startDynamoEmulator } from '../../local/dynamo-emulator.js';
-import { createTable } from '../../local/resources.js';
+import { startDynamoEmulator } from '../../local/emulators/dynamo-emulator.js';
+import { createTable } from '../../local/emulators/resources.js';
+import { LOCAL_CREDENTIALS } from '../../local/http/port-guard.js';
 import { foundUnder } from '../support/data-dir.js';
 
 const path = mkdtempSync(join(tmpdir(), 'dynamo-erased-'));

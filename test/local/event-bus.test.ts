@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { type LocalEventBus, startLocalEventBus } from '../../local/event-bus.js';
+import { type LocalEventBus, startLocalEventBus } from '../../local/bus/start-bus.js';
 import { StartupError } from '../../local/startup-error.js';
 
 /** The runtime's event bus step: what it sets in the functions' environment, and what stops a start. */

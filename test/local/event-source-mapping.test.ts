@@ -1,9 +1,12 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EventSourceMappingOptions, startEventSourceMapping } from '../../local/event-source-mapping.js';
-import type { LocalQueue } from '../../local/resources.js';
-import type { SqsEmulator } from '../../local/sqs-emulator.js';
+import type { LocalQueue } from '../../local/emulators/resources.js';
+import type { SqsEmulator } from '../../local/emulators/sqs-emulator.js';
+import {
+  type EventSourceMappingOptions,
+  startEventSourceMapping,
+} from '../../local/lambda/event-source-mapping.js';
 import { startLocalQueues } from '../support/local-queues.js';
 
 let emulator: SqsEmulator;

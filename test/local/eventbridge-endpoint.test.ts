@@ -5,8 +5,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { BusEntry } from '../../lib/bus/entry.js';
 import { createEventBridgePublisher, type EventPublisher } from '../../lib/bus/publisher.js';
 import { parseSubscriptions } from '../../lib/bus/subscriptions.js';
-import { type LocalBus, startLocalBus } from '../../local/bus.js';
-import { type EventBridgeEndpoint, startEventBridgeEndpoint } from '../../local/eventbridge-endpoint.js';
+import { startLocalBus } from '../../local/bus/local-bus.js';
+import type { LocalBus } from '../../local/bus/types.js';
+import {
+  type EventBridgeEndpoint,
+  startEventBridgeEndpoint,
+} from '../../local/emulators/eventbridge-endpoint.js';
 import { removeJournals, statusTarget, tempJournal } from '../support/bus.js';
 
 /** The workers' real EventBridge client against the local PutEvents endpoint. */

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
-import { findEvent } from '../../local/find-event.js';
-import { createTable } from '../../local/resources.js';
+import { findEvent } from '../../local/admin/find-event.js';
+import { createTable } from '../../local/emulators/resources.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
 
 const record = (eventId: string, primaryKey: number) => ({

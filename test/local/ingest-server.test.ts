@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LocalFunction } from '../../local/functions.js';
-import { createIngestServer, type IngestServer } from '../../local/ingest-server.js';
+import type { ServerlessFunction } from '../../infra/functions.js';
+import { createIngestServer, type IngestServer } from '../../local/lambda/ingest-server.js';
 
-const ingestFunction: LocalFunction = {
+const ingestFunction: ServerlessFunction = {
   name: 'ingest',
   module: 'functions/ingest.ts',
   exportName: 'handler',

@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openJournaledQueues } from '../../local/journaled-queues.js';
-import { type JournalRecord, readJournal } from '../../local/sqs-journal.js';
+import { openJournaledQueues } from '../../local/bus/journaled-queues.js';
+import { type JournalRecord, readJournal } from '../../local/emulators/sqs-journal.js';
 import { removeJournals, tempJournal } from '../support/bus.js';
 
 afterEach(removeJournals);
@@ -57,7 +57,7 @@ describe('journaled queues (the local bus journal)', () => {
     const path = tempJournal();
     // A child whose files may not pass 2 KiB (ulimit -f): the second put's write(2) is cut short.
     const script = `
-      import { openJournaledQueues } from ${JSON.stringify(new URL('../../local/journaled-queues.ts', import.meta.url).href)};
+      import { openJournaledQueues } from ${JSON.stringify(new URL('../../local/bus/journaled-queues.ts', import.meta.url).href)};
       const queues = openJournaledQueues(${JSON.stringify(path)});
       const record = (id, size) => ({ MessageId: id, MessageBody: 'x'.repeat(size), attributes: {} });
       queues.put('q', record('small', 10));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { LocalQueue } from '../../local/emulators/resources.js';
 import { describeQueued } from '../../local/queued-summary.js';
-import type { LocalQueue } from '../../local/resources.js';
 
 const queue = (key: string) => ({ key, name: key, dlq: { name: `${key}-dlq` } }) as LocalQueue;
 const queues = ['contact', 'activity', 'webhookState', 'parked'].map(queue);

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCHEDULE_RATES } from '../../infra/schedules.js';
 import { SCHEDULE_MS } from '../../lib/reconcile/poll/schedule.js';
-import { loadSchedules, rateMs, type ScheduleRunner, startSchedules } from '../../local/schedules.js';
+import { loadSchedules, rateMs, type ScheduleRunner, startSchedules } from '../../local/lambda/schedules.js';
 
 /**
  * serverless.yml's `schedule` events in the local runtime, proven with a real function module (its

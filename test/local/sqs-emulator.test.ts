@@ -11,9 +11,9 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadDefinitions } from '../../infra/definitions.js';
-import { ensureQueues, type LocalQueue } from '../../local/resources.js';
-import type { SqsEmulator } from '../../local/sqs-emulator.js';
-import { startSqsServer } from '../../local/sqs-server.js';
+import { ensureQueues, type LocalQueue } from '../../local/emulators/resources.js';
+import type { SqsEmulator } from '../../local/emulators/sqs-emulator.js';
+import { startSqsServer } from '../../local/emulators/sqs-server.js';
 import { startLocalQueues } from '../support/local-queues.js';
 
 let emulator: SqsEmulator;

@@ -9,9 +9,9 @@ import {
 } from '@aws-sdk/client-sqs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadDefinitions } from '../../infra/definitions.js';
-import { ensureQueues, type LocalQueue } from '../../local/resources.js';
-import { type SqsEmulator, startSqsEmulator } from '../../local/sqs-emulator.js';
-import { readJournal } from '../../local/sqs-journal.js';
+import { ensureQueues, type LocalQueue } from '../../local/emulators/resources.js';
+import { type SqsEmulator, startSqsEmulator } from '../../local/emulators/sqs-emulator.js';
+import { readJournal } from '../../local/emulators/sqs-journal.js';
 
 /** An emulator as the runtime starts it: journal read, queues created, journal recovered. */
 async function start(journalPath: string, visibilityTimeout = 1) {

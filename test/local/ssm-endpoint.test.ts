@@ -8,7 +8,7 @@ import {
   type LocalSsm,
   startLocalSsm,
   tenantSecrets,
-} from '../../local/ssm-endpoint.js';
+} from '../../local/emulators/ssm-endpoint.js';
 
 let dir: string;
 let ssm: LocalSsm;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { type RowEvent, validEvent } from '../../lib/events/index.js';
 import type { Row } from '../../lib/model/types.js';
-import { apply, RECENT_WINDOW } from '../../lib/projection.js';
+import { apply } from '../../lib/projection.js';
+import { RECENT_WINDOW } from '../../lib/recognition.js';
 import { snapshotMessage } from '../../lib/reconcile/run/snapshot-message.js';
 import { NEVER } from '../../tools/crm/tables.js';
 import { at, rowEvent } from '../support/workers.js';

@@ -3,7 +3,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { QUEUE_ENV_VARS, type QueueKey } from '../../lib/queue/port.js';
 import { reconcileMessage } from '../../lib/reconcile/request.js';
-import { toSqsRecord } from '../../local/event-source-mapping.js';
+import { toSqsRecord } from '../../local/lambda/event-source-mapping.js';
 import { FAKE_AWS_ENV } from '../support/dynamo.js';
 import { lambdaContext } from '../support/workers.js';
 import { receiverAndSimulator, request, subscribe } from './support.js';

@@ -39,7 +39,20 @@ function setup() {
       },
       lambdaContext as Context,
     );
-  return { invoke, hidden, lifecycle, runs: () => runs };
+  /** One batch of the reconcile FIFO queue: [messageId, MessageGroupId (the context), request]. */
+  const invokeBatch = (records: Array<[string, string, object]>) =>
+    handler(
+      {
+        Records: records.map(([messageId, group, request]) => ({
+          messageId,
+          receiptHandle: `r-${messageId}`,
+          body: JSON.stringify(request),
+          attributes: { ApproximateReceiveCount: '1', MessageGroupId: group },
+        })) as unknown as SQSRecord[],
+      },
+      lambdaContext as Context,
+    );
+  return { invoke, invokeBatch, hidden, lifecycle, runs: () => runs };
 }
 
 const cursorUntil = (notBefore: string) => ({
@@ -68,6 +81,31 @@ describe('the reconcile queue’s handler', () => {
     expect(soon.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
     expect(far.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
     expect(hidden).toEqual([61, 43_200]);
+    expect(runs()).toBe(0);
+  });
+
+  it('runs a larger batch one record after another: a request that waits fails the rest of its context’s group in the batch, another context goes on', async () => {
+    const { invokeBatch, hidden, lifecycle, runs } = setup();
+    const request = (context: string, cursor: object) => ({
+      context,
+      reason: 'manual',
+      from: NOW.toISOString(),
+      requestedAt: NOW.toISOString(),
+      cursor,
+    });
+    // Past RECONCILE_MAX_INVOCATIONS: ended at once (receiver.reconcile.failed, the message deleted).
+    const givenUp = {
+      ...cursorUntil(NOW.toISOString()),
+      counters: { ...cursorUntil(NOW.toISOString()).counters, invocations: 1000 },
+    };
+    const answer = await invokeBatch([
+      ['m-1', 'Cust1', request('Cust1', cursorUntil('2026-11-28T01:01:00.000Z'))],
+      ['m-2', 'Cust1', request('Cust1', givenUp)],
+      ['m-3', 'Cust2', request('Cust2', givenUp)],
+    ]);
+    expect(answer.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }, { itemIdentifier: 'm-2' }]);
+    expect(hidden).toEqual([60]);
+    expect(lifecycle.details().map((detail) => detail.context)).toEqual(['Cust2']);
     expect(runs()).toBe(0);
   });
 

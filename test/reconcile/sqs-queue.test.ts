@@ -9,11 +9,11 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { moveBack } from '../../dashboard/move-task.js';
 import { QueueUnavailableError } from '../../lib/queue/port.js';
+import { moveBack } from '../../lib/queue/sqs-move-back.js';
 import { createSqsReconcileQueue } from '../../lib/queue/sqs-reconcile.js';
 import type { ReconcileRequest } from '../../lib/reconcile/request.js';
-import type { LocalQueue } from '../../local/resources.js';
+import type { LocalQueue } from '../../local/emulators/resources.js';
 import { type LocalQueues, startLocalQueues } from '../support/local-queues.js';
 
 let local: LocalQueues;

@@ -25,7 +25,7 @@ import { createRecoveryStore, createStoredRows } from '../../lib/store/index.js'
 import { createSenderClock } from '../../lib/store/sender-clock.js';
 import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker, createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
-import { toSqsRecord } from '../../local/event-source-mapping.js';
+import { toSqsRecord } from '../../local/lambda/event-source-mapping.js';
 import type { RunningCrm } from '../../tools/crm/start.js';
 import { startTarget } from '../crm/support.js';
 import { recordingFetch, simulator } from '../crm-client/support.js';

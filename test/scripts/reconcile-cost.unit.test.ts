@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type CostLine,
-  contactRowWru,
-  PRICES,
-  RECONCILE_ASSUMPTIONS,
-  reconcileCostRows,
-} from '../../scripts/cost.js';
+import type { CostLine } from '../../scripts/cost/per-event.js';
+import { PRICES } from '../../scripts/cost/prices.js';
+import { contactRowWru, RECONCILE_ASSUMPTIONS, reconcileCostRows } from '../../scripts/cost/reconcile.js';
 
 const total = (rows: CostLine[]) => rows.reduce((sum, { dollars }) => sum + dollars, 0);
 const item = (rows: CostLine[], name: string) => rows.find((row) => row.item === name)!.dollars;

@@ -18,15 +18,15 @@ import {
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, SQSRecord } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LOCAL_CREDENTIALS } from '../../dashboard/port-guard.js';
 import { loadDefinitions, QUEUE_ENV_VARS } from '../../infra/definitions.js';
 import type { RowEvent } from '../../lib/events/index.js';
 import { createDynamoStore, rowKey } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
-import { toSqsRecord } from '../../local/event-source-mapping.js';
-import { ensureQueues, type LocalQueue } from '../../local/resources.js';
-import { type SqsEmulator, startSqsEmulator } from '../../local/sqs-emulator.js';
+import { ensureQueues, type LocalQueue } from '../../local/emulators/resources.js';
+import { type SqsEmulator, startSqsEmulator } from '../../local/emulators/sqs-emulator.js';
+import { LOCAL_CREDENTIALS } from '../../local/http/port-guard.js';
+import { toSqsRecord } from '../../local/lambda/event-source-mapping.js';
 import {
   buildSampleBody,
   buildSampleDelivery,

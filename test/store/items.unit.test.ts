@@ -8,7 +8,7 @@ import { apply } from '../../lib/projection.js';
 import { compressBody, decompressBody } from '../../lib/store/body-codec.js';
 import { createDynamoStore, InvalidItemError } from '../../lib/store/index.js';
 import { fromRowItem, toRowItem } from '../../lib/store/row-item.js';
-import { itemBytes } from '../../scripts/cost.js';
+import { itemBytes } from '../../scripts/cost/item-bytes.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { at, rowEvent } from '../support/workers.js';
 

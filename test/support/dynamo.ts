@@ -10,7 +10,7 @@ import type { Gap } from '../../lib/model/types.js';
 import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store, StoreReader } from '../../lib/store/types.js';
 import { gapsOf } from '../../lib/webhook-state.js';
-import { createTable } from '../../local/resources.js';
+import { createTable } from '../../local/emulators/resources.js';
 
 type Dynalite = (options: {
   path?: string;

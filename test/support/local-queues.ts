@@ -1,7 +1,7 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { loadDefinitions } from '../../infra/definitions.js';
-import { ensureQueues, type LocalQueue } from '../../local/resources.js';
-import { type SqsEmulator, startSqsEmulator } from '../../local/sqs-emulator.js';
+import { ensureQueues, type LocalQueue } from '../../local/emulators/resources.js';
+import { type SqsEmulator, startSqsEmulator } from '../../local/emulators/sqs-emulator.js';
 
 export interface LocalQueues {
   emulator: SqsEmulator;

@@ -2,7 +2,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDeliveryFeed, createOutcomeCounter } from '../../dashboard/activity.js';
 import type { DashboardSource } from '../../dashboard/source.js';
-import { createLocalSource, type LocalSourceDeps } from '../../local/dashboard-source.js';
+import { createLocalSource, type LocalSourceDeps } from '../../local/admin/dashboard-source.js';
 
 /**
  * The local runtime's dashboard source for an admin API under test: empty taps and, unless given, a

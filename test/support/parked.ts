@@ -3,7 +3,7 @@ import type { DeliveryPolicy } from '../../lib/ingest/request.js';
 import type { QueueKey } from '../../lib/queue/port.js';
 import { createSqsSender } from '../../lib/queue/sqs.js';
 import { createSqsParkedSource } from '../../lib/queue/sqs-parked.js';
-import type { StoredMessage } from '../../local/sqs-message.js';
+import type { StoredMessage } from '../../local/emulators/sqs-message.js';
 import { policy, request } from './delivery.js';
 import { type LocalQueues, startLocalQueues } from './local-queues.js';
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { wantedEvents } from '../../lib/tenants/events.js';
 import { offboard } from '../../lib/tenants/offboard.js';
 import { onboard } from '../../lib/tenants/onboard.js';
-import { loadSchedules, type ScheduleRunner, startSchedules } from '../../local/schedules.js';
+import { loadSchedules, type ScheduleRunner, startSchedules } from '../../local/lambda/schedules.js';
 import { httpRequest } from '../../tools/http-client.js';
 import { buildSampleBody, buildSampleDelivery } from '../../tools/samples.js';
 import { FAKE_AWS_ENV } from '../support/dynamo.js';

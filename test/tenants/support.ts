@@ -12,7 +12,7 @@ import { SsmParameterProvider } from '../../lib/secrets/ssm.js';
 import { SECRET_GRACE_MS, type TenantDeps } from '../../lib/tenants/deps.js';
 import { ssmSecretSet } from '../../lib/tenants/secret-set.js';
 import { dynamoTenantStore } from '../../lib/tenants/tenant-store.js';
-import { LOCAL_SECRETS_PARAMETER, startLocalSsm } from '../../local/ssm-endpoint.js';
+import { LOCAL_SECRETS_PARAMETER, startLocalSsm } from '../../local/emulators/ssm-endpoint.js';
 import { type RunningCrm, startCrm } from '../../tools/crm/start.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
 import { startIngestServer } from '../support/ingest-server.js';

@@ -15,7 +15,7 @@ import { handleDelivery } from '../../lib/ingest/index.js';
 import { createSqsSender } from '../../lib/queue/sqs.js';
 import type { Store } from '../../lib/store/types.js';
 import { createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
-import { toSqsRecord } from '../../local/event-source-mapping.js';
+import { toSqsRecord } from '../../local/lambda/event-source-mapping.js';
 import { policy, request, sample } from '../support/delivery.js';
 import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
 import { type LocalSqs, startLocalSqs } from '../support/sqs.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import type { RowEvent } from '../../lib/events/index.js';
 import { eventSeq } from '../../lib/model/order-key.js';
-import { RECENT_WINDOW } from '../../lib/projection.js';
+import { RECENT_WINDOW } from '../../lib/recognition.js';
 import type { Store } from '../../lib/store/types.js';
 import { createRowWorker, processRowEvent } from '../../lib/workers/index.js';
 import { dynamoStoreForFile } from '../support/dynamo.js';

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RowEvent, WebhookStateEvent } from '../../lib/events/index.js';
 import type { Row, Webhook } from '../../lib/model/types.js';
-import { apply, contentHash } from '../../lib/projection.js';
+import { apply } from '../../lib/projection.js';
+import { contentHash } from '../../lib/recognition.js';
 import { applyStateEvent } from '../../lib/webhook-state.js';
 import { processRowEvent, processStateEvent } from '../../lib/workers/index.js';
 import {

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { refusal } from '../../dashboard/port-guard.js';
+import { refusal } from '../../local/http/port-guard.js';
 import { type AuthOptions, createAuth, generateAppKeys } from './auth.js';
 import { type CallCounter, callKind, createCallCounter } from './calls.js';
 import { controlApi } from './control.js';

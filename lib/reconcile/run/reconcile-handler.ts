@@ -1,3 +1,4 @@
+import { processPartialResponse, SqsFifoPartialProcessorAsync } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
@@ -36,10 +37,11 @@ export interface ReconcileHandlerDeps {
 }
 
 /**
- * The reconcile queue's SQS handler (batch size 1; a larger batch is run record by record): parses the
- * request, waits out its cursor's `notBefore` by hiding the message until then, runs it
- * ({@link runReconcile}) and carries it on in a new message when the run says so (the cursor travels
- * in it), so no invocation runs past its timeout. At the end: `receiver.reconcile.completed` on the bus
+ * The reconcile queue's SQS handler (batch size 1; a larger batch is run record by record by one
+ * Powertools `processPartialResponse` with the FIFO processor, a request that fails or waits failing
+ * the rest of its group in the batch): parses the request, waits out its cursor's `notBefore` by hiding
+ * the message until then, runs it ({@link runReconcile}) and carries it on in a new message when the
+ * run says so (the cursor travels in it), so no invocation runs past its timeout. At the end: `receiver.reconcile.completed` on the bus
  * and `ReconcileCompleted`. A failure leaves the message to SQS's retries; the attempt numbered
  * `maxReceives` also publishes `receiver.reconcile.failed` and `ReconcileFailed` (the message then
  * moves to the reconcile DLQ: visible, redrivable). A run past its bounds ({@link pastBounds}) fails the
@@ -93,7 +95,8 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
     }
   };
 
-  const one = async (record: SQSRecord, lambdaContext: Context): Promise<boolean> => {
+  /** Runs one request; throws to leave its message on the queue (SQS's retry, or back after its wait). */
+  const one = async (record: SQSRecord, lambdaContext: Context): Promise<void> => {
     let request: ReconcileRequest | undefined;
     let startedAt: string | undefined;
     try {
@@ -104,14 +107,14 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
         if (fate.past !== undefined) {
           logger.error('reconcile failed', { context: request.context, error: fate.past });
           await fail(request, cursor.startedAt, fate.past);
-          return true;
+          return;
         }
         if (fate.superseded) {
           logger.info('reconcile superseded: a newer run covers its window', {
             context: request.context,
             webhookId: request.webhookId,
           });
-          return true;
+          return;
         }
       }
       const notBefore = cursor?.notBefore;
@@ -120,7 +123,7 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
         const seconds = Math.min(MAX_VISIBILITY_SECONDS, Math.ceil(waitMs / 1000));
         await deps.hide(record.receiptHandle, seconds);
         logger.info('reconcile waits for the CRM', { context: request.context, seconds });
-        return false;
+        throw new WaitingError(seconds);
       }
       // The run's start orders its records: a run started later is newer (lib/reconcile/records/recovery.ts).
       startedAt = cursor?.startedAt ?? now().toISOString();
@@ -134,7 +137,7 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
           why: result.why,
           delayMs: result.delayMs,
         });
-        return true;
+        return;
       }
       logger.info('reconcile completed', { ...result.detail, counters: result.counters });
       metrics.addMetric(METRIC.ReconcileCompleted, MetricUnit.Count, 1);
@@ -150,26 +153,37 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
         { status: 'completed', startedAt, at: now().toISOString(), ...counts, clockSkewSeconds },
         logger,
       );
-      return true;
     } catch (error) {
+      if (error instanceof WaitingError) throw error;
       const attempt = Number(record.attributes.ApproximateReceiveCount) || 1;
       const line = oneLine(error);
       logger.error('reconcile failed', { context: request?.context, attempt, error: line });
       if (attempt >= deps.maxReceives) await fail(request, startedAt, line);
-      return false;
+      throw error;
     }
   };
 
   return async (event: SQSEvent, lambdaContext: Context): Promise<SQSBatchResponse> => {
-    const failures: SQSBatchResponse['batchItemFailures'] = [];
     try {
-      for (const record of event.Records)
-        if (!(await one(record, lambdaContext))) failures.push({ itemIdentifier: record.messageId });
+      // A processor per invocation: it holds the records, and local invocations may overlap.
+      return await processPartialResponse(
+        event,
+        (record: SQSRecord) => one(record, lambdaContext),
+        new SqsFifoPartialProcessorAsync(),
+        { context: lambdaContext, skipGroupOnError: true, throwOnFullBatchFailure: false },
+      );
     } finally {
       if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
     }
-    return { batchItemFailures: failures };
   };
+}
+
+/** A request that waits for its cursor's `notBefore`: its message is hidden until then, not failed. */
+class WaitingError extends Error {
+  constructor(seconds: number) {
+    super(`the reconcile waits ${seconds} s for the CRM`);
+    this.name = 'WaitingError';
+  }
 }
 
 /** The message's request, or a one-line error naming the first wrong field. */
