@@ -17,7 +17,7 @@ import { CRM_TABLES, type CrmLimits, createCrmClient, tenantEndpoints } from '..
 import { parseDeliveryEvent } from '../../lib/events/index.js';
 import { routeEvent } from '../../lib/ingest/routing.js';
 import type { RowEntity } from '../../lib/model/types.js';
-import type { OutboundMessage, QueueKey } from '../../lib/queue/port.js';
+import type { OutboundMessage } from '../../lib/queue/port.js';
 import { createSnapshotSender } from '../../lib/queue/sqs-snapshots.js';
 import { type ReconcileRequest, reconcileMessage } from '../../lib/reconcile/request.js';
 import { createReconcileHandler } from '../../lib/reconcile/run/reconcile-handler.js';
@@ -66,10 +66,6 @@ export async function deliverReceived(
   receiver: Receiver,
   received: ReadonlyArray<{ raw: string; body: unknown }>,
 ): Promise<void> {
-  const queueUrls = Object.fromEntries(receiver.queues.queues.map((q) => [q.key, q.url])) as Record<
-    QueueKey,
-    string
-  >;
   const messages = received.map((delivery): OutboundMessage => {
     const parsed = parseDeliveryEvent(delivery.body);
     if (!parsed.ok) throw new Error(`the simulator delivered an invalid ${delivery.raw}`);
@@ -77,7 +73,9 @@ export async function deliverReceived(
     const attributes = { event: event.Event, eventId: event.EventId, receivedAt: new Date().toISOString() };
     return { ...routeEvent(event), body: delivery.raw, attributes };
   });
-  await createSnapshotSender({ client: receiver.queues.client, queueUrls })(messages);
+  await createSnapshotSender({ client: receiver.queues.client, queueUrls: receiver.queues.queueUrls })(
+    messages,
+  );
 }
 
 /** A receiver and the CRM simulator for a file's tests: started before them, stopped after. */
@@ -182,10 +180,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     // test's own in front of the simulator names itself there, test/support/skewed-crm.ts).
     ...tenantEndpoints(),
   });
-  const queueUrls = Object.fromEntries(receiver.queues.queues.map((q) => [q.key, q.url])) as Record<
-    QueueKey,
-    string
-  >;
+  const { queueUrls } = receiver.queues;
   let offsetMs = 0;
   const now = () => new Date(Date.now() + offsetMs);
   const senderAheadMs = createSenderClock(receiver.dynamo.doc, receiver.tables.webhooks);
