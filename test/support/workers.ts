@@ -8,6 +8,7 @@ import type { RowEvent, WebhookStateEvent } from '../../lib/events/index.js';
 import { type DeliveryEvent, validEvent } from '../../lib/events/index.js';
 import type { Hooks } from '../../lib/hooks.js';
 import { routeEvent } from '../../lib/ingest/routing.js';
+import type { OutboundMessage } from '../../lib/queue/port.js';
 import {
   createRowWorker,
   type Publication,
@@ -98,6 +99,12 @@ export function sqsRecord(
     eventSourceARN: 'arn:aws:sqs:us-east-1:123456789012:test.fifo',
     awsRegion: 'us-east-1',
   };
+}
+
+/** The SQS record of a message the receiver sends (a reconcile's snapshot), its body exactly as written. */
+export function sqsRecordOf(message: OutboundMessage): SQSRecord {
+  const raw = String(message.body);
+  return sqsRecord(JSON.parse(raw), { raw });
 }
 
 export function sqsEvent(records: SQSRecord[]): SQSEvent {

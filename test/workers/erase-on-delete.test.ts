@@ -16,6 +16,7 @@ import {
   rowWorkerDeps,
   sqsEvent,
   sqsRecord,
+  sqsRecordOf,
 } from '../support/workers.js';
 
 const db = dynamoStoreForFile();
@@ -72,11 +73,6 @@ function snapshotAt(context: string, seconds: number): OutboundMessage {
   });
 }
 
-function asRecord(message: OutboundMessage) {
-  const raw = String(message.body);
-  return sqsRecord(JSON.parse(raw), { raw });
-}
-
 const lifeOf = (context: string) => [
   created(context, 1),
   person('person.changed', context, 2, { Changes: ['firstname', 'birthDate'] }),
@@ -127,7 +123,7 @@ describe('ERASE_ON_DELETE: a hard delete erases the row and its history (dynalit
     expect(await run(sqsRecord(lateCreated), sqsRecord(newerChange))).toEqual([]);
     expect(await run(redelivered(sqsRecord(events[0]!)))).toEqual([]);
     expect(
-      await run(asRecord(snapshotAt('CustErase2', 3.5)), asRecord(snapshotAt('CustErase2', 20))),
+      await run(sqsRecordOf(snapshotAt('CustErase2', 3.5)), sqsRecordOf(snapshotAt('CustErase2', 20))),
     ).toEqual([]);
 
     expect(leaks(await stored('CustErase2'))).toEqual([]);

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bookkeepingFilter, DEFAULT_BOOKKEEPING_FIELDS } from '../../lib/bus/entry.js';
 import type { RowEvent } from '../../lib/events/index.js';
-import type { OutboundMessage } from '../../lib/queue/port.js';
 import { type FetchedRow, snapshotMessage } from '../../lib/reconcile/run/snapshot-message.js';
 import type { Store } from '../../lib/store/types.js';
 import { createRowWorker } from '../../lib/workers/index.js';
@@ -16,6 +15,7 @@ import {
   rowWorkerDeps,
   sqsEvent,
   sqsRecord,
+  sqsRecordOf,
 } from '../support/workers.js';
 
 const db = dynamoStoreForFile();
@@ -28,12 +28,6 @@ function setup() {
     expect(response.batchItemFailures).toEqual([]);
   };
   return { bus, run };
-}
-
-/** The SQS record of a reconcile's message, its body exactly as the builder wrote it. */
-function asRecord(message: OutboundMessage): ReturnType<typeof sqsRecord> {
-  const raw = String(message.body);
-  return sqsRecord(JSON.parse(raw), { raw });
 }
 
 /** A created event whose FieldValues carry `values` (beside the sample's). */
@@ -69,7 +63,7 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
     const base = created('CustRec1', 0, { name: 'Old' });
     await run(sqsRecord(base));
     const message = snapshot('CustRec1', 10, base, { name: '"New"', big: '12345678901234567890' });
-    const record = asRecord(message);
+    const record = sqsRecordOf(message);
 
     await run(record);
     await run(redelivered(record)); // SQS again, after the 5-minute deduplication window
@@ -103,13 +97,13 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
     const base = created('CustRec2', 0, { name: 'Same' });
     await run(sqsRecord(base));
     const before = (await db.store.loadRow('CustRec2', 'contact', 7)).item!;
-    const equal = asRecord(snapshot('CustRec2', 10, base, {}));
+    const equal = sqsRecordOf(snapshot('CustRec2', 10, base, {}));
 
     await run(equal);
     const after = await db.store.loadRow('CustRec2', 'contact', 7);
     await run(redelivered(equal)); // confirms nothing more: no write
     // The CRM's name was Other at 5 and Same again by 10, whose change events were lost.
-    await run(asRecord(snapshot('CustRec2', 5, base, { name: '"Other"' })));
+    await run(sqsRecordOf(snapshot('CustRec2', 5, base, { name: '"Other"' })));
 
     // Only the order keys of its FieldValues moved to F (one write): same data, same count, same last event.
     const { fieldValuesTimestamp, fieldValuesSeq, statusSeq, ...unchanged } = after.item!;
@@ -130,7 +124,7 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
     await run(sqsRecord(base), sqsRecord(changed('CustRec3', 20, 'name')));
     const older = changed('CustRec3', 5, 'department');
 
-    await run(asRecord(snapshot('CustRec3', 10, base, { department: '"Sales"' })));
+    await run(sqsRecordOf(snapshot('CustRec3', 10, base, { department: '"Sales"' })));
     await run(sqsRecord(older));
 
     const row = await db.store.getRow('CustRec3', 'contact', 7);
@@ -148,7 +142,7 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
     const tie = changed('CustRec4', 10, 'name');
     await run(sqsRecord(base), sqsRecord(tie));
 
-    await run(asRecord(snapshot('CustRec4', 10, base, { name: '"Fetched"' })));
+    await run(sqsRecordOf(snapshot('CustRec4', 10, base, { name: '"Fetched"' })));
 
     const row = await db.store.getRow('CustRec4', 'contact', 7);
     expect(row).toMatchObject({ lastEventId: tie.EventId, changedFields: ['name'] });
@@ -166,8 +160,8 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
       deleted: true,
     });
 
-    await run(asRecord(gone));
-    await run(redelivered(asRecord(gone)));
+    await run(sqsRecordOf(gone));
+    await run(redelivered(sqsRecordOf(gone)));
 
     const row = await db.store.getRow('CustRec5', 'contact', 7);
     expect(row).toMatchObject({ status: 'deleted', eventCount: 2 });
@@ -181,7 +175,7 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
     const { run } = setup();
     const base = created('CustRec6', 0, { name: 'Old' });
     await run(sqsRecord(base));
-    const first = asRecord(snapshot('CustRec6', 10, base, { name: '"New"' }));
+    const first = sqsRecordOf(snapshot('CustRec6', 10, base, { name: '"New"' }));
     let crash = true;
     const crashing: Store = {
       ...db.store,
@@ -194,7 +188,7 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
     // Its receives fail (it goes to the DLQ); a later snapshot with the same answer gets through.
     expect((await faulty(sqsEvent([first]), lambdaContext)).batchItemFailures).toHaveLength(1);
     crash = false;
-    await run(asRecord(snapshot('CustRec6', 20, base, { name: '"New"' })));
+    await run(sqsRecordOf(snapshot('CustRec6', 20, base, { name: '"New"' })));
 
     await run(redelivered(first)); // redriven: older than the row's FieldValues now, equal to them
 
@@ -208,7 +202,7 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
     const base = created('CustRec7', 0, { name: 'Old' });
     await run(sqsRecord(base));
     const message = snapshot('CustRec7', 10, base, { name: '"New"' });
-    const record = asRecord(message);
+    const record = sqsRecordOf(message);
     bus.failNext(message.deduplicationId);
 
     const worker = createRowWorker({
