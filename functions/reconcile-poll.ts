@@ -44,7 +44,7 @@ const crmClient = crmConfig.enabled
 /**
  * Scheduled every minute: polls the receiver's webhooks in the CRM every RECONCILE_POLL_SECONDS,
  * enqueues reconciles of the windows it finds and sets disabled webhooks Active again
- * (lib/reconcile/poll.ts). Without CRM_API_URL it does nothing: gaps cannot be recovered.
+ * (lib/reconcile/poll/poll.ts). Without CRM_API_URL it does nothing: gaps cannot be recovered.
  */
 export const handler = async (_event: unknown, lambdaContext: Context): Promise<void> => {
   invocation = lambdaContext;

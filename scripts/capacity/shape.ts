@@ -1,9 +1,9 @@
 /**
  * The receiver's own shape as the capacity model needs it, read from where it is decided: the default
  * stage's params and the event source mappings of serverless.yml (infra/functions.ts, which the local
- * runtime reads too), the queues of infra/resources.yml, the durations scripts/cost.ts assumes, the
- * DynamoDB writes the real contact worker makes per event (scripts/cost.ts measures them), the
- * sender's retries and the reconcile limits' defaults. Nothing here is written twice.
+ * runtime reads too), the queues of infra/resources.yml, the durations scripts/cost/prices.ts assumes,
+ * the DynamoDB writes the real contact worker makes per event (scripts/cost/measure.ts measures them),
+ * the sender's retries and the reconcile limits' defaults. Nothing here is written twice.
  */
 import * as z from 'zod';
 import { loadDefinitions, type QueueKey } from '../../infra/definitions.js';
@@ -64,14 +64,14 @@ export function rowQueues(): Set<QueueKey> {
   return new Set(families.filter((family) => family.entity !== 'webhook').map((family) => family.queue));
 }
 
-/** What the model needs of scripts/cost.ts's measurement of the real worker's DynamoDB writes per event. */
+/** What the model needs of the DynamoDB writes per event scripts/cost/measure.ts measures. */
 export type MeasuredWrites = Pick<Measured, 'wru' | 'indexWru' | 'requests'>;
 
 /**
  * The stage as serverless.yml's default params deploy it, with `overrides` over them as `--param`
- * gives them to a deploy. The DynamoDB writes per event come from `measureWrites`: scripts/cost.ts's
- * run of the real handlers at batches of one (a FIFO mapping has no batching window, so at a few
- * events per second per tenant a batch holds about one message).
+ * gives them to a deploy. The DynamoDB writes per event come from `measureWrites`:
+ * scripts/cost/measure.ts's run of the real handlers at batches of one (a FIFO mapping has no batching
+ * window, so at a few events per second per tenant a batch holds about one message).
  */
 export async function loadStageShape(
   overrides: Record<string, number> = {},

@@ -25,7 +25,8 @@ export function platformLines(): string[] {
 export function accessLogLine(format: string, values: Record<string, string>): string {
   return format.replace(/\$context\.[A-Za-z]+(?:\.[A-Za-z]+)*/g, (variable) => {
     const value = values[variable];
-    if (value === undefined) throw new Error(`scripts/cost.ts has no sample value for ${variable}`);
+    if (value === undefined)
+      throw new Error(`scripts/cost/log-lines.ts (accessLogValues) has no sample value for ${variable}`);
     return value;
   });
 }

@@ -11,6 +11,7 @@ function setup() {
   const hidden: number[] = [];
   const lifecycle = new FakePublisher();
   let runs = 0;
+  const observability = quietObservability();
   const handler = createReconcileHandler({
     async runDeps() {
       runs++;
@@ -22,7 +23,7 @@ function setup() {
     },
     publisher: lifecycle,
     maxReceives: 3,
-    ...quietObservability(),
+    ...observability,
     now: () => NOW,
   });
   const invoke = (body: string, receiveCount = 1) =>
@@ -52,7 +53,7 @@ function setup() {
       },
       lambdaContext as Context,
     );
-  return { invoke, invokeBatch, hidden, lifecycle, runs: () => runs };
+  return { invoke, invokeBatch, hidden, lifecycle, observability, runs: () => runs };
 }
 
 const cursorUntil = (notBefore: string) => ({
@@ -82,6 +83,25 @@ describe('the reconcile queue’s handler', () => {
     expect(far.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
     expect(hidden).toEqual([61, 43_200]);
     expect(runs()).toBe(0);
+  });
+
+  it('a request that waits is no failure, even on its last attempt: no error line, no ReconcileFailed, nothing published', async () => {
+    const { invoke, hidden, lifecycle, observability } = setup();
+    const errors = vi.spyOn(observability.logger, 'error');
+    const metrics = vi.spyOn(observability.metrics, 'addMetric');
+    const request = {
+      context: 'Cust1',
+      reason: 'manual',
+      from: NOW.toISOString(),
+      requestedAt: NOW.toISOString(),
+      cursor: cursorUntil('2026-11-28T01:01:00.000Z'),
+    };
+    const answer = await invoke(JSON.stringify(request), 3);
+    expect(answer.batchItemFailures).toEqual([{ itemIdentifier: 'm-1' }]);
+    expect(hidden).toEqual([60]);
+    expect(errors).not.toHaveBeenCalled();
+    expect(metrics).not.toHaveBeenCalled();
+    expect(lifecycle.published).toEqual([]);
   });
 
   it('runs a larger batch one record after another: a request that waits fails the rest of its context’s group in the batch, another context goes on', async () => {
@@ -120,6 +140,15 @@ describe('the reconcile queue’s handler', () => {
       context: 'unknown',
       error: expect.stringMatching(/^Error: the reconcile message's reason is not accepted: /),
     });
+  });
+
+  it('flushes the invocation’s metrics when its message fails (ReconcileFailed on the last attempt)', async () => {
+    const { invoke, observability } = setup();
+    const metrics = vi.spyOn(observability.metrics, 'addMetric');
+    const flushed = vi.spyOn(observability.metrics, 'publishStoredMetrics');
+    expect((await invoke('not json', 3)).batchItemFailures).toHaveLength(1);
+    expect(metrics.mock.calls.map(([name]) => name)).toEqual(['ReconcileFailed']);
+    expect(flushed).toHaveBeenCalledOnce();
   });
 
   it('refuses a cursor it did not write, in one line', async () => {
