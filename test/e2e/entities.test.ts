@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSampleBody } from '../../tools/samples.js';
 import { runSimulation } from '../../tools/simulate.js';
-import { postDelivery, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+import { adminJson, postDelivery, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 
 /**
  * Every event the CRM sends, through `npm start`: a webhook subscribed to everything, and the replay
@@ -24,10 +24,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 }, 30_000);
 
-async function admin<T = unknown>(path: string, init?: RequestInit): Promise<{ status: number; body: T }> {
-  const answer = await fetch(`${runtime!.adminUrl}${path}`, init);
-  return { status: answer.status, body: (await answer.json()) as T };
-}
+const admin = <T = unknown>(path: string, init?: RequestInit) => adminJson<T>(runtime!.adminUrl, path, init);
 
 describe('npm start with every family of the catalogue', () => {
   it('parks what ENTITIES leaves out (200), and replays it once the setting allows it', async () => {

@@ -10,7 +10,7 @@ import {
   type SampleEventName,
 } from '../../tools/samples.js';
 import { runSimulation } from '../../tools/simulate.js';
-import { postDelivery, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+import { adminJson, postDelivery, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 
 /**
  * `npm start` as a user runs it: a child process with a fresh DATA_DIR and free ports, driven over
@@ -40,10 +40,7 @@ async function deliver(event: SampleEventName, primaryKey: number, options: { se
   return { status: answer.status, body: await answer.text(), eventId: String(body.EventId) };
 }
 
-async function admin<T = unknown>(path: string, init?: RequestInit): Promise<{ status: number; body: T }> {
-  const answer = await fetch(`${runtime.adminUrl}${path}`, init);
-  return { status: answer.status, body: (await answer.json()) as T };
-}
+const admin = <T = unknown>(path: string, init?: RequestInit) => adminJson<T>(runtime.adminUrl, path, init);
 
 interface QueueView {
   key: string;

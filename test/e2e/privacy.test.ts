@@ -6,7 +6,13 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSampleBody } from '../../tools/samples.js';
 import { foundUnder } from '../support/data-dir.js';
-import { freePort, postDelivery, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+import {
+  adminJson,
+  freePort,
+  postDelivery,
+  type RuntimeProcess,
+  spawnLocalRuntime,
+} from '../support/local-runtime.js';
 
 /**
  * A person's data through `npm start` (logging at DEBUG, the most a stage logs) and out again: created,
@@ -66,10 +72,7 @@ async function deliver(body: Record<string, unknown>): Promise<number> {
   return answer.status;
 }
 
-async function admin<T = unknown>(path: string, init?: RequestInit): Promise<{ status: number; body: T }> {
-  const answer = await fetch(`${runtime.adminUrl}${path}`, init);
-  return { status: answer.status, body: (await answer.json()) as T };
-}
+const admin = <T = unknown>(path: string, init?: RequestInit) => adminJson<T>(runtime.adminUrl, path, init);
 
 const person = (event: string, primaryKey: number, extra: Record<string, unknown> = {}) => ({
   ...buildSampleBody(event, { context: CONTEXT, primaryKey }),

@@ -202,3 +202,13 @@ export function postDelivery(
   const delivery = buildSampleDelivery(body, secret === undefined ? {} : { secret });
   return fetch(webhookUrl, { method: 'POST', headers: delivery.headers, body: delivery.body });
 }
+
+/** The JSON answer of a running `npm start`'s admin API at `path` (`adminUrl`'s): its status and body. */
+export async function adminJson<T = unknown>(
+  adminUrl: string,
+  path: string,
+  init?: RequestInit,
+): Promise<{ status: number; body: T }> {
+  const answer = await fetch(`${adminUrl}${path}`, init);
+  return { status: answer.status, body: (await answer.json()) as T };
+}
