@@ -88,6 +88,7 @@ const reconcile = createReconcileHandler({
       timeLeftMs,
       now: () => new Date(),
       warn: (message) => logger.warn(message),
+      maxDeletes: config.maxDeletes,
     };
   },
   carryOn: (request) => reconcileQueue.enqueue(request),

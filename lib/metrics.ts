@@ -42,6 +42,8 @@ export const METRIC = {
   ReconcileFailed: 'ReconcileFailed',
   /** A reconcile run met the CRM API's Date skewed beyond a minute from its events' Timestamps (logged, on the gap's card). */
   CrmClockSkew: 'CrmClockSkew',
+  /** A reconcile run held an entity's deletes back: more of its stored rows than RECONCILE_MAX_DELETES allows were not in the CRM's list of ids. */
+  ReconcileDeletesHeld: 'ReconcileDeletesHeld',
 } as const;
 
 /** The metric a merge outcome is counted by, in the row and the state workers alike. */

@@ -83,7 +83,7 @@ export const HELP = `Usage: npm run ops -- <command> --stage S [--region R] [opt
   rows <context> <entity> <primaryKey> [--events]
   webhooks
   gaps [--context C]
-  reconcile --context C (--from ISO [--to ISO] | --full) [--entities a,b]
+  reconcile --context C (--from ISO [--to ISO] | --full) [--entities a,b] [--max-deletes N]
                                        the CRM's rows back (the reconcile queue)
   backfill-row-index                   once after deploying the byRowSet index: older rows into it
   dashboard [--port P]                 the dashboard on 127.0.0.1:P (default 3002)
@@ -229,6 +229,7 @@ const OPTIONS = {
   entity: { type: 'string' },
   id: { type: 'string' },
   full: { type: 'boolean', default: false },
+  'max-deletes': { type: 'string' },
   event: { type: 'string' },
   events: { type: 'boolean', default: false },
   port: { type: 'string' },

@@ -1,6 +1,6 @@
 import { OWN_QUEUE_ENV_VARS } from '../queue/port.js';
 import { ConfigError, requireEnv } from './env.js';
-import { type RunBounds, readRunBounds } from './reconcile-bounds.js';
+import { type DeleteCap, type RunBounds, readDeleteCap, readRunBounds } from './reconcile-bounds.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -16,6 +16,8 @@ export interface ReconcileConfig {
   maxReceives: number;
   /** RECONCILE_MAX_RUN_HOURS and RECONCILE_MAX_INVOCATIONS. */
   bounds: RunBounds;
+  /** RECONCILE_MAX_DELETES and RECONCILE_MAX_DELETES_PERCENT. */
+  maxDeletes: DeleteCap;
 }
 
 /** The variable that carries the reconcile queue's maxReceiveCount to the function. */
@@ -30,5 +32,5 @@ export function readReconcileConfig(env: Env = process.env): ReconcileConfig {
       `${MAX_RECEIVE_COUNT_ENV_VAR} must be the reconcile queue's maxReceiveCount, a whole number from 1`,
       MAX_RECEIVE_COUNT_ENV_VAR,
     );
-  return { queueUrl, maxReceives, bounds: readRunBounds(env) };
+  return { queueUrl, maxReceives, bounds: readRunBounds(env), maxDeletes: readDeleteCap(env) };
 }

@@ -24,6 +24,11 @@ export const ReconcileRequestSchema = z.strictObject({
   full: z.optional(z.boolean()),
   /** Entities to reconcile; absent: every entity the receiver stores (ENTITIES) and can reconcile (lib/reconcile/run/scope.ts). */
   entities: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(100))).check(z.maxLength(100))),
+  /**
+   * The deletes the run may apply per entity, instead of RECONCILE_MAX_DELETES's cap: a person's
+   * answer to a run that held an entity's deletes back (lib/reconcile/run/deletes.ts).
+   */
+  maxDeletes: z.optional(z.number().check(z.int(), z.nonnegative())),
   /** The webhook whose gap or poll asked for it, if any (lifecycle events name it). */
   webhookId: z.optional(z.number()),
   requestedAt: IsoTime,

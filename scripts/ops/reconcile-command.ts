@@ -4,13 +4,14 @@ import type { ReconcileRequest } from '../../lib/reconcile/request.js';
 import { ManualRequestError, manualRequest } from '../../lib/reconcile/triggers/manual.js';
 import { type OpsClients, OpsError, output, type StackOutputs } from './commands.js';
 
-/** `--context`, `--from`, `--to`, `--entities`, `--full` as the command line gave them. */
+/** `--context`, `--from`, `--to`, `--entities`, `--full`, `--max-deletes` as the command line gave them. */
 export interface ReconcileOptions {
   context?: string | undefined;
   from?: string | undefined;
   to?: string | undefined;
   entities?: string | undefined;
   full?: boolean | undefined;
+  'max-deletes'?: string | undefined;
 }
 
 /**
@@ -33,11 +34,13 @@ export async function reconcile(
         to: options.to,
         entities: options.entities,
         full: options.full ? 'true' : undefined,
+        maxDeletes: options['max-deletes'],
       },
       new Date(),
     );
   } catch (error) {
-    if (error instanceof ManualRequestError) throw new OpsError(`--${error.message}`);
+    if (error instanceof ManualRequestError)
+      throw new OpsError(`--${error.message.replace(/^maxDeletes/, 'max-deletes')}`);
     throw error;
   }
   const queueUrl = output(outputs, queueOutputs('reconcile').url);

@@ -86,6 +86,15 @@ describe('npm run ops -- reconcile', () => {
     expect(JSON.parse(message!.Body!)).not.toHaveProperty('from');
   });
 
+  it('--max-deletes: the deletes the run may apply per entity, instead of the cap', async () => {
+    await main(
+      ['reconcile', '--stage', 'test', '--context', 'Cust9', '--full', '--max-deletes', '40'],
+      clients,
+    );
+    const [message] = await receive();
+    expect(JSON.parse(message!.Body!)).toMatchObject({ context: 'Cust9', full: true, maxDeletes: 40 });
+  });
+
   it.each([
     [['--from', '2026-11-27T10:00:00Z'], '--context: required'],
     [['--context', 'Cust9'], '--from: required unless full=true'],
@@ -94,6 +103,7 @@ describe('npm run ops -- reconcile', () => {
       ['--context', 'Cust9', '--full', '--entities', 'contakt'],
       '--entities: contakt cannot be reconciled (not an entity of the CRM)',
     ],
+    [['--context', 'Cust9', '--full', '--max-deletes', 'all'], '--max-deletes: all: a whole number'],
   ])('%j: one line naming the option, nothing sent', async (args, message) => {
     const error = await main(['reconcile', '--stage', 'test', ...args], clients).catch(
       (caught: unknown) => caught,

@@ -244,6 +244,8 @@ describe('functions', () => {
       // A run's bounds: "" for the defaults (lib/config/reconcile-bounds.ts).
       RECONCILE_MAX_RUN_HOURS: '',
       RECONCILE_MAX_INVOCATIONS: '',
+      RECONCILE_MAX_DELETES: '',
+      RECONCILE_MAX_DELETES_PERCENT: '',
     });
     for (const name of ['WEBHOOK_STATE_QUEUE_URL', 'PARKED_QUEUE_URL', 'CRM_CREDENTIALS'])
       expect(env, name).not.toHaveProperty(name);

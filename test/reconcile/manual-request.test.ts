@@ -41,6 +41,7 @@ describe('manualRequest: a reconcile asked for by a person', () => {
       entities: ['contact', 'person', 'list.category', 'y_equipment', 'ticket'],
     });
     expect(manualRequest({ context: 'Cust1', full: 'true', webhookId: '9' }, NOW).webhookId).toBe(9);
+    expect(manualRequest({ context: 'Cust1', full: 'true', maxDeletes: '40' }, NOW).maxDeletes).toBe(40);
     const full = manualRequest({ context: 'Cust1', full: 'true' }, NOW);
     expect(full).toEqual({ context: 'Cust1', reason: 'manual', full: true, requestedAt: NOW.toISOString() });
   });
@@ -73,13 +74,17 @@ describe('manualRequest: a reconcile asked for by a person', () => {
     ],
     [
       { context: 'Cust1', full: 'true', form: '2026-11-27T10:00:00Z' },
-      'form: unknown; context, from, to, entities, full, webhookId accepted',
+      'form: unknown; context, from, to, entities, full, webhookId, maxDeletes accepted',
     ],
     [
       { context: 'Cust1', from: '2026-11-27T10:00:00Z', webhookId: '9.5' },
       'webhookId: 9.5: a WebhookId (a whole number) accepted',
     ],
     [{ context: 'Cust1', from: '2026-11-27T10:00:00Z', webhookId: '99999999999999999' }, 'webhookId: 99999'],
+    [
+      { context: 'Cust1', full: 'true', maxDeletes: '-1' },
+      'maxDeletes: -1: a whole number from 0 to 9999999 accepted',
+    ],
   ])('%o is refused in one line naming the parameter', (params, message) => {
     const error = (() => {
       try {

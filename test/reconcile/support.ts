@@ -140,6 +140,8 @@ export interface RigOptions {
   bounds?: Parameters<typeof createReconcileHandler>[0]['bounds'];
   /** The CRM's API base with `{ContextIdentifier}` (a server in front of the simulator); default the simulator's. */
   apiUrl?: string;
+  /** Missing rows a count keeps to delete without a second listing (default KEPT_MISSING). */
+  keepMissing?: number;
 }
 
 /**
@@ -202,6 +204,8 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
         timeLeftMs: () => (pagesLeft-- > 0 ? 60_000 : 0),
         now,
         warn: () => undefined,
+        random: () => 0.5,
+        ...(options.keepMissing !== undefined && { keepMissing: options.keepMissing }),
       };
     },
     async carryOn(request) {

@@ -12,6 +12,8 @@ export interface SkewedCrmOptions {
   numbersAsText?: boolean;
   /** Each archive row answered as this makes of it (a field of the wrong shape). */
   rowAs?: (row: Record<string, unknown>) => Record<string, unknown>;
+  /** An answer of the server's own to a request (then not forwarded); undefined: forwarded. */
+  answer?: (url: URL) => { status: number; body: unknown } | undefined;
 }
 
 /** Headers of one hop, not forwarded (fetch sets its own). */
@@ -31,6 +33,12 @@ export async function startSkewedCrm(target: string, options: SkewedCrmOptions =
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', async () => {
       const url = new URL(req.url ?? '/', origin);
+      const own = options.answer?.(url);
+      if (own !== undefined) {
+        res.writeHead(own.status, { 'content-type': 'application/json', date: new Date().toUTCString() });
+        res.end(JSON.stringify(own.body));
+        return;
+      }
       const headers = Object.fromEntries(
         Object.entries(req.headers).filter(
           (entry): entry is [string, string] => typeof entry[1] === 'string' && !HOP_HEADERS.has(entry[0]),

@@ -26,8 +26,9 @@ export type Counters = z.infer<typeof CountersSchema>;
 
 /**
  * Where a run stands between two invocations (the request's `cursor`): the entities fixed when it
- * started (and those left out), the one in hand and its phase (`changed`: the archive's changed rows; `deletes`: the CRM's
- * ids against the stored rows), the last primary key listed or compared, and when the tenant may be
+ * started (and those left out), the one in hand and its phase (`changed`: the archive's changed rows;
+ * `count`: the CRM's ids against the stored rows, counted; `deletes`: the same, the rows the CRM no
+ * longer has deleted), the last primary key listed or compared, and when the tenant may be
  * asked again.
  */
 export const CursorSchema = z.object({
@@ -42,7 +43,22 @@ export const CursorSchema = z.object({
   /** Entities the run leaves out, with why (in `receiver.reconcile.completed`). */
   notReconciled: z.optional(z.record(z.string(), z.string())),
   entity: Count,
-  phase: z.enum(['changed', 'deletes']),
+  phase: z.enum(['changed', 'count', 'deletes']),
+  /**
+   * The entity's deletes so far (phases `count` and `deletes`): its stored rows (not deleted) and those
+   * the CRM's listing does not name; in `deletes`, how many of those the run may delete.
+   */
+  deletes: z.optional(
+    z.object({
+      stored: Count,
+      missing: Count,
+      allowed: z.optional(Count),
+      /** The missing rows' keys, while there are few enough to keep (lib/reconcile/run/deletes.ts). */
+      keys: z.optional(z.array(z.number())),
+    }),
+  ),
+  /** Entities whose deletes the run held back, more than the cap allows (their reason in `notReconciled`). */
+  deletesHeld: z.optional(z.array(z.string())),
   /** Changed rows: the page after this primary key comes next (pages follow the key, not an offset). */
   afterKey: z.optional(z.number()),
   /** Deletes: every stored primary key up to this one has been compared. */
@@ -54,6 +70,8 @@ export const CursorSchema = z.object({
   clockSkewMs: z.optional(z.number()),
   /** Not before this time (the CRM's Retry-After, a tenant in maintenance). */
   notBefore: z.optional(IsoTime),
+  /** Waits the CRM asked for in a row, no page done between them: each wait may be longer (lib/reconcile/run/run.ts). */
+  waits: z.optional(Count),
   counters: CountersSchema,
 });
 export type Cursor = z.infer<typeof CursorSchema>;

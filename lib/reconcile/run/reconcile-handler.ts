@@ -147,6 +147,13 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
       const { to, rowsListed, rowsChanged, rowsDeleted, apiCalls, durationMs, notReconciled } = result.detail;
       const counts = { to, rowsListed, rowsChanged, rowsDeleted, apiCalls, durationMs, notReconciled };
       const clockSkewSeconds = skewSaid(deps, request.context, result.clockSkewMs);
+      for (const entity of result.deletesHeld ?? []) {
+        metrics.addMetric(METRIC.ReconcileDeletesHeld, MetricUnit.Count, 1);
+        logger.warn(`reconcile held the deletes of ${entity}: ${notReconciled[entity]}`, {
+          context: request.context,
+          entity,
+        });
+      }
       await recordRun(
         deps.recovery,
         request,

@@ -1,3 +1,6 @@
+import { type Backoff, fullJitterMs } from '../../backoff.js';
+import type { DeleteCap } from '../../config/reconcile-bounds.js';
+import { MAX_RETRY_AFTER_MS } from '../../crm/call.js';
 import {
   CrmApiError,
   CrmAuthError,
@@ -8,16 +11,15 @@ import {
   isRefusal,
   MAX_CRM_TEXT_CHARS,
 } from '../../crm/index.js';
-import type { OutboundMessage } from '../../queue/port.js';
 import type { SnapshotSender } from '../../queue/sqs-snapshots.js';
 import type { StoredRows } from '../../store/row-set.js';
 import type { LifecycleDetails } from '../records/lifecycle.js';
 import type { ReconcileRequest } from '../request.js';
 import { apiSkewMs, CLOCK_SKEW_BOUND_MS } from './clock.js';
 import { type Counters, type Cursor, NO_COUNTS, parseCursor } from './cursor.js';
+import { deletesPage } from './deletes.js';
 import { NOT_RECONCILED, runScope, type Shapes, shapeOf } from './scope.js';
-import { snapshotMessage } from './snapshot-message.js';
-import { pageSnapshots, snapshot } from './snapshots.js';
+import { pageSnapshots } from './snapshots.js';
 
 export interface ReconcileDeps {
   crm: Pick<CrmClient, 'tenantState' | 'listChanged' | 'listIds' | 'isDeleted' | 'listWebhooks'>;
@@ -38,6 +40,12 @@ export interface ReconcileDeps {
   now(): Date;
   /** One line about a row skipped (it cannot become a snapshot). */
   warn(message: string): void;
+  /** The deletes one run may apply per entity (RECONCILE_MAX_DELETES, _PERCENT); default DEFAULT_DELETE_CAP. */
+  maxDeletes?: DeleteCap | undefined;
+  /** Missing rows a count keeps to delete without listing the ids again (lib/reconcile/run/deletes.ts). */
+  keepMissing?: number;
+  /** The jitter of a wait the CRM asked for (default Math.random). */
+  random?: () => number;
 }
 
 /** The run ended: what it did, for `receiver.reconcile.completed`. */
@@ -47,6 +55,8 @@ export interface Completed {
   counters: Counters;
   /** The largest skew of the CRM API's Date against the live events' clock beyond the bound, if any. */
   clockSkewMs?: number;
+  /** Entities whose deletes were held back, more than RECONCILE_MAX_DELETES allows (why: in `notReconciled`). */
+  deletesHeld?: string[];
 }
 
 /** The run goes on in another invocation: `request` (with its cursor) after `delayMs`. */
@@ -89,11 +99,16 @@ export async function runReconcile(
     if (notBefore === undefined) delete next.notBefore;
     return { status: 'carry-on', request: { ...request, cursor: next }, delayMs, why };
   };
+  /** A wait the CRM asked for: longer the more of them in a row ({@link crmWaitMs}). */
+  const crmAsked = (askedMs: number, why: string): CarryOn => {
+    cursor.waits = (cursor.waits ?? 0) + 1;
+    return carryOn(crmWaitMs(askedMs, cursor.waits, deps.random), why);
+  };
   const since = request.full === true ? BEGINNING : new Date(request.from!);
   const shapes: Shapes = new Map();
   try {
     const state = await deps.crm.tenantState(request.context);
-    if (!state.running) return carryOn(state.retryAfterMs, `not-running (${state.state})`);
+    if (!state.running) return crmAsked(state.retryAfterMs, `not-running (${state.state})`);
     if (cursor.unscoped === true) {
       const scope = await runScope(request, deps, shapes);
       Object.assign(cursor, scope);
@@ -106,7 +121,8 @@ export async function runReconcile(
       try {
         if (cursor.phase === 'changed')
           await changedPage(request, deps, cursor, entity, table, since, shapes);
-        else await deletesPage(request, deps, cursor, entity, table);
+        else if (await deletesPage(request, deps, cursor, entity, table)) nextEntity(cursor);
+        delete cursor.waits; // a page done: the CRM answers again
       } catch (error) {
         if (
           !(error instanceof CrmApiError) ||
@@ -125,8 +141,9 @@ export async function runReconcile(
       }
     }
   } catch (error) {
-    if (error instanceof CrmRetryLater) return carryOn(error.retryAfterMs, error.reason);
-    throw error;
+    if (!(error instanceof CrmRetryLater)) throw error;
+    if (error.reason === 'budget') return carryOn(error.retryAfterMs, error.reason);
+    return crmAsked(error.retryAfterMs, error.reason);
   }
   cursor.counters.apiCalls += deps.apiCalls() - callsBefore;
   const { counters } = cursor;
@@ -134,6 +151,7 @@ export async function runReconcile(
     status: 'completed',
     counters,
     ...(cursor.clockSkewMs !== undefined && { clockSkewMs: cursor.clockSkewMs }),
+    ...(cursor.deletesHeld !== undefined && { deletesHeld: cursor.deletesHeld }),
     detail: {
       context: request.context,
       reason: request.reason,
@@ -202,81 +220,8 @@ async function changedPage(
   if (page.nextKey !== undefined) cursor.afterKey = page.nextKey;
   else {
     delete cursor.afterKey;
-    cursor.phase = 'deletes';
+    cursor.phase = 'count';
   }
-}
-
-/**
- * One page of the CRM's ids (ascending) against the stored rows of the same key range (the index's
- * Query: see docs/workers.md "Finding deletes"): a stored row not deleted yet and not listed is
- * confirmed by one call (`isDeleted`: a row created after its page was listed is found and stays),
- * then sent as deleted.
- */
-async function deletesPage(
-  request: ReconcileRequest,
-  deps: ReconcileDeps,
-  cursor: Cursor,
-  entity: string,
-  table: CrmTable,
-): Promise<void> {
-  const { context } = request;
-  if (cursor.after === undefined && !(await deps.stored.hasAny(context, entity))) {
-    nextEntity(cursor); // nothing stored, nothing to delete: no listing of the CRM's ids
-    return;
-  }
-  const page = await deps.crm.listIds(context, table, undefined, cursor.after);
-  // Up to the page's highest id, or every key left after the last page.
-  const upTo = page.nextKey;
-  const last = upTo === undefined;
-  const listed = new Set(page.items.map(Number));
-  const messages: OutboundMessage[] = [];
-  const stored = await deps.stored.keys(context, entity, cursor.after, upTo);
-  // The last stored key compared: when the CRM says retry later in the middle of a page, the
-  // deletes confirmed so far are sent and the next invocation lists the ids after it.
-  let compared: number | undefined;
-  try {
-    for (const primaryKey of stored) {
-      if (!listed.has(primaryKey)) {
-        const message = await deletedSnapshot(deps, cursor, request.context, entity, table, primaryKey);
-        if (message !== undefined) messages.push(message);
-      }
-      compared = primaryKey;
-    }
-  } catch (error) {
-    if (error instanceof CrmRetryLater && compared !== undefined) {
-      await deps.send(messages);
-      cursor.counters.rowsDeleted += messages.length;
-      cursor.after = compared;
-    }
-    throw error;
-  }
-  await deps.send(messages);
-  cursor.counters.rowsDeleted += messages.length;
-  if (!last) {
-    cursor.after = upTo;
-    return;
-  }
-  nextEntity(cursor);
-}
-
-/** The `Deleted: true` snapshot of a stored row the CRM did not list, if it is stored undeleted and the CRM confirms it gone. */
-async function deletedSnapshot(
-  deps: ReconcileDeps,
-  cursor: Cursor,
-  context: string,
-  entity: string,
-  table: CrmTable,
-  primaryKey: number,
-): Promise<OutboundMessage | undefined> {
-  const status = await deps.stored.status(context, entity, primaryKey);
-  if (status === undefined || status === 'deleted') return undefined;
-  // F: the request's start (the CRM found the row gone after it), never the answer's Date.
-  const fetchedAt = deps.now();
-  const answer = await deps.crm.isDeleted(context, table, primaryKey);
-  if (!answer.deleted) return undefined; // created meanwhile: its change is the next window's
-  return snapshot(deps, cursor, () =>
-    snapshotMessage({ context, entity, primaryKey, fetchedAt, receivedAt: deps.now(), deleted: true }),
-  );
 }
 
 /** The first line of `text`, at most as long as the CRM's text is kept anywhere. */
@@ -288,6 +233,7 @@ function oneLine(text: string): string {
 function nextEntity(cursor: Cursor): void {
   delete cursor.afterKey;
   delete cursor.after;
+  delete cursor.deletes;
   cursor.phase = 'changed';
   cursor.entity++;
 }
@@ -296,4 +242,17 @@ function nextEntity(cursor: Cursor): void {
 function noteSkew(cursor: Cursor, skewMs: number): void {
   if (Math.abs(skewMs) > Math.max(CLOCK_SKEW_BOUND_MS, Math.abs(cursor.clockSkewMs ?? 0)))
     cursor.clockSkewMs = Math.round(skewMs);
+}
+
+/** The waits a run makes when the CRM asks for them in a row: up to 250 ms, doubling, at most Retry-After's cap. */
+const CRM_WAITS: Backoff = { baseMs: 250, capMs: MAX_RETRY_AFTER_MS };
+
+/**
+ * How long to wait when the CRM asked to (it throttles, is down, or not running): what it asked for,
+ * or longer the more waits in a row (`waits`) it asked for, a full-jitter wait up to the cap
+ * Retry-After has, so a CRM that answers 503 without Retry-After for hours is asked less and less
+ * often rather than every few seconds.
+ */
+function crmWaitMs(askedMs: number, waits: number, random: () => number = Math.random): number {
+  return Math.max(askedMs, fullJitterMs(waits, CRM_WAITS, random));
 }

@@ -4,7 +4,15 @@ import { CONTEXT_PATTERN } from '../../events/primitives.js';
 import type { ReconcileRequest } from '../request.js';
 
 /** The parameters of a reconcile asked for by a person (`POST /reconcile?…`, `npm run ops -- reconcile --…`). */
-export const MANUAL_PARAMETERS = ['context', 'from', 'to', 'entities', 'full', 'webhookId'] as const;
+export const MANUAL_PARAMETERS = [
+  'context',
+  'from',
+  'to',
+  'entities',
+  'full',
+  'webhookId',
+  'maxDeletes',
+] as const;
 export type ManualParameter = (typeof MANUAL_PARAMETERS)[number];
 
 /** A parameter a manual reconcile cannot take: one line naming it and what is accepted. */
@@ -26,7 +34,8 @@ const ISO_ACCEPTED = 'an ISO 8601 time with its offset (2026-11-27T10:00:00Z) ac
  * before anything is queued: `context` always; `from` unless `full=true` (`to` defaults to when the run
  * starts); `entities` comma-separated, each one the CRM can list (`crmTableOf`: CRM_TABLES, lists by
  * name, custom tables; `quote`, whose events carry no FieldValues, is refused with that reason);
- * `webhookId` for a gap's reconcile (the run is then recorded on that webhook's gap card).
+ * `webhookId` for a gap's reconcile (the run is then recorded on that webhook's gap card);
+ * `maxDeletes`, the deletes the run may apply per entity instead of RECONCILE_MAX_DELETES's cap.
  * Throws a {@link ManualRequestError} naming the first wrong or unknown parameter. `requestedAt` is
  * `now` to the minute, so the same request asked twice in a minute (a double click, two operators) is
  * one message of the reconcile queue (its deduplication id hashes the request).
@@ -40,7 +49,7 @@ export function manualRequest(
   for (const name of Object.keys(params))
     if (!(MANUAL_PARAMETERS as readonly string[]).includes(name))
       throw new ManualRequestError(short(name), `unknown; ${MANUAL_PARAMETERS.join(', ')} accepted`);
-  const { context, from, to, entities, full, webhookId } = params;
+  const { context, from, to, entities, full, webhookId, maxDeletes } = params;
   if (context === undefined || !CONTEXT_PATTERN.test(context))
     throw new ManualRequestError(
       'context',
@@ -59,6 +68,11 @@ export function manualRequest(
   const webhook = webhookId === undefined ? undefined : Number(webhookId);
   if (webhookId !== undefined && !(/^\d{1,16}$/.test(webhookId) && Number.isSafeInteger(webhook)))
     throw new ManualRequestError('webhookId', `${short(webhookId)}: a WebhookId (a whole number) accepted`);
+  if (maxDeletes !== undefined && !/^\d{1,7}$/.test(maxDeletes))
+    throw new ManualRequestError(
+      'maxDeletes',
+      `${short(maxDeletes)}: a whole number from 0 to 9999999 accepted`,
+    );
   return {
     context,
     reason: 'manual',
@@ -67,6 +81,7 @@ export function manualRequest(
     ...(isFull && { full: true }),
     ...(entities !== undefined && { entities: entityList(entities) }),
     ...(webhook !== undefined && { webhookId: webhook }),
+    ...(maxDeletes !== undefined && { maxDeletes: Number(maxDeletes) }),
     requestedAt: new Date(Math.floor(now.getTime() / 60_000) * 60_000).toISOString(),
   };
 }

@@ -1,0 +1,163 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { reconcileRig, request, startProxiedCrm } from './support.js';
+
+let world: Awaited<ReturnType<typeof startProxiedCrm>>;
+
+beforeAll(async () => {
+  world = await startProxiedCrm();
+});
+afterAll(() => world?.close());
+
+const WEBHOOK_ID = 3;
+const entities = ['contact'];
+
+/** The archive's listing of ids (only the key selected), as the client asks for it. */
+const isIdListing = (url: URL) =>
+  url.pathname.endsWith('/archive/dynamic') && url.searchParams.get('$select') === 'contact.contact_id';
+const isRowCheck = (url: URL) => /\/api\/v1\/Contact\/\d+$/.test(url.pathname);
+
+/** `count` contacts in the CRM, reconciled into the receiver through the server of the test's own. */
+async function stored(context: string, count: number, keepMissing?: number) {
+  for (let id = 1; id <= count; id++) world.crm.core.change(context, { op: 'create', table: 'contact', id });
+  const rig = await reconcileRig(world.crm, world.receiver, {
+    apiUrl: world.proxy.apiUrl,
+    ...(keepMissing !== undefined && { keepMissing }),
+  });
+  await reconcile(rig, context);
+  return rig;
+}
+
+async function reconcile(
+  rig: Awaited<ReturnType<typeof reconcileRig>>,
+  context: string,
+  maxDeletes?: number,
+) {
+  await rig.enqueue(
+    request(context, {
+      reason: 'manual',
+      full: true,
+      entities,
+      webhookId: WEBHOOK_ID,
+      ...(maxDeletes !== undefined && { maxDeletes }),
+    }),
+  );
+  await rig.runReconciles();
+  await rig.drainWorkers();
+  const completed = rig.lifecycle.details().at(-1);
+  const [recovery] = await world.receiver.store.listRecoveries(context);
+  return { completed, card: recovery?.reconcile };
+}
+
+async function statuses(context: string, ids: readonly number[]) {
+  return Promise.all(
+    ids.map(async (id) => (await world.receiver.store.getRow(context, 'contact', id))?.status),
+  );
+}
+
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+describe('a cap on the deletes of a run (a real server in front of the simulator)', () => {
+  it('a CRM that lists no ids and answers 404 to each row: no row deleted or erased, the entity not reconciled with why', async () => {
+    const context = 'CustNoIds';
+    const rig = await stored(context, 30);
+    world.proxy.options.answer = (url) => {
+      if (isIdListing(url)) return { status: 200, body: { value: [] } };
+      if (isRowCheck(url)) return { status: 404, body: { Error: 'not found' } };
+      return undefined;
+    };
+    const before = await world.receiver.store.getRow(context, 'contact', 7);
+    rig.calls.length = 0;
+    const addMetric = vi.spyOn(Metrics.prototype, 'addMetric');
+    const warn = vi.spyOn(Logger.prototype, 'warn');
+    try {
+      const { completed, card } = await reconcile(rig, context);
+
+      const why =
+        /^30 of its 30 stored rows are not in the CRM's list of ids, more than a run deletes \(10: RECONCILE_MAX_DELETES, RECONCILE_MAX_DELETES_PERCENT\): none deleted; .* maxDeletes=30$/;
+      expect(completed).toMatchObject({
+        rowsDeleted: 0,
+        notReconciled: { contact: expect.stringMatching(why) },
+      });
+      expect(card).toMatchObject({
+        status: 'completed',
+        notReconciled: { contact: expect.stringMatching(why) },
+      });
+      expect(await statuses(context, range(1, 30))).toEqual(range(1, 30).map(() => 'active'));
+      const after = await world.receiver.store.getRow(context, 'contact', 7);
+      expect(after?.fieldValues).toEqual(before?.fieldValues);
+      expect(Object.keys(after?.fieldValues ?? {}).length).toBeGreaterThan(5);
+      // Held before any row check: not one call per stored row to a CRM that cannot be trusted.
+      expect(rig.calls.filter((call) => /\/Contact\/\d+$/.test(call.path))).toEqual([]);
+      expect(addMetric.mock.calls.filter(([name]) => name === 'ReconcileDeletesHeld')).toHaveLength(1);
+      expect(warn.mock.calls.map(([line]) => String(line))).toContainEqual(
+        expect.stringMatching(/^reconcile held the deletes of contact: 30 of its 30 stored rows/),
+      );
+    } finally {
+      addMetric.mockRestore();
+      warn.mockRestore();
+      world.proxy.options.answer = undefined;
+    }
+  }, 120_000);
+
+  it('a normal delete of a few rows still applies, a mass delete is held until asked with maxDeletes', async () => {
+    const context = 'CustFewGone';
+    const rig = await stored(context, 30);
+    for (const id of [3, 17]) world.crm.core.change(context, { op: 'delete', table: 'contact', id });
+
+    rig.calls.length = 0;
+    let idListings = 0;
+    world.proxy.options.answer = (url) => {
+      if (isIdListing(url)) idListings++;
+      return undefined;
+    };
+    const few = await reconcile(rig, context).finally(() => {
+      world.proxy.options.answer = undefined;
+    });
+
+    expect(few.completed).toMatchObject({ rowsDeleted: 2, notReconciled: {} });
+    expect(await statuses(context, [3, 17, 4])).toEqual(['deleted', 'deleted', 'active']);
+    // The ids listed once: the count kept the two missing rows, each then confirmed by its own call.
+    expect(idListings).toBe(1);
+    const paths = rig.calls.map((call) => call.path);
+    expect(paths.filter((path) => /\/Contact\/\d+$/.test(path))).toEqual([
+      `/${context}/api/v1/Contact/3`,
+      `/${context}/api/v1/Contact/17`,
+    ]);
+
+    for (const id of range(18, 30)) world.crm.core.change(context, { op: 'delete', table: 'contact', id });
+    const many = await reconcile(rig, context);
+    expect(many.completed).toMatchObject({
+      rowsDeleted: 0,
+      notReconciled: { contact: expect.stringMatching(/^13 of its 28 stored rows .*maxDeletes=13$/) },
+    });
+    expect(await statuses(context, range(18, 30))).toEqual(range(18, 30).map(() => 'active'));
+
+    const asked = await reconcile(rig, context, 13);
+    expect(asked.completed).toMatchObject({ rowsDeleted: 13, notReconciled: {} });
+    expect(await statuses(context, range(18, 30))).toEqual(range(18, 30).map(() => 'deleted'));
+  }, 120_000);
+
+  it('more missing rows than a count keeps are listed again: a CRM whose second listing names fewer ids than the first has no row deleted past the count', async () => {
+    const context = 'CustFlip';
+    const rig = await stored(context, 30, 0);
+    world.crm.core.change(context, { op: 'delete', table: 'contact', id: 5 });
+    let listings = 0;
+    world.proxy.options.answer = (url) => {
+      if (!isIdListing(url) || listings++ === 0) return undefined;
+      return { status: 200, body: { value: [] } };
+    };
+    try {
+      const { completed } = await reconcile(rig, context);
+
+      expect(completed).toMatchObject({
+        rowsDeleted: 0,
+        notReconciled: { contact: expect.stringMatching(/^listed again, .*: no more deleted$/) },
+      });
+      expect(await statuses(context, range(1, 30))).toEqual(range(1, 30).map(() => 'active'));
+    } finally {
+      world.proxy.options.answer = undefined;
+    }
+  }, 120_000);
+});
