@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -82,6 +82,18 @@ function commands(line: string): string[][] {
 const { fenced, inline } = documentedLines();
 const all = [...fenced, ...inline].flatMap(commands);
 const invocations = (program: string) => all.filter((words) => words[0] === program);
+
+describe('docs/deploy.md: its table of files', () => {
+  it('names every file of infra/', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'deploy.md'), 'utf8');
+    const files = readdirSync(join(ROOT, 'infra'), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => join(entry.parentPath, entry.name).slice(ROOT.length + 1));
+    expect(files.filter((file) => !doc.includes(`| \`${file}\``) && !doc.includes(`, \`${file}\``))).toEqual(
+      [],
+    );
+  });
+});
 
 describe('docs/deploy.md: every command exists', () => {
   it('uses no program but npm, npx, aws, git, openssl and the jq it states', () => {

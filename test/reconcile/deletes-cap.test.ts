@@ -1,6 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { NO_COUNTS } from '../../lib/reconcile/run/cursor.js';
 import { reconcileRig, request, startProxiedCrm } from './support.js';
 
 let world: Awaited<ReturnType<typeof startProxiedCrm>>;
@@ -137,6 +138,37 @@ describe('a cap on the deletes of a run (a real server in front of the simulator
     const asked = await reconcile(rig, context, 13);
     expect(asked.completed).toMatchObject({ rowsDeleted: 13, notReconciled: {} });
     expect(await statuses(context, range(18, 30))).toEqual(range(18, 30).map(() => 'deleted'));
+  }, 120_000);
+
+  it('a run queued by an older version in its deletes phase (no count in its cursor) counts first, then deletes', async () => {
+    const context = 'CustOldCursor';
+    const rig = await stored(context, 30);
+    for (const id of [5, 9]) world.crm.core.change(context, { op: 'delete', table: 'contact', id });
+    const now = new Date().toISOString();
+    const olderCursor = {
+      startedAt: now,
+      to: now,
+      entities,
+      entity: 0,
+      phase: 'deletes',
+      after: 4,
+      counters: { ...NO_COUNTS },
+    };
+
+    await rig.enqueue(
+      request(context, {
+        reason: 'manual',
+        full: true,
+        entities,
+        webhookId: WEBHOOK_ID,
+        cursor: olderCursor,
+      }),
+    );
+    await rig.runReconciles();
+    await rig.drainWorkers();
+
+    expect(rig.lifecycle.details().at(-1)).toMatchObject({ rowsDeleted: 2, notReconciled: {} });
+    expect(await statuses(context, [5, 9, 4])).toEqual(['deleted', 'deleted', 'active']);
   }, 120_000);
 
   it('more missing rows than a count keeps are listed again: a CRM whose second listing names fewer ids than the first has no row deleted past the count', async () => {

@@ -46,6 +46,12 @@ export async function deletesPage(
   table: CrmTable,
 ): Promise<boolean> {
   const { context } = request;
+  // A run that reached its deletes before they were counted (a message of an older version): count first.
+  if (cursor.phase === 'deletes' && cursor.deletes?.allowed === undefined) {
+    cursor.phase = 'count';
+    delete cursor.after;
+    delete cursor.deletes;
+  }
   if (cursor.phase === 'deletes' && cursor.deletes?.keys !== undefined)
     return confirmKept(deps, cursor, context, entity, table);
   // Nothing stored, nothing to delete: no listing of the CRM's ids.
