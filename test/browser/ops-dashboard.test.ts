@@ -1,6 +1,5 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DescribeApiDestinationCommand,
   EventBridgeClient,
@@ -20,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyStateEvent } from '../../lib/webhook-state.js';
 import { main } from '../../scripts/ops.js';
 import { launchChromium, waitForText, withPage } from '../support/browser.js';
-import { outputs, parkedMessage, url } from '../support/stack-outputs.js';
+import { describedStack, opsClients, parkedMessage, url } from '../support/stack-outputs.js';
 import { stateEvent } from '../support/workers.js';
 
 const cloudFormation = mockClient(CloudFormationClient);
@@ -33,11 +32,7 @@ let browser: Browser;
 let served: { dashboard: string; close: () => Promise<void> };
 
 beforeAll(async () => {
-  cloudFormation.on(DescribeStacksCommand).resolves({
-    Stacks: [
-      { StackName: 'x', StackStatus: 'UPDATE_COMPLETE', CreationTime: new Date(), Outputs: outputs() },
-    ],
-  });
+  cloudFormation.on(DescribeStacksCommand).resolves(describedStack());
   sqs.on(GetQueueAttributesCommand).resolves({
     Attributes: { ApproximateNumberOfMessages: '2', ApproximateNumberOfMessagesNotVisible: '0' },
   });
@@ -73,13 +68,7 @@ beforeAll(async () => {
     .resolves({ InvocationEndpoint: 'https://example.com/crm/department' });
   sqs.on(GetQueueUrlCommand).resolves({ QueueUrl: 'https://sqs/department-changes-dlq' });
   browser = await launchChromium();
-  served = (await main(['dashboard', '--stage', 'test', '--port', '0'], {
-    cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }),
-    sqs: new SQSClient({ region: 'eu-west-1' }),
-    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
-    cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
-    eventBridge: new EventBridgeClient({ region: 'eu-west-1' }),
-  })) as typeof served;
+  served = (await main(['dashboard', '--stage', 'test', '--port', '0'], opsClients())) as typeof served;
 });
 
 afterAll(async () => {
