@@ -5,8 +5,8 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningCrm, startCrm } from '../../tools/crm/start.js';
 import { launchChromium, waitForText, withPage } from '../support/browser.js';
-import { openGap } from '../support/gaps.js';
-import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+import { type GapAnswer, gapUntil, openGap } from '../support/gaps.js';
+import { adminJson, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 
 /**
  * Deletes held back, acted on from the gap's card: `npm start` against the CRM simulator. The gap's
@@ -48,32 +48,24 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-interface LastReconcile {
-  status: string;
-  reason: string;
-  rowsDeleted?: number;
-  deletesHeld?: Record<string, number>;
-}
-
-/** `GET /gaps` of the context until its last reconcile is as `done` says. */
-async function lastReconcileUntil(done: (run: LastReconcile) => boolean): Promise<LastReconcile> {
-  let last: LastReconcile | undefined;
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
-    const answer = await fetch(`${runtime.adminUrl}/gaps?context=${CONTEXT}`);
-    last = ((await answer.json()) as Array<{ lastReconcile?: LastReconcile }>)[0]?.lastReconcile;
-    if (last !== undefined && done(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`the last reconcile did not get there within 30 s: ${JSON.stringify(last)}`);
+/** The gap's last reconcile, once `done` says so. */
+async function lastReconcileUntil(done: (run: NonNullable<GapAnswer['lastReconcile']>) => boolean) {
+  const gap = await gapUntil(
+    runtime,
+    CONTEXT,
+    ({ lastReconcile }) => lastReconcile !== undefined && done(lastReconcile),
+    30_000,
+  );
+  return gap.lastReconcile!;
 }
 
 /** The stored contacts' statuses, by primary key. */
 async function statuses(ids: readonly number[]): Promise<string[]> {
   return Promise.all(
-    ids.map(async (id) => {
-      const answer = await fetch(`${runtime.adminUrl}/rows/${CONTEXT}/contact/${id}`);
-      return ((await answer.json()) as { status: string }).status;
-    }),
+    ids.map(
+      async (id) =>
+        (await adminJson<{ status: string }>(runtime.adminUrl, `/rows/${CONTEXT}/contact/${id}`)).body.status,
+    ),
   );
 }
 
