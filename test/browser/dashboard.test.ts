@@ -401,6 +401,15 @@ describe('the dashboard in Chromium', () => {
       const card = page.locator('[data-webhook="CustFew/201"]');
       await waitForText(card.locator('dd.state'), '■ Stopped');
       expect(await card.textContent()).toContain('Sent, as the CRM counts');
+      // The state names as the server gives them (GET /source, each transition's stateName).
+      expect(await card.locator('.timeline .state').allTextContents()).toEqual(['■ Stopped']);
+      expect(await page.locator('#webhook-state option').allTextContents()).toEqual([
+        'Every state',
+        'Active',
+        'Stopped',
+        'TooManyErrors',
+        'With an open gap',
+      ]);
     });
   });
 
