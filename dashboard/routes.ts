@@ -1,5 +1,5 @@
 import { PatternError } from '../lib/bus/pattern/errors.js';
-import { FIXED_ENTITIES, isKnownEntity } from '../lib/events/index.js';
+import { FIXED_ENTITIES, isKnownEntity, WEBHOOK_STATE_NAMES } from '../lib/events/index.js';
 import {
   ReplayBusyError,
   type ReplayFilter,
@@ -20,7 +20,12 @@ import { toEventView, toRowView, toWebhookView } from './views.js';
 export function sourceRoutes(source: DashboardSource): AdminRoute[] {
   const { store } = source;
   return [
-    { method: 'GET', pattern: /^\/source$/, handle: async () => source.info },
+    {
+      method: 'GET',
+      pattern: /^\/source$/,
+      // With the webhook states by name, in order: the page's filter and counts list them.
+      handle: async () => ({ ...source.info, webhookStates: WEBHOOK_STATE_NAMES }),
+    },
     { method: 'GET', pattern: /^\/entities$/, handle: async () => ENTITIES },
     {
       method: 'GET',

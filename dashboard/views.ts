@@ -1,3 +1,4 @@
+import { WEBHOOK_STATE_NAMES } from '../lib/events/index.js';
 import { JsonText } from '../lib/json-text.js';
 import type { EventRecord, Row, RowEntity, Webhook } from '../lib/model/types.js';
 
@@ -57,7 +58,11 @@ export function toWebhookView(webhook: Webhook) {
     lastEventId: webhook.lastEventId,
     lastTimestamp: webhook.lastTimestamp,
     stateChangedAt: webhook.stateChangedAt,
-    transitions: webhook.transitions,
+    // Each with its state's name, so the page takes the names from here (lib/events/states.ts).
+    transitions: webhook.transitions.map((transition) => ({
+      ...transition,
+      stateName: WEBHOOK_STATE_NAMES[transition.state],
+    })),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The functions' CloudWatch namespace, written once: the functions emit under it; the alarms
  * (infra/alarms.ts), ops and the cost model read it here. (serverless.yml and infra/alarms.yml, being
- * YAML, spell it too; test/unit/alarms.test.ts holds them to this value.)
+ * YAML, spell it too; test/deploy/alarms.unit.test.ts holds them to this value.)
  */
 export const METRICS_NAMESPACE = 'CrmWebhookReceiver';
 

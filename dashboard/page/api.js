@@ -2,7 +2,7 @@
  * Every request the page makes, in one place: this list is the interface a server must answer to
  * serve the page (the local admin API does; an AWS-backed server can answer the same paths).
  *
- * GET  /source                   where the data comes from: local runtime or a deployed stage
+ * GET  /source                   where the data comes from (local runtime or a deployed stage), the webhook states' names
  * GET  /entities                 the entities a row can have: the catalogue's fixed ones, the dynamic forms
  * GET  /webhooks                 every webhook, with its state transitions
  * GET  /gaps                     gap windows of every webhook
@@ -15,7 +15,8 @@
  * GET  /subscriptions            per subscription: pattern, target, counts, deliveries, failures, DLQ
  * POST /queues/{key}/redrive     moves a DLQ back (carries the page token)
  * POST /parked/replay?event=&max= decides parked deliveries again, sends what routes (carries the token)
- * POST /reconcile?context=&from=&to=&webhookId= queues a reconcile of a gap's window (carries the token)
+ * POST /reconcile?context=&from=&to=&webhookId=[&entities=&full=&maxDeletes=] queues a reconcile of a gap's
+ *                                window, or of an entity whose deletes were held (carries the token)
  * GET  /tenants                  each tenant: status, state in the CRM, webhooks, secret's age (local runtime)
  * POST /tenants?context=&events= onboards a tenant; POST /tenants/{c}/rotate-secret; DELETE /tenants/{c} (the token)
  */
@@ -63,11 +64,9 @@ export const api = {
     call('POST', `/tenants?${new URLSearchParams({ context, ...(events && { events }) })}`),
   rotateSecret: (context) => call('POST', `/tenants/${enc(context)}/rotate-secret`),
   offboard: (context) => call('DELETE', `/tenants/${enc(context)}`),
-  reconcile: ({ context, from, to, webhookId }) => {
+  reconcile: (params) => {
     const query = new URLSearchParams(
-      Object.entries({ context, from, to, webhookId }).filter(
-        ([, value]) => value !== undefined && value !== '',
-      ),
+      Object.entries(params).filter(([, value]) => value !== undefined && value !== ''),
     );
     return call('POST', `/reconcile?${query}`);
   },

@@ -27,6 +27,7 @@ export function gapList(gaps) {
             ]),
         ...recovery(gap),
         lastReconcile(gap.lastReconcile),
+        deletesHeld(gap),
         reactivatedIn(gap) &&
           h(
             'p',
@@ -115,9 +116,9 @@ const TRIGGERS = {
   full: 'a scheduled full pass',
 };
 
-/** The entities a run left out, each with why; nothing when it left none out. */
-function notReconciled(reasons) {
-  const entries = Object.entries(reasons ?? {});
+/** The entities a run left out, each with why; nothing when it left none out. Held deletes are said apart ({@link deletesHeld}). */
+function notReconciled(reasons, held) {
+  const entries = Object.entries(reasons ?? {}).filter(([entity]) => !Object.hasOwn(held ?? {}, entity));
   if (entries.length === 0) return '';
   return h(
     'span',
@@ -153,7 +154,7 @@ function lastReconcile(run) {
       ' ',
       time(run.at),
       `: ${count(run.rowsListed, 'row')} listed, ${run.rowsChanged ?? 0} changed, ${run.rowsDeleted ?? 0} deleted, ${count(run.apiCalls, 'API call')}.`,
-      notReconciled(run.notReconciled),
+      notReconciled(run.notReconciled, run.deletesHeld),
       clockSkew(run.clockSkewSeconds),
     );
   if (run.status === 'failed')
@@ -181,4 +182,56 @@ function lastReconcile(run) {
 function count(value, noun) {
   const n = value ?? 0;
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
+/**
+ * The entities whose deletes the last run held back (more stored rows missing from the CRM's list of
+ * ids than RECONCILE_MAX_DELETES allows): each with how many and why, and a button that reconciles that
+ * entity again over the run's window with `maxDeletes` set to that count, after a confirmation.
+ */
+function deletesHeld(gap) {
+  const run = gap.lastReconcile;
+  const entries = run?.status === 'completed' ? Object.entries(run.deletesHeld ?? {}) : [];
+  if (entries.length === 0) return undefined;
+  return h(
+    'ul',
+    { class: 'deletes-held' },
+    entries.map(([entity, rows]) =>
+      h(
+        'li',
+        { 'data-entity': entity },
+        h('strong', {}, `⚠ Deletes held back: ${entity}, ${count(rows, 'row')}`),
+        `: ${run.notReconciled?.[entity] ?? "more stored rows than a run deletes are not in the CRM's list of ids"}. `,
+        gap.recoverable === true &&
+          h(
+            'button',
+            { type: 'button', class: 'apply-deletes', onclick: () => applyDeletes(gap, entity, rows) },
+            `Delete the ${rows} held rows`,
+          ),
+      ),
+    ),
+  );
+}
+
+async function applyDeletes(gap, entity, rows) {
+  const run = gap.lastReconcile;
+  const ok = await confirmed(
+    `Delete up to ${rows} ${entity} rows of ${gap.context}?`,
+    `Reconcile ${entity} of ${gap.context} again, over the last run's window, with maxDeletes=${rows}: each stored row the CRM no longer lists, up to ${rows}, is checked gone by its own call and deleted here, and where ERASE_ON_DELETE names ${entity} its personal data is erased from the row, its history and the queues. This cannot be undone: do it only if the CRM did delete them.`,
+    'Delete rows',
+  );
+  if (!ok) return;
+  say(`Queuing a reconcile of ${entity} of ${gap.context} with maxDeletes=${rows}…`);
+  try {
+    await api.reconcile({
+      context: gap.context,
+      ...(run.full === true ? { full: 'true' } : { from: run.from, to: run.to }),
+      entities: entity,
+      webhookId: gap.webhookId,
+      maxDeletes: rows,
+    });
+    say(`Reconcile of ${entity} of ${gap.context} with maxDeletes=${rows} queued.`);
+  } catch (error) {
+    say(`✖ Reconcile of ${entity} of ${gap.context} failed: ${error.message}`);
+  }
 }

@@ -3,12 +3,13 @@ import { outcomeChart } from './chart.js';
 import { confirmed, eventLink, h, poll, say, time } from './dom.js';
 import { gapList, reactivatedOutsideGaps } from './gaps.js';
 
-const STATE_NAMES = ['Active', 'Stopped', 'TooManyErrors'];
+/** How the page draws each state beside its name (the names come from the server: GET /source). */
 const STATE_ICONS = { Active: '✔', Stopped: '■', TooManyErrors: '✖' };
+const stateLabel = (name) => `${STATE_ICONS[name] ?? '?'} ${name}`;
 const REFRESH_MS = 5000;
 /** Webhooks per page: a stage can serve thousands of tenants. */
 export const PAGE_SIZE = 20;
-/** The list's filter by state: one of STATE_NAMES, `open-gap`, or '' for every webhook. */
+/** The list's filter by state: a state's name, `open-gap`, or '' for every webhook. */
 const OPEN_GAP = 'open-gap';
 
 /**
@@ -17,6 +18,7 @@ const OPEN_GAP = 'open-gap';
  */
 export function mount(container) {
   let shown = '';
+  let states = [];
   let webhooks = [];
   let gaps = [];
   const filter = { state: '', context: '', page: 0 };
@@ -28,13 +30,19 @@ export function mount(container) {
     stateSelect.value = filter.state;
     draw();
   };
-  const stateSelect = h(
-    'select',
-    { id: 'webhook-state', onchange: () => choose({ state: stateSelect.value }) },
-    h('option', { value: '' }, 'Every state'),
-    STATE_NAMES.map((name) => h('option', { value: name }, name)),
-    h('option', { value: OPEN_GAP }, 'With an open gap'),
-  );
+  const stateSelect = h('select', {
+    id: 'webhook-state',
+    onchange: () => choose({ state: stateSelect.value }),
+  });
+  const stateOptions = () => {
+    stateSelect.replaceChildren(
+      h('option', { value: '' }, 'Every state'),
+      ...states.map((name) => h('option', { value: name }, name)),
+      h('option', { value: OPEN_GAP }, 'With an open gap'),
+    );
+    stateSelect.value = filter.state;
+  };
+  stateOptions();
   const contextInput = h('input', {
     id: 'webhook-context',
     type: 'search',
@@ -42,7 +50,7 @@ export function mount(container) {
     oninput: () => choose({ context: contextInput.value.trim() }),
   });
   const draw = () => {
-    counts.replaceChildren(...stateCounts(webhooks, gaps, choose));
+    counts.replaceChildren(...stateCounts(states, webhooks, gaps, choose));
     list.replaceChildren(...webhookList(webhooks, gaps, filter, draw));
   };
   container.replaceChildren(
@@ -66,12 +74,24 @@ export function mount(container) {
   );
   const view = poll(
     REFRESH_MS,
-    () => Promise.all([api.webhooks(), api.gaps(), api.queues(), api.outcomes()]),
-    ([nextWebhooks, nextGaps, queues, outcomes]) => {
+    // The states' names until known (GET /source), then only the data.
+    () =>
+      Promise.all([
+        states.length === 0 ? api.source() : undefined,
+        api.webhooks(),
+        api.gaps(),
+        api.queues(),
+        api.outcomes(),
+      ]),
+    ([info, nextWebhooks, nextGaps, queues, outcomes]) => {
       const data = JSON.stringify([nextWebhooks, nextGaps, queues, outcomes]);
       // Redraw only on change, and never under an open confirmation.
       if (data === shown || document.getElementById('confirm').open) return;
       shown = data;
+      if (info !== undefined) {
+        states = info.webhookStates;
+        stateOptions();
+      }
       webhooks = nextWebhooks;
       gaps = nextGaps;
       draw();
@@ -99,10 +119,10 @@ const gapsOf = (webhook, gaps) =>
 const hasOpenGap = (webhook, gaps) => gapsOf(webhook, gaps).some((gap) => !gap.closedAt);
 
 /** One button per state and one for open gaps, with its count; a click filters the list by it. */
-function stateCounts(webhooks, gaps, choose) {
+function stateCounts(states, webhooks, gaps, choose) {
   const count = (test) => webhooks.filter(test).length;
   const entries = [
-    ...STATE_NAMES.map((name) => [name, `${STATE_ICONS[name]} ${name}`, count((w) => w.stateName === name)]),
+    ...states.map((name) => [name, stateLabel(name), count((w) => w.stateName === name)]),
     [OPEN_GAP, '⚠ Open gaps', count((w) => hasOpenGap(w, gaps))],
   ];
   return entries.map(([state, label, n]) =>
@@ -163,7 +183,7 @@ function webhookCard(webhook, gaps) {
       h('dt', { title: 'WebhookName of its last state event' }, 'State events via'),
       h('dd', {}, webhook.webhookName || '—'),
       h('dt', {}, 'State'),
-      h('dd', { class: `state state-${name}` }, `${STATE_ICONS[name] ?? '?'} ${name}`),
+      h('dd', { class: `state state-${name}` }, stateLabel(name)),
       h('dt', {}, 'Since'),
       h('dd', {}, time(webhook.stateChangedAt)),
       // FieldValues.events of its last state event: what the CRM counts as sent, not what arrived here.
@@ -174,18 +194,17 @@ function webhookCard(webhook, gaps) {
     h(
       'ol',
       { class: 'timeline' },
-      (webhook.transitions ?? []).map((transition) => {
-        const state = STATE_NAMES[transition.state] ?? String(transition.state);
-        return h(
+      (webhook.transitions ?? []).map((transition) =>
+        h(
           'li',
           {},
           time(transition.timestamp),
           ' ',
-          h('span', { class: `state state-${state}` }, `${STATE_ICONS[state] ?? '?'} ${state}`),
+          h('span', { class: `state state-${transition.stateName}` }, stateLabel(transition.stateName)),
           ' · ',
           eventLink(transition.eventId),
-        );
-      }),
+        ),
+      ),
     ),
     h('h5', {}, 'Gap windows'),
     gapList(gaps),

@@ -21,6 +21,7 @@ export const ReconcileOutcomeSchema = z.object({
   apiCalls: z.optional(z.number()),
   durationMs: z.optional(z.number()),
   notReconciled: z.optional(z.record(z.string(), z.string())),
+  deletesHeld: z.optional(z.record(z.string(), z.number())),
   clockSkewSeconds: z.optional(z.number()),
   error: z.optional(z.string()),
 }) satisfies z.ZodMiniType<ReconcileOutcome>;

@@ -32,6 +32,11 @@ export interface ReconcileOutcome {
   durationMs?: number | undefined;
   /** The entities the run left out, with why (`receiver.reconcile.completed`'s notReconciled). */
   notReconciled?: Record<string, string> | undefined;
+  /**
+   * Of those, the entities whose deletes were held back (more than RECONCILE_MAX_DELETES allows), each
+   * with the stored rows the CRM no longer listed: the `maxDeletes` a run needs to delete them.
+   */
+  deletesHeld?: Record<string, number> | undefined;
   /** The CRM API's clock against its events' Timestamps, in seconds (ahead: positive), when skewed beyond a minute. */
   clockSkewSeconds?: number | undefined;
   error?: string | undefined;

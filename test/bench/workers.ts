@@ -9,10 +9,9 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { RowEvent } from '../../lib/events/index.js';
 import type { Row } from '../../lib/model/types.js';
 import { apply } from '../../lib/projection.js';
-import { createDynamoStore } from '../../lib/store/index.js';
 import { processRowEvent } from '../../lib/workers/index.js';
-import { startDynalite } from '../support/dynamo.js';
-import { at, quietObservability, rowEvent } from '../support/workers.js';
+import { startDynamoStore } from '../support/dynamo.js';
+import { at, rowEvent, rowWorkerDeps } from '../support/workers.js';
 
 const LANES = 10;
 const ROWS_PER_LANE = 10;
@@ -36,11 +35,9 @@ async function timed(work: () => Promise<void>): Promise<number> {
 }
 
 export async function benchWorkers(): Promise<Record<string, number | string>> {
-  const dynamo = await startDynalite();
+  const { dynamo, tables, store } = await startDynamoStore();
   try {
-    const tables = await dynamo.createTables();
-    const store = createDynamoStore({ client: dynamo.doc, tables, retentionDays: 30 });
-    const deps = { store, hooks: {}, ignoreAssociateIds: new Set<number>(), ...quietObservability() };
+    const deps = rowWorkerDeps(store);
     const meta = { messageId: 'bench' };
 
     // Pure apply, CPU only.

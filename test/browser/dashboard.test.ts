@@ -8,7 +8,7 @@ import { httpRequest } from '../../tools/http-client.js';
 import { buildSampleBody, buildSampleDelivery, dotNetTimestamp } from '../../tools/samples.js';
 import { createRealisticSender, type RealisticSender } from '../../tools/sender.js';
 import { launchChromium, waitForText, withPage } from '../support/browser.js';
-import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+import { adminJson, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 
 const SECRET = 'browser-test-secret';
 
@@ -48,10 +48,7 @@ function personCreated(context: string): Record<string, unknown> {
   };
 }
 
-async function admin<T>(path: string): Promise<{ status: number; body: T }> {
-  const answer = await fetch(`${runtime.adminUrl}${path}`);
-  return { status: answer.status, body: (await answer.json()) as T };
-}
+const admin = <T>(path: string) => adminJson<T>(runtime.adminUrl, path);
 
 /** How long the admin API is polled for what the workers do asynchronously. */
 const SETTLE = { timeout: 15_000, interval: 100 };
@@ -404,6 +401,15 @@ describe('the dashboard in Chromium', () => {
       const card = page.locator('[data-webhook="CustFew/201"]');
       await waitForText(card.locator('dd.state'), '■ Stopped');
       expect(await card.textContent()).toContain('Sent, as the CRM counts');
+      // The state names as the server gives them (GET /source, each transition's stateName).
+      expect(await card.locator('.timeline .state').allTextContents()).toEqual(['■ Stopped']);
+      expect(await page.locator('#webhook-state option').allTextContents()).toEqual([
+        'Every state',
+        'Active',
+        'Stopped',
+        'TooManyErrors',
+        'With an open gap',
+      ]);
     });
   });
 

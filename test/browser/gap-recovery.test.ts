@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningCrm, startCrm } from '../../tools/crm/start.js';
 import { launchChromium, waitForText, withPage } from '../support/browser.js';
-import { openGap } from '../support/gaps.js';
+import { type GapAnswer, gapUntil, openGap } from '../support/gaps.js';
 import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 import { startSkewedCrm } from '../support/skewed-crm.js';
 
@@ -53,22 +53,9 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-interface GapAnswer {
-  lastReconcile?: { status: string; reason: string };
-  reactivatedAt?: string;
-}
-
 /** `GET /gaps` of the context until `done` says so (the poll runs every POLL_SECONDS). */
-async function gapsUntil(done: (gap: GapAnswer) => boolean, timeoutMs: number): Promise<GapAnswer> {
-  let last: GapAnswer | undefined;
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
-    const answer = await fetch(`${runtime.adminUrl}/gaps?context=${CONTEXT}`);
-    [last] = (await answer.json()) as GapAnswer[];
-    if (last !== undefined && done(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`GET /gaps did not get there within ${timeoutMs} ms: ${JSON.stringify(last)}`);
-}
+const gapsUntil = (done: (gap: GapAnswer) => boolean, timeoutMs: number) =>
+  gapUntil(runtime, CONTEXT, done, timeoutMs);
 
 describe('a gap’s recovery on its card', () => {
   it('the gap-opened reconcile completed with its counts; then the poll’s, and when it set the webhook Active again; then the card’s own', async () => {

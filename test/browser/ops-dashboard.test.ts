@@ -1,6 +1,5 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DescribeApiDestinationCommand,
   EventBridgeClient,
@@ -20,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyStateEvent } from '../../lib/webhook-state.js';
 import { main } from '../../scripts/ops.js';
 import { launchChromium, waitForText, withPage } from '../support/browser.js';
-import { outputs, parkedMessage, url } from '../support/stack-outputs.js';
+import { describedStack, opsClients, parkedMessage, url } from '../support/stack-outputs.js';
 import { stateEvent } from '../support/workers.js';
 
 const cloudFormation = mockClient(CloudFormationClient);
@@ -33,11 +32,7 @@ let browser: Browser;
 let served: { dashboard: string; close: () => Promise<void> };
 
 beforeAll(async () => {
-  cloudFormation.on(DescribeStacksCommand).resolves({
-    Stacks: [
-      { StackName: 'x', StackStatus: 'UPDATE_COMPLETE', CreationTime: new Date(), Outputs: outputs() },
-    ],
-  });
+  cloudFormation.on(DescribeStacksCommand).resolves(describedStack());
   sqs.on(GetQueueAttributesCommand).resolves({
     Attributes: { ApproximateNumberOfMessages: '2', ApproximateNumberOfMessagesNotVisible: '0' },
   });
@@ -73,13 +68,7 @@ beforeAll(async () => {
     .resolves({ InvocationEndpoint: 'https://example.com/crm/department' });
   sqs.on(GetQueueUrlCommand).resolves({ QueueUrl: 'https://sqs/department-changes-dlq' });
   browser = await launchChromium();
-  served = (await main(['dashboard', '--stage', 'test', '--port', '0'], {
-    cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }),
-    sqs: new SQSClient({ region: 'eu-west-1' }),
-    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
-    cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
-    eventBridge: new EventBridgeClient({ region: 'eu-west-1' }),
-  })) as typeof served;
+  served = (await main(['dashboard', '--stage', 'test', '--port', '0'], opsClients())) as typeof served;
 });
 
 afterAll(async () => {
@@ -158,14 +147,14 @@ describe('the ops dashboard in Chromium, on mocked AWS clients', () => {
     });
   });
 
-  it('a gap’s card: its webhook’s last reconcile failed, with its error line, and when the poll set it Active again', async () => {
+  /** The stage's webhook 7 of CustOps with a gap, and its recovery item: `reconcile` and when it was set Active again. */
+  function stageGap(reconcile: Record<string, unknown>) {
     const event = (name: 'webhook.started' | 'webhook.stopped', timestamp: string) =>
       stateEvent(name, { context: 'CustOps', primaryKey: 7, timestamp });
     const webhook = applyStateEvent(
       applyStateEvent(undefined, event('webhook.started', '2026-11-27T10:00:00.0000000Z')),
       event('webhook.stopped', '2026-11-27T11:00:00.0000000Z'),
     );
-    const error = 'CrmAuthError: POST /login answered 401: the CRM refused the credentials';
     dynamo
       .on(ScanCommand, { ExpressionAttributeValues: { ':p': 'webhook#' } })
       .resolves({ Items: [{ ...webhook, sk: 'webhook#7', version: 2 }] });
@@ -176,17 +165,21 @@ describe('the ops dashboard in Chromium, on mocked AWS clients', () => {
           sk: 'recovery#7',
           webhookId: 7,
           reconcile: {
-            status: 'failed',
             reason: 'gap-closed',
             requestedAt: '2026-11-27T11:00:00.000Z',
             startedAt: '2026-11-27T11:00:01.000Z',
             at: '2026-11-27T11:20:00.000Z',
-            error,
+            ...reconcile,
           },
           reactivatedAt: '2026-11-27T11:30:00.000Z',
         },
       ],
     });
+  }
+
+  it('a gap’s card: its webhook’s last reconcile failed, with its error line, and when the poll set it Active again', async () => {
+    const error = 'CrmAuthError: POST /login answered 401: the CRM refused the credentials';
+    stageGap({ status: 'failed', error });
     await withPage(browser, 'ops-gap-recovery', async (page) => {
       await page.goto(served.dashboard);
       const card = page.locator('article[data-webhook="CustOps/7"]');
@@ -199,6 +192,29 @@ describe('the ops dashboard in Chromium, on mocked AWS clients', () => {
       );
       // The stage offers no Reconcile button (`npm run ops -- reconcile` queues one there).
       expect(await card.getByRole('button', { name: 'Reconcile' }).count()).toBe(0);
+    });
+  });
+
+  it('a gap’s card: the deletes its last reconcile held, said with how many and why, and no button on a stage', async () => {
+    const why =
+      "40 of its 50 stored rows are not in the CRM's list of ids, more than a run deletes (10: RECONCILE_MAX_DELETES, RECONCILE_MAX_DELETES_PERCENT): none deleted; if the CRM did delete them, reconcile it again with maxDeletes=40";
+    stageGap({
+      status: 'completed',
+      to: '2026-11-27T11:00:01.000Z',
+      rowsListed: 3,
+      rowsChanged: 1,
+      rowsDeleted: 0,
+      apiCalls: 5,
+      notReconciled: { contact: why },
+      deletesHeld: { contact: 40 },
+    });
+    await withPage(browser, 'ops-held-deletes', async (page) => {
+      await page.goto(served.dashboard);
+      const card = page.locator('article[data-webhook="CustOps/7"]');
+      const held = card.locator('.deletes-held li[data-entity="contact"]');
+      await waitForText(held, `⚠ Deletes held back: contact, 40 rows: ${why}.`);
+      // `npm run ops -- reconcile --max-deletes 40` applies them there.
+      expect(await card.getByRole('button').filter({ hasText: 'Delete' }).count()).toBe(0);
     });
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrmRetryLater, createCrmClient } from '../../lib/crm/index.js';
-import { BASIC, startServer } from './support.js';
+import { startServer } from '../support/http-server.js';
+import { BASIC } from './support.js';
 
 let silent: Awaited<ReturnType<typeof startServer>>;
 let down: Awaited<ReturnType<typeof startServer>>;

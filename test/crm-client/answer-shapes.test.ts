@@ -2,7 +2,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CRM_TABLES, CrmApiError, CrmAuthError, createCrmClient } from '../../lib/crm/index.js';
 import { pendingOf } from '../../lib/reconcile/poll/pending.js';
-import { BASIC, startServer } from './support.js';
+import { startServer } from '../support/http-server.js';
+import { BASIC } from './support.js';
 
 /** A CRM of the test's own: every call answered 200 with `body` as JSON. */
 let close: (() => Promise<void>) | undefined;

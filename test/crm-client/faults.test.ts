@@ -3,7 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CrmApiError, CrmRetryLater } from '../../lib/crm/index.js';
 import type { RunningCrm } from '../../tools/crm/start.js';
 import { until } from '../crm/support.js';
-import { clientOf, recordingFetch, simulator, startServer } from './support.js';
+import { startServer } from '../support/http-server.js';
+import { clientOf, recordingFetch, simulator } from './support.js';
 
 let crm: RunningCrm;
 let stop: () => Promise<void>;

@@ -2,7 +2,8 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCrmClient } from '../../lib/crm/client.js';
 import { CrmApiError, CrmRetryLater, crmTableOf } from '../../lib/crm/index.js';
-import { BASIC, startServer } from './support.js';
+import { startServer } from '../support/http-server.js';
+import { BASIC } from './support.js';
 
 /** How the CRM's archive answers, by the id asked for: everything but a JSON page with a value array. */
 const FAULTS: Record<string, (res: ServerResponse) => void> = {

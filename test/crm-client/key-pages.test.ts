@@ -9,7 +9,8 @@ import {
   isRefusal,
   type Page,
 } from '../../lib/crm/index.js';
-import { BASIC, startServer } from './support.js';
+import { startServer } from '../support/http-server.js';
+import { BASIC } from './support.js';
 
 const contact = CRM_TABLES.contact!;
 const since = new Date('2026-11-27T11:00:00Z');

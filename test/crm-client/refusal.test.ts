@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CRM_TABLES, createCrmClient, isRefusal } from '../../lib/crm/index.js';
-import { BASIC, startServer } from './support.js';
+import { startServer } from '../support/http-server.js';
+import { BASIC } from './support.js';
 
 describe('a CRM that refuses a table', () => {
   it('is one line with the status and the first line of its answer, JSON or text, and no retry', async () => {

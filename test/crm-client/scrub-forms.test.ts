@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CRM_TABLES, createCrmClient } from '../../lib/crm/index.js';
-import { startServer } from './support.js';
+import { startServer } from '../support/http-server.js';
 
 /** A Basic password with the characters JSON and URL encoders escape (`/`, `+`), digits in its runs. */
 const PASSWORD = 'Ab/cdEfgh+ijk9LmnOp/qrsTuv+wxyz12/34AB';

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isCrmApiHost } from '../../lib/crm/endpoints.js';
 import { CRM_TABLES, CrmApiError, createCrmClient, tenantEndpoints } from '../../lib/crm/index.js';
-import { BASIC, startServer } from './support.js';
+import { startServer } from '../support/http-server.js';
+import { BASIC } from './support.js';
 
 let close: (() => Promise<void>) | undefined;
 afterEach(async () => {

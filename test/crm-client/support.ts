@@ -1,6 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CrmCredentials, SystemUserCredentials } from '../../lib/config/crm.js';
@@ -32,12 +30,12 @@ export function systemUser(crm: RunningCrm): SystemUserCredentials {
   };
 }
 
-/** What the client sent and the CRM answered, call by call (a wrapper over the real fetch, not a mock). */
-export function recordingFetch() {
+/** What the client sent and the CRM answered, call by call: a wrapper over `underlying`, not a mock. */
+export function recordingFetch(underlying: typeof fetch = fetch) {
   const calls: Array<{ method: string; path: string; status: number }> = [];
   const wrapped: typeof fetch = async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
-    const response = await fetch(input, init);
+    const response = await underlying(input, init);
     calls.push({ method: init?.method ?? 'GET', path: url.pathname, status: response.status });
     return response;
   };
@@ -51,19 +49,4 @@ export function clientOf(crm: RunningCrm, options: Partial<CrmClientOptions> = {
     credentials: { '*': BASIC },
     ...options,
   });
-}
-
-/** A real HTTP server on 127.0.0.1 answering with `handle` (which may also never answer). */
-export async function startServer(handle: (req: IncomingMessage, res: ServerResponse) => void) {
-  const server = createServer(handle);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
 }

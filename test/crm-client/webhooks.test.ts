@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CrmApiError, createCrmClient } from '../../lib/crm/index.js';
 import type { RunningCrm } from '../../tools/crm/start.js';
 import { startTarget } from '../crm/support.js';
-import { BASIC, clientOf, simulator, startServer, systemUser } from './support.js';
+import { startServer } from '../support/http-server.js';
+import { BASIC, clientOf, simulator, systemUser } from './support.js';
 
 let crm: RunningCrm;
 let stop: () => Promise<void>;

@@ -87,6 +87,8 @@ describe('dashboard routes of the admin API', () => {
       parkedNote: 'Read without receiving them: looking changes nothing.',
       replayNote: "Decided with the runtime's settings as they are now (ENTITIES, ALLOW_UNSIGNED, secrets).",
       subscriptionsNote: expect.stringContaining('Counted by the local bus since this start'),
+      // The webhook states by name, in order (lib/events/states.ts): the page's filter and counts.
+      webhookStates: ['Active', 'Stopped', 'TooManyErrors'],
     });
   });
 

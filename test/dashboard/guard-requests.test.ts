@@ -1,9 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import { describe, expect, it } from 'vitest';
 import type { StoreReader } from '../../lib/store/types.js';
 import { createAdminServer } from '../../local/admin/admin-api.js';
 import { guardRequests } from '../../local/http/guard-requests.js';
+import { listenForTest } from '../support/http-server.js';
 import { testSource } from '../support/local-source.js';
 
 /** A value JSON cannot write: an answer that cannot be built. */
@@ -20,22 +20,10 @@ const storeWith = (record: Record<string, unknown>): StoreReader => ({
   listRecoveries: async () => [],
 });
 
-let server: Server | undefined;
-afterEach(() => {
-  server?.close();
-  server = undefined;
-});
-
-const listen = async (created: Server) => {
-  server = created;
-  await new Promise<void>((resolve) => created.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(created.address() as AddressInfo).port}`;
-};
-
 describe('no request can stop the local runtime', () => {
   it('answers a history holding a custom property nested 5,000 levels deep, as delivered', async () => {
     const body = `{"EventId":"e1","Custom":${'{"n":'.repeat(5_000)}1${'}'.repeat(5_000)}}`;
-    const base = await listen(
+    const base = await listenForTest(
       createAdminServer({
         source: testSource({ store: storeWith({ eventId: 'e1', body }), queues: [], peek: () => [] }),
         queues: [],
@@ -51,7 +39,7 @@ describe('no request can stop the local runtime', () => {
 
   it('answers 500 with a problem document when the admin API cannot serialise a history, logged once, and keeps answering', async () => {
     const lines: string[] = [];
-    const base = await listen(
+    const base = await listenForTest(
       createAdminServer({
         source: testSource({
           store: storeWith({ eventId: 'e1', body: '{}', receivedAt: circular() }),
@@ -80,7 +68,7 @@ describe('no request can stop the local runtime', () => {
 
   it('answers 500 for a listener that throws or rejects, and closes an answer that had already started', async () => {
     const lines: string[] = [];
-    const base = await listen(
+    const base = await listenForTest(
       createServer(
         guardRequests(
           'ingest',
@@ -109,9 +97,7 @@ describe('no request can stop the local runtime', () => {
         (line) => lines.push(line),
       ),
     );
-    await new Promise<void>((resolve) => sync.listen(0, '127.0.0.1', resolve));
-    expect((await fetch(`http://127.0.0.1:${(sync.address() as AddressInfo).port}/`)).status).toBe(500);
-    sync.close();
+    expect((await fetch(`${await listenForTest(sync)}/`)).status).toBe(500);
     expect((await fetch(`${base}/sync`)).status).toBe(500);
     await expect(fetch(`${base}/half`).then((answer) => answer.text())).rejects.toThrow();
     expect(await (await fetch(`${base}/fine`)).text()).toBe('ok');

@@ -1,21 +1,8 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { createServer, type ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
 import { guardPort, withoutCors } from '../../local/http/port-guard.js';
 import { httpRequest } from '../../tools/http-client.js';
-
-let server: Server | undefined;
-afterEach(() => {
-  server?.closeAllConnections();
-  server?.close();
-  server = undefined;
-});
-
-const listen = async (created: Server) => {
-  server = created;
-  await new Promise<void>((resolve) => created.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(created.address() as AddressInfo).port}`;
-};
+import { listenForTest } from '../support/http-server.js';
 
 /** Tries every way a listener can set headers, a CORS one each time. */
 const corsEverywhere = (req: { url?: string }, res: ServerResponse) => {
@@ -31,7 +18,7 @@ const signedBy = (key: string) =>
 
 describe('guardPort (every port of the local runtime but the ingest)', () => {
   it('serves the SDK: its own loopback Host, no Origin, signed with the runtime key; refuses everything else with 403', async () => {
-    const base = await listen(createServer(guardPort({ accessKeyId: 'local' }, corsEverywhere)));
+    const base = await listenForTest(createServer(guardPort({ accessKeyId: 'local' }, corsEverywhere)));
     const port = new URL(base).port;
     const ask = (method: string, headers: Record<string, string>) =>
       httpRequest(method, `${base}/`, headers).then((answer) => answer.status);
@@ -55,7 +42,7 @@ describe('guardPort (every port of the local runtime but the ingest)', () => {
 
   it('answers a refusal as an AWS JSON error, without reading the body', async () => {
     let read = false;
-    const base = await listen(
+    const base = await listenForTest(
       createServer(
         guardPort({ accessKeyId: 'local' }, (req, res) => {
           read = true;
@@ -76,7 +63,7 @@ describe('guardPort (every port of the local runtime but the ingest)', () => {
   });
 
   it('with sameOrigin, serves a page of its own origin only', async () => {
-    const base = await listen(createServer(guardPort({ sameOrigin: true }, corsEverywhere)));
+    const base = await listenForTest(createServer(guardPort({ sameOrigin: true }, corsEverywhere)));
     const port = new URL(base).port;
     const status = (origin: string) => httpRequest('GET', base, { origin }).then((answer) => answer.status);
 
@@ -90,7 +77,7 @@ describe('guardPort (every port of the local runtime but the ingest)', () => {
 
 describe('withoutCors (the ingest, and every guarded port)', () => {
   it('sends no Access-Control-* header, however the listener sets one, and keeps the others', async () => {
-    const base = await listen(createServer(withoutCors(corsEverywhere)));
+    const base = await listenForTest(createServer(withoutCors(corsEverywhere)));
     for (const path of ['/', '/object', '/array']) {
       const answer = await httpRequest('GET', `${base}${path}`, { origin: 'https://evil.example' });
       expect({ path, status: answer.status, body: answer.body }).toEqual({ path, status: 200, body: 'ok' });

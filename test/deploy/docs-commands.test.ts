@@ -1,12 +1,11 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import {
   GetQueueAttributesCommand,
@@ -19,7 +18,7 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it, vi } from 'vitest';
 import { COMMANDS, main } from '../../scripts/ops.js';
-import { outputs } from '../support/stack-outputs.js';
+import { describedStack, opsClients, outputsWith } from '../support/stack-outputs.js';
 import { ROOT } from './package.js';
 
 /*
@@ -83,6 +82,18 @@ function commands(line: string): string[][] {
 const { fenced, inline } = documentedLines();
 const all = [...fenced, ...inline].flatMap(commands);
 const invocations = (program: string) => all.filter((words) => words[0] === program);
+
+describe('docs/deploy.md: its table of files', () => {
+  it('names every file of infra/', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'deploy.md'), 'utf8');
+    const files = readdirSync(join(ROOT, 'infra'), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => join(entry.parentPath, entry.name).slice(ROOT.length + 1));
+    expect(files.filter((file) => !doc.includes(`| \`${file}\``) && !doc.includes(`, \`${file}\``))).toEqual(
+      [],
+    );
+  });
+});
 
 describe('docs/deploy.md: every command exists', () => {
   it('uses no program but npm, npx, aws, git, openssl and the jq it states', () => {
@@ -191,20 +202,14 @@ describe('docs/deploy.md: its commands run offline as far as they can', () => {
     eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
     mockClient(SSMClient).onAnyCommand().resolves({});
     mockClient(CloudWatchClient).onAnyCommand().resolves({});
-    cloudFormation.on(DescribeStacksCommand).resolves({
-      Stacks: [
-        {
-          StackName: 'x',
-          StackStatus: 'UPDATE_COMPLETE',
-          CreationTime: new Date(),
-          Outputs: [
-            ...outputs(),
-            { OutputKey: 'DepartmentChangesSubscriptionDeadLetterQueueUrl', OutputValue: 'https://sqs/dlq' },
-            { OutputKey: 'RedriveBusName', OutputValue: 'crm-webhook-receiver-test-redrive' },
-          ],
-        },
-      ],
-    });
+    cloudFormation.on(DescribeStacksCommand).resolves(
+      describedStack(
+        outputsWith({
+          DepartmentChangesSubscriptionDeadLetterQueueUrl: 'https://sqs/dlq',
+          RedriveBusName: 'crm-webhook-receiver-test-redrive',
+        }),
+      ),
+    );
     sqs.onAnyCommand().resolves({});
     sqs.on(GetQueueAttributesCommand).resolves({ Attributes: {} });
     sqs.on(ReceiveMessageCommand).resolves({ Messages: [] });
@@ -212,14 +217,7 @@ describe('docs/deploy.md: its commands run offline as far as they can', () => {
     dynamo.onAnyCommand().resolves({ Items: [] });
     dynamo.on(GetCommand).resolves({});
     vi.stubEnv('SUBSCRIPTIONS_FILE', 'test/deploy/fanout-subscriptions.yml');
-    const clients = {
-      cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }),
-      sqs: new SQSClient({ region: 'eu-west-1' }),
-      dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
-      cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
-      eventBridge: new EventBridgeClient({ region: 'eu-west-1' }),
-      ssm: new SSMClient({ region: 'eu-west-1' }),
-    };
+    const clients = opsClients();
     const lines = fenced.filter((line) => line.startsWith('npm run ops -- '));
     const ran = new Set<string>();
     for (const line of lines) {
@@ -253,7 +251,7 @@ describe('docs/deploy.md: its commands run offline as far as they can', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
-      // The documented https URL, here a plain one on loopback (test/unit/http-client.test.ts covers https).
+      // The documented https URL, here a plain one on loopback (test/tools/http-client.unit.test.ts covers https).
       const argv = commands(smoke!.replace(/https:\/\/\S+\/webhook/, `http://127.0.0.1:${port}/webhook`))[0]!;
       await promisify(execFile)(
         join(ROOT, 'node_modules', '.bin', 'tsx'),

@@ -1,8 +1,5 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +10,7 @@ import { type DashboardClients, main } from '../../scripts/ops.js';
 import { runCli } from '../support/cli.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
 import { putOldRow } from '../support/old-rows.js';
-import { outputs } from '../support/stack-outputs.js';
+import { describedStack, opsClients, outputsWith } from '../support/stack-outputs.js';
 
 /**
  * `npm run ops -- backfill-row-index` against dynalite: the stage's outputs (mocked CloudFormation) name
@@ -26,32 +23,14 @@ const cloudFormation = new CloudFormationClient({ region: 'eu-west-1' });
 const stack = mockClient(cloudFormation);
 
 function stageOutputs(table: string) {
-  stack.on(DescribeStacksCommand).resolves({
-    Stacks: [
-      {
-        StackName: 'crm-webhook-receiver-test',
-        StackStatus: 'UPDATE_COMPLETE',
-        CreationTime: new Date(),
-        Outputs: [
-          ...outputs().filter((output) => output.OutputKey !== 'RowsTableName'),
-          { OutputKey: 'RowsTableName', OutputValue: table },
-        ],
-      },
-    ],
-  });
+  stack.on(DescribeStacksCommand).resolves(describedStack(outputsWith({ RowsTableName: table })));
 }
 
 beforeAll(async () => {
   dynamo = await startDynalite();
   ({ rows } = await dynamo.createTables());
   stageOutputs(rows);
-  clients = {
-    cloudFormation,
-    sqs: new SQSClient({ region: 'eu-west-1' }),
-    dynamo: dynamo.doc,
-    cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
-    eventBridge: new EventBridgeClient({ region: 'eu-west-1' }),
-  };
+  clients = opsClients({ cloudFormation, dynamo: dynamo.doc });
 });
 afterEach(() => stageOutputs(rows));
 afterAll(async () => {

@@ -1,6 +1,5 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient, GetMetricDataCommand } from '@aws-sdk/client-cloudwatch';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DescribeApiDestinationCommand,
   EventBridgeClient,
@@ -30,7 +29,7 @@ import { outcomeSeries } from '../../scripts/ops/outcome-metrics.js';
 import { type DashboardClients, main } from '../../scripts/ops.js';
 import { httpRequest } from '../../tools/http-client.js';
 import { buildSampleBody } from '../../tools/samples.js';
-import { arn, outputs, parkedMessage, url } from '../support/stack-outputs.js';
+import { arn, describedStack, opsClients, parkedMessage, url } from '../support/stack-outputs.js';
 import { stateEvent } from '../support/workers.js';
 
 const EVENTS_TABLE = 'crm-webhook-receiver-test-events';
@@ -48,11 +47,7 @@ describe('npm run ops -- dashboard', () => {
 
   beforeEach(() => {
     for (const mock of [cloudFormation, sqs, dynamo, cloudWatch, eventBridge]) mock.reset();
-    cloudFormation.on(DescribeStacksCommand).resolves({
-      Stacks: [
-        { StackName: 'x', StackStatus: 'UPDATE_COMPLETE', CreationTime: new Date(), Outputs: outputs() },
-      ],
-    });
+    cloudFormation.on(DescribeStacksCommand).resolves(describedStack());
     sqs.on(GetQueueAttributesCommand).resolves({
       Attributes: {
         ApproximateNumberOfMessages: '3',
@@ -83,13 +78,7 @@ describe('npm run ops -- dashboard', () => {
         },
       ],
     });
-    clients = {
-      cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }),
-      sqs: new SQSClient({ region: 'eu-west-1' }),
-      dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
-      cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
-      eventBridge: new EventBridgeClient({ region: 'eu-west-1' }),
-    };
+    clients = opsClients();
   });
 
   const source = async () =>

@@ -1,18 +1,17 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { CreateQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queueOutputs, tableOutput } from '../../infra/definitions.js';
-import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker } from '../../lib/workers/index.js';
 import { type DashboardClients, main } from '../../scripts/ops.js';
 import { buildSampleBody } from '../../tools/samples.js';
-import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { type LocalDynamo, startDynamoStore, type TableNames } from '../support/dynamo.js';
 import { type ParkedQueues, startParkedQueues } from '../support/parked.js';
-import { at, lambdaContext, quietObservability, rowEvent, sqsEvent, sqsRecord } from '../support/workers.js';
+import { describedStack, opsClients } from '../support/stack-outputs.js';
+import { at, lambdaContext, rowEvent, rowWorkerDeps, sqsEvent, sqsRecord } from '../support/workers.js';
 
 /** `npm run ops -- erase` on a "stage" whose outputs name dynalite's tables and the SQS emulator's queues. */
 let dynamo: LocalDynamo;
@@ -39,9 +38,8 @@ const busEvent = (primaryKey: number, lastname: string) =>
   });
 
 beforeAll(async () => {
-  dynamo = await startDynalite();
-  const tables = await dynamo.createTables();
-  store = createDynamoStore({ client: dynamo.doc, tables, retentionDays: 30 });
+  let tables: TableNames;
+  ({ dynamo, tables, store } = await startDynamoStore());
   parked = await startParkedQueues();
   const outputs: Record<string, string> = {
     [tableOutput('rows')]: tables.rows,
@@ -57,24 +55,10 @@ beforeAll(async () => {
     outputs[queueOutputs(queue.key).url] = queue.url;
     outputs[queueOutputs(queue.key).dlqUrl] = queue.dlq.url;
   }
-  cloudFormation.on(DescribeStacksCommand).resolves({
-    Stacks: [
-      {
-        StackName: 'x',
-        StackStatus: 'UPDATE_COMPLETE',
-        CreationTime: new Date(),
-        Outputs: Object.entries(outputs).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })),
-      },
-    ],
-  });
+  const stack = Object.entries(outputs).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue }));
+  cloudFormation.on(DescribeStacksCommand).resolves(describedStack(stack));
   eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'bus-1' }] });
-  clients = {
-    cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }),
-    sqs: parked.local.client,
-    dynamo: dynamo.doc,
-    cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
-    eventBridge: new EventBridgeClient({ region: 'eu-west-1' }),
-  };
+  clients = opsClients({ sqs: parked.local.client, dynamo: dynamo.doc });
 });
 afterAll(async () => {
   await parked.local.close();
@@ -86,10 +70,7 @@ describe('npm run ops -- erase', () => {
     const created = rowEvent('person.created', { context: 'CustOps', primaryKey: 5, timestamp: at(1) });
     const event = { ...created, FieldValues: { ...created.FieldValues, lastname: SECRET } };
     const worker = createEntitiesWorker({
-      store,
-      hooks: {},
-      ignoreAssociateIds: new Set(),
-      ...quietObservability(),
+      ...rowWorkerDeps(store),
     });
     await worker(sqsEvent([sqsRecord(event)]), lambdaContext);
     for (const [key, name] of [

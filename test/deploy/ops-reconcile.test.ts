@@ -1,9 +1,5 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { DeleteMessageCommand, type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalQueue } from '../../local/emulators/resources.js';
@@ -11,7 +7,7 @@ import { OpsError } from '../../scripts/ops/commands.js';
 import { type DashboardClients, main } from '../../scripts/ops.js';
 import { UsageError } from '../../tools/command-line.js';
 import { type LocalQueues, startLocalQueues } from '../support/local-queues.js';
-import { outputs } from '../support/stack-outputs.js';
+import { describedStack, opsClients, outputsWith } from '../support/stack-outputs.js';
 
 /**
  * `npm run ops -- reconcile` against the SQS emulator: the stage's outputs (mocked CloudFormation) name
@@ -26,26 +22,8 @@ const stack = mockClient(cloudFormation);
 beforeAll(async () => {
   local = await startLocalQueues({ stage: 'opsreconcile' });
   reconcile = local.queues.find((queue) => queue.key === 'reconcile')!;
-  stack.on(DescribeStacksCommand).resolves({
-    Stacks: [
-      {
-        StackName: 'crm-webhook-receiver-test',
-        StackStatus: 'UPDATE_COMPLETE',
-        CreationTime: new Date(),
-        Outputs: [
-          ...outputs().filter((output) => output.OutputKey !== 'ReconcileQueueUrl'),
-          { OutputKey: 'ReconcileQueueUrl', OutputValue: reconcile.url },
-        ],
-      },
-    ],
-  });
-  clients = {
-    cloudFormation,
-    sqs: local.client,
-    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
-    cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
-    eventBridge: new EventBridgeClient({ region: 'eu-west-1' }),
-  };
+  stack.on(DescribeStacksCommand).resolves(describedStack(outputsWith({ ReconcileQueueUrl: reconcile.url })));
+  clients = opsClients({ cloudFormation, sqs: local.client });
 });
 afterAll(async () => {
   stack.restore();

@@ -1,14 +1,11 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand, UpdateConnectionCommand } from '@aws-sdk/client-eventbridge';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { type DashboardClients, main } from '../../scripts/ops.js';
-import { outputs } from '../support/stack-outputs.js';
+import { describedStack, opsClients, outputsWith } from '../support/stack-outputs.js';
 
 const DLQ = 'https://sqs.eu-west-1.amazonaws.com/123456789012/crm-webhook-receiver-test-audit-dlq';
 const BUS = 'crm-webhook-receiver-test-redrive';
@@ -40,28 +37,12 @@ describe('npm run ops -- redrive-subscription and rotate-subscription-key', () =
 
   beforeEach(() => {
     for (const mock of [cloudFormation, sqs, eventBridge, ssm]) mock.reset();
-    cloudFormation.on(DescribeStacksCommand).resolves({
-      Stacks: [
-        {
-          StackName: 'x',
-          StackStatus: 'UPDATE_COMPLETE',
-          CreationTime: new Date(),
-          Outputs: [
-            ...outputs(),
-            { OutputKey: 'AuditSubscriptionDeadLetterQueueUrl', OutputValue: DLQ },
-            { OutputKey: 'RedriveBusName', OutputValue: BUS },
-          ],
-        },
-      ],
-    });
-    clients = {
-      cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }),
-      sqs: new SQSClient({ region: 'eu-west-1' }),
-      dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
-      cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
-      eventBridge: new EventBridgeClient({ region: 'eu-west-1' }),
-      ssm: new SSMClient({ region: 'eu-west-1' }),
-    };
+    cloudFormation
+      .on(DescribeStacksCommand)
+      .resolves(
+        describedStack(outputsWith({ AuditSubscriptionDeadLetterQueueUrl: DLQ, RedriveBusName: BUS })),
+      );
+    clients = opsClients();
   });
 
   it('redrive-subscription: each dead letter onto the redrive bus for its rule alone, then deleted', async () => {

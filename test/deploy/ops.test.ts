@@ -1,7 +1,5 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   GetQueueAttributesCommand,
   ReceiveMessageCommand,
@@ -16,7 +14,7 @@ import { replayLockKey } from '../../lib/store/index.js';
 import { toRowItem } from '../../lib/store/row-item.js';
 import { OpsError } from '../../scripts/ops/commands.js';
 import { type DashboardClients, main } from '../../scripts/ops.js';
-import { arn, outputs, parkedMessage, url } from '../support/stack-outputs.js';
+import { arn, describedStack, opsClients, parkedMessage, url } from '../support/stack-outputs.js';
 import { rowEvent } from '../support/workers.js';
 
 describe('npm run ops', () => {
@@ -29,18 +27,8 @@ describe('npm run ops', () => {
     cloudFormation.reset();
     sqs.reset();
     dynamo.reset();
-    cloudFormation.on(DescribeStacksCommand).resolves({
-      Stacks: [
-        { StackName: 'x', StackStatus: 'UPDATE_COMPLETE', CreationTime: new Date(), Outputs: outputs() },
-      ],
-    });
-    clients = {
-      cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }),
-      sqs: new SQSClient({ region: 'eu-west-1' }),
-      dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
-      cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
-      eventBridge: new EventBridgeClient({ region: 'eu-west-1' }),
-    };
+    cloudFormation.on(DescribeStacksCommand).resolves(describedStack());
+    clients = opsClients();
   });
 
   it('reads names from the outputs of the stage’s stack', async () => {

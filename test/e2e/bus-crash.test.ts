@@ -7,8 +7,8 @@ import { afterAll, expect, it, vi } from 'vitest';
 import type { QueueView } from '../../dashboard/views.js';
 import type { SubscriptionView } from '../../local/bus/views.js';
 import { getJson } from '../../tools/http-client.js';
-import { buildSampleBody, buildSampleDelivery } from '../../tools/samples.js';
-import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+import { buildSampleBody } from '../../tools/samples.js';
+import { postDelivery, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 
 /**
  * `kill -9` of `npm start` while its bus delivers: a subscription's target answers 500 to the first
@@ -76,10 +76,8 @@ it('delivers every accepted change to a target that fails once, across a kill -9
 
   /** POSTs a delivery as the CRM does; whether the ingest answered 200. */
   const sent = async (body: Record<string, unknown>) => {
-    const delivery = buildSampleDelivery(body, { secret: SECRET });
-    const url = `http://127.0.0.1:${port}/webhook`;
     try {
-      const answer = await fetch(url, { method: 'POST', headers: delivery.headers, body: delivery.body });
+      const answer = await postDelivery(`http://127.0.0.1:${port}/webhook`, body, SECRET);
       await answer.arrayBuffer();
       return answer.status === 200;
     } catch {

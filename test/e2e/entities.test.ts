@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSampleBody, buildSampleDelivery } from '../../tools/samples.js';
+import { buildSampleBody } from '../../tools/samples.js';
 import { runSimulation } from '../../tools/simulate.js';
-import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+import { adminJson, postDelivery, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 
 /**
  * Every event the CRM sends, through `npm start`: a webhook subscribed to everything, and the replay
@@ -24,10 +24,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 }, 30_000);
 
-async function admin<T = unknown>(path: string, init?: RequestInit): Promise<{ status: number; body: T }> {
-  const answer = await fetch(`${runtime!.adminUrl}${path}`, init);
-  return { status: answer.status, body: (await answer.json()) as T };
-}
+const admin = <T = unknown>(path: string, init?: RequestInit) => adminJson<T>(runtime!.adminUrl, path, init);
 
 describe('npm start with every family of the catalogue', () => {
   it('parks what ENTITIES leaves out (200), and replays it once the setting allows it', async () => {
@@ -36,12 +33,7 @@ describe('npm start with every family of the catalogue', () => {
       env: { WEBHOOK_SECRET: SECRET, ENTITIES: 'contact,activity' },
     });
     const body = buildSampleBody('person.created', { context: CONTEXT, primaryKey: 31 });
-    const delivery = buildSampleDelivery(body, { secret: SECRET });
-    const answer = await fetch(runtime.webhookUrl, {
-      method: 'POST',
-      headers: delivery.headers,
-      body: delivery.body,
-    });
+    const answer = await postDelivery(runtime.webhookUrl, body, SECRET);
     expect([answer.status, await answer.json()]).toEqual([
       200,
       { status: 'parked', eventId: body.EventId, reason: 'entity-not-enabled' },

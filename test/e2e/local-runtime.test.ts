@@ -10,7 +10,7 @@ import {
   type SampleEventName,
 } from '../../tools/samples.js';
 import { runSimulation } from '../../tools/simulate.js';
-import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+import { adminJson, postDelivery, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 
 /**
  * `npm start` as a user runs it: a child process with a fresh DATA_DIR and free ports, driven over
@@ -36,19 +36,11 @@ afterAll(async () => {
 
 async function deliver(event: SampleEventName, primaryKey: number, options: { secret?: string } = {}) {
   const body = buildSampleBody(event, { primaryKey, context: CONTEXT });
-  const delivery = buildSampleDelivery(body, { secret: 'secret' in options ? options.secret : SECRET });
-  const answer = await fetch(runtime.webhookUrl, {
-    method: 'POST',
-    headers: delivery.headers,
-    body: delivery.body,
-  });
+  const answer = await postDelivery(runtime.webhookUrl, body, 'secret' in options ? options.secret : SECRET);
   return { status: answer.status, body: await answer.text(), eventId: String(body.EventId) };
 }
 
-async function admin<T = unknown>(path: string, init?: RequestInit): Promise<{ status: number; body: T }> {
-  const answer = await fetch(`${runtime.adminUrl}${path}`, init);
-  return { status: answer.status, body: (await answer.json()) as T };
-}
+const admin = <T = unknown>(path: string, init?: RequestInit) => adminJson<T>(runtime.adminUrl, path, init);
 
 interface QueueView {
   key: string;

@@ -4,9 +4,15 @@ import { join } from 'node:path';
 import { DynamoDBClient, GetItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSampleBody, buildSampleDelivery } from '../../tools/samples.js';
+import { buildSampleBody } from '../../tools/samples.js';
 import { foundUnder } from '../support/data-dir.js';
-import { freePort, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+import {
+  adminJson,
+  freePort,
+  postDelivery,
+  type RuntimeProcess,
+  spawnLocalRuntime,
+} from '../support/local-runtime.js';
 
 /**
  * A person's data through `npm start` (logging at DEBUG, the most a stage logs) and out again: created,
@@ -61,20 +67,12 @@ afterAll(async () => {
 }, 30_000);
 
 async function deliver(body: Record<string, unknown>): Promise<number> {
-  const delivery = buildSampleDelivery(body, { secret: SECRET });
-  const answer = await fetch(runtime.webhookUrl, {
-    method: 'POST',
-    headers: delivery.headers,
-    body: delivery.body,
-  });
+  const answer = await postDelivery(runtime.webhookUrl, body, SECRET);
   await answer.text();
   return answer.status;
 }
 
-async function admin<T = unknown>(path: string, init?: RequestInit): Promise<{ status: number; body: T }> {
-  const answer = await fetch(`${runtime.adminUrl}${path}`, init);
-  return { status: answer.status, body: (await answer.json()) as T };
-}
+const admin = <T = unknown>(path: string, init?: RequestInit) => adminJson<T>(runtime.adminUrl, path, init);
 
 const person = (event: string, primaryKey: number, extra: Record<string, unknown> = {}) => ({
   ...buildSampleBody(event, { context: CONTEXT, primaryKey }),

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openGap } from '../support/gaps.js';
-import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+import { adminJson, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 import { type SilentCrm, startSilentCrm } from '../support/silent-crm.js';
 
 /**
@@ -46,14 +46,8 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 }, 30_000);
 
-async function admin<T = unknown>(
-  runtime: RuntimeProcess,
-  path: string,
-  method = 'GET',
-): Promise<{ status: number; body: T }> {
-  const answer = await fetch(`${runtime.adminUrl}${path}`, { method });
-  return { status: answer.status, body: (await answer.json()) as T };
-}
+const admin = <T = unknown>(runtime: RuntimeProcess, path: string, method = 'GET') =>
+  adminJson<T>(runtime.adminUrl, path, { method });
 
 const queued = async (runtime: RuntimeProcess) =>
   (await admin<Array<{ body: string }>>(runtime, '/queues/reconcile/messages')).body.map(

@@ -3,8 +3,9 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSampleBody, buildSampleDelivery } from '../../tools/samples.js';
+import { buildSampleBody } from '../../tools/samples.js';
 import {
+  postDelivery,
   type RuntimeProcess,
   spawnLocalRuntime,
   failedStart as startToFail,
@@ -110,12 +111,7 @@ describe('npm start, when something is wrong', () => {
   it('says on stop which messages stay queued because they are parked', async () => {
     const secret = readFileSync(join(dataDir, 'webhook-secret'), 'utf8').trim();
     const body = { ...buildSampleBody('contact.changed'), Event: 'invoice.created', Entity: 'invoice' };
-    const delivery = buildSampleDelivery(body, { secret });
-    const answer = await fetch(runtime!.webhookUrl, {
-      method: 'POST',
-      headers: delivery.headers,
-      body: delivery.body,
-    });
+    const answer = await postDelivery(runtime!.webhookUrl, body, secret);
     expect(answer.status).toBe(200);
     await runtime!.stop();
     expect(runtime!.output()).toMatch(

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningCrm, startCrm } from '../../tools/crm/start.js';
-import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+import { adminJson, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 
 /**
  * The tenant commands of `npm start`'s admin API against the CRM simulator: onboard, the first
@@ -37,14 +37,11 @@ afterAll(async () => {
   for (const made of dirs) rmSync(made, { recursive: true, force: true });
 }, 30_000);
 
-async function admin<T = Record<string, unknown>>(
+const admin = <T = Record<string, unknown>>(
   path: string,
   method = 'GET',
   headers: Record<string, string> = {},
-) {
-  const answer = await fetch(`${runtime.adminUrl}${path}`, { method, headers });
-  return { status: answer.status, body: (await answer.json()) as T };
-}
+) => adminJson<T>(runtime.adminUrl, path, { method, headers });
 
 /** A contact created in the CRM, its deliveries done: the webhook's counters. */
 async function deliverOne() {

@@ -7,16 +7,16 @@ import { erasesOnDelete } from '../../lib/config/erasure.js';
 import { eraseTenant, sqsErasureQueue } from '../../lib/erasure/index.js';
 import type { RowEvent } from '../../lib/events/index.js';
 import { createSqsSender } from '../../lib/queue/sqs.js';
-import { createDynamoReplayLock, createDynamoStore } from '../../lib/store/index.js';
+import { createDynamoReplayLock } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker } from '../../lib/workers/index.js';
 import { createAdminServer } from '../../local/admin/admin-api.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { FakePublisher } from '../support/bus.js';
-import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { type LocalDynamo, startDynamoStore, type TableNames } from '../support/dynamo.js';
 import { testSource } from '../support/local-source.js';
 import { type ParkedQueues, startParkedQueues } from '../support/parked.js';
-import { at, lambdaContext, quietObservability, rowEvent, sqsEvent, sqsRecord } from '../support/workers.js';
+import { at, lambdaContext, rowEvent, rowWorkerDeps, sqsEvent, sqsRecord } from '../support/workers.js';
 
 /** Strings only person 77 carries: after the erasure no API of the receiver may answer one. */
 const SECRETS = ['Gfdsaq-Firstname', 'Mnbvcx-Lastname', '1969-07-20-birth'];
@@ -26,15 +26,13 @@ const OTHER = 'Keep-Me-Person-78';
 let dynamo: LocalDynamo;
 let store: Store;
 let parked: ParkedQueues;
-let tables: { rows: string; events: string; webhooks: string };
+let tables: TableNames;
 let server: Server;
 let base: string;
 const dashboard = createDashboard('the-page-token');
 
 beforeAll(async () => {
-  dynamo = await startDynalite();
-  tables = await dynamo.createTables();
-  store = createDynamoStore({ client: dynamo.doc, tables, retentionDays: 30 });
+  ({ dynamo, tables, store } = await startDynamoStore());
   parked = await startParkedQueues();
   const { client: sqs, queues, emulator } = parked.local;
   const source = testSource({
@@ -68,16 +66,13 @@ const personal = { firstname: SECRETS[0], lastname: SECRETS[1], birthDate: SECRE
 
 function worker(bus = new FakePublisher()) {
   const handler = createEntitiesWorker({
-    store,
-    hooks: {},
-    ignoreAssociateIds: new Set(),
+    ...rowWorkerDeps(store),
     erasesOnDelete: erasesOnDelete({ ERASE_ON_DELETE: 'none' }),
     publication: {
       publisher: bus,
       publishEchoes: false,
       isBookkeeping: bookkeepingFilter(DEFAULT_BOOKKEEPING_FIELDS),
     },
-    ...quietObservability(),
   });
   return async (event: RowEvent) =>
     expect((await handler(sqsEvent([sqsRecord(event)]), lambdaContext)).batchItemFailures).toEqual([]);

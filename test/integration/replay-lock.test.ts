@@ -3,13 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReplayBusyError, replayParked } from '../../lib/ingest/index.js';
 import type { ParkedSource, QueueSender } from '../../lib/queue/port.js';
-import { createDynamoReplayLock, createDynamoStore } from '../../lib/store/index.js';
+import { createDynamoReplayLock } from '../../lib/store/index.js';
 import type { StoreReader } from '../../lib/store/types.js';
 import { createAdminServer } from '../../local/admin/admin-api.js';
 import { httpRequest } from '../../tools/http-client.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { policy } from '../support/delivery.js';
-import { gapsIn, type LocalDynamo, startDynalite, type TableNames } from '../support/dynamo.js';
+import { gapsIn, type LocalDynamo, startDynamoStore, type TableNames } from '../support/dynamo.js';
 import { testSource } from '../support/local-source.js';
 import { type ParkedQueues, startParkedQueues } from '../support/parked.js';
 
@@ -20,9 +20,7 @@ let store: StoreReader;
 let queues: ParkedQueues;
 
 beforeAll(async () => {
-  dynamo = await startDynalite();
-  tables = await dynamo.createTables();
-  store = createDynamoStore({ client: dynamo.doc, tables, retentionDays: 30 });
+  ({ dynamo, tables, store } = await startDynamoStore());
   queues = await startParkedQueues();
 });
 afterAll(async () => {

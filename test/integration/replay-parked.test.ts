@@ -1,39 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleDelivery, replayParked } from '../../lib/ingest/index.js';
-import type { QueueKey } from '../../lib/queue/port.js';
-import { createSqsSender } from '../../lib/queue/sqs.js';
-import { createSqsParkedSource } from '../../lib/queue/sqs-parked.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { policy, request, withRawBody } from '../support/delivery.js';
-import { type LocalQueues, startLocalQueues } from '../support/local-queues.js';
+import { type ParkedQueues, startParkedQueues } from '../support/parked.js';
 
 /** The replay of the parked queue against the SQS emulator: what routes now leaves, the rest stays with today's reason. */
-let local: LocalQueues;
-let queueUrls: Record<QueueKey, string>;
+let queues: ParkedQueues;
 
 beforeAll(async () => {
-  local = await startLocalQueues();
-  queueUrls = Object.fromEntries(local.queues.map((queue) => [queue.key, queue.url])) as Record<
-    QueueKey,
-    string
-  >;
+  queues = await startParkedQueues();
 });
-afterAll(async () => local.close());
-
-/** A queue's messages, read without receiving them; attributes flattened to their string values. */
-function peek(key: QueueKey) {
-  const queue = local.queues.find((candidate) => candidate.key === key)!;
-  return local.emulator.peek(queue.name).map((message) => ({
-    ...message,
-    values: Object.fromEntries(
-      Object.entries(message.messageAttributes).map(([name, value]) => [name, value.StringValue]),
-    ),
-  }));
-}
+afterAll(async () => queues.local.close());
 
 describe('replayParked', () => {
   it('sends what routes today (deduplicated by EventId, receivedAt kept), re-parks the rest with its reason', async () => {
-    const queue = createSqsSender({ client: local.client, queueUrls });
+    const queue = queues.sender();
     const onlyContacts = policy({ entities: (entity) => entity === 'contact' });
     const receivedAt = new Date(Date.now() - 3_600_000);
     const person = buildSampleBody('person.created', { context: 'CustR', primaryKey: 7 });
@@ -48,7 +29,7 @@ describe('replayParked', () => {
     expect((await handleDelivery(binary, onlyContacts, queue)).decision.kind).toBe('park');
 
     const replayedAt = new Date();
-    const source = createSqsParkedSource({ client: local.client, queueUrl: queueUrls.parked });
+    const source = queues.source();
     const report = await replayParked({ source, sender: queue, policy: policy(), now: () => replayedAt });
 
     expect(report).toEqual({
@@ -57,7 +38,7 @@ describe('replayParked', () => {
       keptBy: { 'unknown-event': 1, 'invalid-event': 1, 'invalid-utf8': 1 },
       complete: true,
     });
-    const [replayed, ...more] = peek('entities');
+    const [replayed, ...more] = queues.peek('entities');
     expect(more).toHaveLength(0);
     expect(JSON.parse(replayed?.body ?? '{}')).toEqual(person);
     expect(replayed?.attributes).toMatchObject({
@@ -74,7 +55,7 @@ describe('replayParked', () => {
     });
     expect(attributes).not.toHaveProperty('reason');
 
-    const parked = peek('parked');
+    const parked = queues.peek('parked');
     expect(parked.map((message) => message.values.reason).sort()).toEqual([
       'invalid-event',
       'invalid-utf8',
@@ -92,8 +73,8 @@ describe('replayParked', () => {
   });
 
   it('a second run replays nothing more, keeps the rest, and --event / --max limit what it looks at', async () => {
-    const queue = createSqsSender({ client: local.client, queueUrls });
-    const source = createSqsParkedSource({ client: local.client, queueUrl: queueUrls.parked });
+    const queue = queues.sender();
+    const source = queues.source();
     expect(
       await replayParked({ source, sender: queue, policy: policy(), eventPattern: 'invoice.*' }),
     ).toEqual({
@@ -109,7 +90,7 @@ describe('replayParked', () => {
       replayed: 0,
       kept: 3,
     });
-    expect(peek('parked')).toHaveLength(3);
-    expect(peek('entities')).toHaveLength(1); // the one of the first run
+    expect(queues.peek('parked')).toHaveLength(3);
+    expect(queues.peek('entities')).toHaveLength(1); // the one of the first run
   });
 });

@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RowEvent } from '../../lib/events/index.js';
 import { storeMisfit } from '../../lib/ingest/store-fit.js';
 import { fitsStore, MAX_STORED_BODY_BYTES } from '../../lib/store/body-codec.js';
-import { createDynamoStore } from '../../lib/store/index.js';
 import { MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from '../../lib/store/keys.js';
-import { createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
-import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
-import { lambdaContext, quietObservability, rowEvent, sqsEvent, sqsRecord } from '../support/workers.js';
+import type { Store } from '../../lib/store/types.js';
+import type { SqsBatchHandler } from '../../lib/workers/index.js';
+import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
+import { contactWorker, lambdaContext, rowEvent, sqsEvent, sqsRecord } from '../support/workers.js';
 
 /**
  * The ingest's store limits against dynalite: what `storeMisfit` lets through is applied by the real
@@ -17,19 +17,9 @@ let dynamo: LocalDynamo;
 let worker: SqsBatchHandler;
 
 beforeAll(async () => {
-  dynamo = await startDynalite();
-  const store = createDynamoStore({
-    client: dynamo.doc,
-    tables: await dynamo.createTables(),
-    retentionDays: 30,
-  });
-  worker = createRowWorker({
-    entity: 'contact',
-    store,
-    hooks: {},
-    ignoreAssociateIds: new Set(),
-    ...quietObservability(),
-  });
+  let store: Store;
+  ({ dynamo, store } = await startDynamoStore());
+  worker = contactWorker(store);
 });
 afterAll(() => dynamo.close());
 

@@ -110,7 +110,12 @@ describe('admin API', () => {
 
   it('lists webhooks and gaps', async () => {
     expect((await get('/webhooks')).body).toEqual([
-      expect.objectContaining({ webhookId: 9, stateName: 'Stopped' }),
+      expect.objectContaining({
+        webhookId: 9,
+        stateName: 'Stopped',
+        // Each transition with its state's name: the page writes none of them.
+        transitions: [{ seq: 't#e', eventId: 'e', timestamp: 't', state: 1, stateName: 'Stopped' }],
+      }),
     ]);
     expect((await get('/gaps?context=Cust1')).body).toHaveLength(1);
     expect((await get('/gaps?context=Other')).body).toEqual([]);

@@ -1,30 +1,18 @@
-import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LocalQueue } from '../../local/emulators/resources.js';
-import type { SqsEmulator } from '../../local/emulators/sqs-emulator.js';
 import {
   type EventSourceMappingOptions,
   startEventSourceMapping,
 } from '../../local/lambda/event-source-mapping.js';
-import { startLocalQueues } from '../support/local-queues.js';
+import { localQueuesForFile } from '../support/local-queues.js';
 
-let emulator: SqsEmulator;
-let client: SQSClient;
-let queues: LocalQueue[];
-
-beforeAll(async () => {
-  ({ emulator, client, queues } = await startLocalQueues({ stage: 'local', visibilityTimeout: 1 }));
-});
-
-afterAll(async () => {
-  client.destroy();
-  await emulator.close();
-});
+const local = localQueuesForFile({ stage: 'local', visibilityTimeout: 1 });
 
 async function sendAll(queue: LocalQueue, messages: Array<{ body: string; group: string }>) {
   for (let i = 0; i < messages.length; i += 10) {
-    await client.send(
+    await local.client.send(
       new SendMessageBatchCommand({
         QueueUrl: queue.url,
         Entries: messages.slice(i, i + 10).map((m, j) => ({
@@ -45,7 +33,7 @@ const startMapping = (
   options: Pick<EventSourceMappingOptions, 'functionName' | 'handler' | 'concurrency' | 'onError'>,
 ) =>
   startEventSourceMapping({
-    client,
+    client: local.client,
     queueUrl: queue.url,
     queueArn: queue.arn,
     region: 'us-east-1',
@@ -55,7 +43,7 @@ const startMapping = (
 
 describe('startEventSourceMapping', () => {
   it('invokes the handler with Lambda-shaped SQS records in batches of up to 10 and deletes them', async () => {
-    const queue = queues.find((q) => q.key === 'contact')!;
+    const queue = local.queues.find((q) => q.key === 'contact')!;
     const batches: SQSEvent[] = [];
     await sendAll(
       queue,
@@ -105,11 +93,11 @@ describe('startEventSourceMapping', () => {
       eventSourceARN: queue.arn,
       awsRegion: 'us-east-1',
     });
-    expect(emulator.peek(queue.name)).toEqual([]);
+    expect(local.emulator.peek(queue.name)).toEqual([]);
   });
 
   it('leaves reported failures to the visibility timeout and redelivers them before later messages of the group', async () => {
-    const queue = queues.find((q) => q.key === 'activity')!;
+    const queue = local.queues.find((q) => q.key === 'activity')!;
     await sendAll(queue, [
       { body: 'x1', group: 'X' },
       { body: 'x2', group: 'X' },
@@ -137,7 +125,7 @@ describe('startEventSourceMapping', () => {
   });
 
   it('fails the whole batch when the handler throws', async () => {
-    const queue = queues.find((q) => q.key === 'webhookState')!;
+    const queue = local.queues.find((q) => q.key === 'webhookState')!;
     await sendAll(queue, [{ body: 'w1', group: 'W' }]);
     let calls = 0;
     const mapping = startMapping(queue, {
@@ -154,7 +142,7 @@ describe('startEventSourceMapping', () => {
     expect(mapping.stats).toMatchObject({ batches: 2, failed: 1, succeeded: 1 });
   });
   it('with invocations in flight at once, never hands two of them messages of one group, and keeps each group in order', async () => {
-    const queue = queues.find((q) => q.key === 'entities')!;
+    const queue = local.queues.find((q) => q.key === 'entities')!;
     const GROUPS = 40;
     const PER_GROUP = 15;
     const holder = new Map<string, number>();

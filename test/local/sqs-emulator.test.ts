@@ -9,29 +9,17 @@ import {
   SQSClient,
   StartMessageMoveTaskCommand,
 } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { loadDefinitions } from '../../infra/definitions.js';
-import { ensureQueues, type LocalQueue } from '../../local/emulators/resources.js';
-import type { SqsEmulator } from '../../local/emulators/sqs-emulator.js';
+import { ensureQueues } from '../../local/emulators/resources.js';
 import { startSqsServer } from '../../local/emulators/sqs-server.js';
-import { startLocalQueues } from '../support/local-queues.js';
+import { localQueuesForFile, startLocalQueues } from '../support/local-queues.js';
 
-let emulator: SqsEmulator;
-let client: SQSClient;
-let queues: LocalQueue[];
+const local = localQueuesForFile({ stage: 'local', visibilityTimeout: 1 });
 
-beforeAll(async () => {
-  ({ emulator, client, queues } = await startLocalQueues({ stage: 'local', visibilityTimeout: 1 }));
-});
-
-afterAll(async () => {
-  client.destroy();
-  await emulator.close();
-});
-
-const queue = (key: string) => queues.find((candidate) => candidate.key === key)!;
+const queue = (key: string) => local.queues.find((candidate) => candidate.key === key)!;
 const send = (url: string, body: string, group: string) =>
-  client.send(
+  local.client.send(
     new SendMessageCommand({
       QueueUrl: url,
       MessageBody: body,
@@ -41,7 +29,7 @@ const send = (url: string, body: string, group: string) =>
   );
 const receive = async (url: string, max = 10, wait = 0) =>
   (
-    await client.send(
+    await local.client.send(
       new ReceiveMessageCommand({
         QueueUrl: url,
         MaxNumberOfMessages: max,
@@ -53,7 +41,7 @@ const receive = async (url: string, max = 10, wait = 0) =>
 
 describe('the queues of infra/resources.yml on local-aws-sqs', () => {
   it('exist as FIFO queues with a redrive policy to their DLQ', async () => {
-    expect(queues.map((q) => q.key)).toEqual([
+    expect(local.queues.map((q) => q.key)).toEqual([
       'contact',
       'activity',
       'webhookState',
@@ -61,7 +49,7 @@ describe('the queues of infra/resources.yml on local-aws-sqs', () => {
       'parked',
       'reconcile',
     ]);
-    const { Attributes } = await client.send(
+    const { Attributes } = await local.client.send(
       new GetQueueAttributesCommand({ QueueUrl: queue('contact').url, AttributeNames: ['All'] }),
     );
     expect(Attributes?.FifoQueue).toBe('true');
@@ -72,10 +60,10 @@ describe('the queues of infra/resources.yml on local-aws-sqs', () => {
   });
 
   it('are created again without error (idempotent start)', async () => {
-    const again = await ensureQueues(client, loadDefinitions({ stage: 'local' }).queues, {
+    const again = await ensureQueues(local.client, loadDefinitions({ stage: 'local' }).queues, {
       visibilityTimeout: 1,
     });
-    expect(again.map((q) => q.url)).toEqual(queues.map((q) => q.url));
+    expect(again.map((q) => q.url)).toEqual(local.queues.map((q) => q.url));
   });
 });
 
@@ -90,8 +78,12 @@ describe('FIFO semantics patched into the emulator', () => {
     const second = await receive(url, 10);
     expect(second.map((m) => m.Body)).toEqual(['b1']);
 
-    await client.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: first[0]!.ReceiptHandle }));
-    await client.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: second[0]!.ReceiptHandle }));
+    await local.client.send(
+      new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: first[0]!.ReceiptHandle }),
+    );
+    await local.client.send(
+      new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: second[0]!.ReceiptHandle }),
+    );
     expect(await receive(url, 10)).toEqual([]); // a2 is still in flight, so a3 waits
 
     const redelivered = await receive(url, 10, 3); // a2's visibility timeout (1 s) ends
@@ -100,7 +92,7 @@ describe('FIFO semantics patched into the emulator', () => {
       ['a3', '1'],
     ]);
     for (const m of redelivered) {
-      await client.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle }));
+      await local.client.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle }));
     }
   });
 
@@ -112,7 +104,9 @@ describe('FIFO semantics patched into the emulator', () => {
     const messages = await pending;
     expect(messages.map((m) => m.Body)).toEqual(['late']);
     expect(Date.now() - started).toBeLessThan(1000);
-    await client.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: messages[0]!.ReceiptHandle }));
+    await local.client.send(
+      new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: messages[0]!.ReceiptHandle }),
+    );
   });
 
   it('counts only available messages as ApproximateNumberOfMessages', async () => {
@@ -120,7 +114,7 @@ describe('FIFO semantics patched into the emulator', () => {
     await send(url, 'w1', 'W');
     await send(url, 'w2', 'X');
     const [taken] = await receive(url, 1);
-    const { Attributes } = await client.send(
+    const { Attributes } = await local.client.send(
       new GetQueueAttributesCommand({
         QueueUrl: url,
         AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
@@ -130,12 +124,12 @@ describe('FIFO semantics patched into the emulator', () => {
       ApproximateNumberOfMessages: '1',
       ApproximateNumberOfMessagesNotVisible: '1',
     });
-    expect(emulator.peek(queue('webhookState').name).map((m) => [m.body, m.inFlight])).toEqual([
+    expect(local.emulator.peek(queue('webhookState').name).map((m) => [m.body, m.inFlight])).toEqual([
       ['w1', true],
       ['w2', false],
     ]);
-    await client.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: taken!.ReceiptHandle }));
-    expect(emulator.peek(queue('webhookState').name).map((m) => m.body)).toEqual(['w2']);
+    await local.client.send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: taken!.ReceiptHandle }));
+    expect(local.emulator.peek(queue('webhookState').name).map((m) => m.body)).toEqual(['w2']);
   });
 
   it('moves a message to the DLQ after maxReceiveCount receives, and back with StartMessageMoveTask', async () => {
@@ -146,23 +140,24 @@ describe('FIFO semantics patched into the emulator', () => {
       expect(message?.Attributes?.ApproximateReceiveCount).toBe(String(attempt));
     }
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    expect(emulator.peek(q.name)).toEqual([]);
-    const [dead] = emulator.peek(q.dlq.name);
+    expect(local.emulator.peek(q.name)).toEqual([]);
+    const [dead] = local.emulator.peek(q.dlq.name);
     expect(dead).toMatchObject({
       body: 'poison',
       attributes: { MessageGroupId: 'P', MessageDeduplicationId: 'poison' },
     });
 
-    await client.send(new StartMessageMoveTaskCommand({ SourceArn: q.dlq.arn, DestinationArn: q.arn }));
+    await local.client.send(new StartMessageMoveTaskCommand({ SourceArn: q.dlq.arn, DestinationArn: q.arn }));
     await expect
       .poll(
         async () =>
-          (await client.send(new ListMessageMoveTasksCommand({ SourceArn: q.dlq.arn }))).Results?.[0]?.Status,
+          (await local.client.send(new ListMessageMoveTasksCommand({ SourceArn: q.dlq.arn }))).Results?.[0]
+            ?.Status,
         { timeout: 5000 },
       )
       .toBe('COMPLETED');
-    expect(emulator.peek(q.dlq.name)).toEqual([]);
-    expect(emulator.peek(q.name).map((m) => [m.body, m.attributes.MessageGroupId])).toEqual([
+    expect(local.emulator.peek(q.dlq.name)).toEqual([]);
+    expect(local.emulator.peek(q.name).map((m) => [m.body, m.attributes.MessageGroupId])).toEqual([
       ['poison', 'P'],
     ]);
   });
@@ -174,8 +169,8 @@ describe('FIFO semantics patched into the emulator', () => {
       const [message] = (await receive(url, 10)).filter((candidate) => candidate.Body === 'released');
       expect(message?.Attributes?.ApproximateReceiveCount).toBe(String(attempt));
       const release = { QueueUrl: url, ReceiptHandle: message!.ReceiptHandle, VisibilityTimeout: 0 };
-      if (attempt < 4) await client.send(new ChangeMessageVisibilityCommand(release));
-      else await client.send(new DeleteMessageCommand(release));
+      if (attempt < 4) await local.client.send(new ChangeMessageVisibilityCommand(release));
+      else await local.client.send(new DeleteMessageCommand(release));
     }
   });
 });

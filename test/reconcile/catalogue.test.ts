@@ -1,49 +1,32 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeTyped, typedTagOf } from '../../lib/crm/index.js';
 import type { RowEntity } from '../../lib/model/types.js';
-import type { RunningCrm } from '../../tools/crm/start.js';
 import { type Row as CrmRow, tableOf } from '../../tools/crm/tables.js';
 import { buildSampleBody } from '../../tools/samples.js';
 import { startTarget } from '../crm/support.js';
-import {
-  deliverReceived,
-  type Receiver,
-  reconcileRig,
-  request,
-  startReceiver,
-  startSimulator,
-} from './support.js';
+import { deliverReceived, receiverAndSimulator, reconcileRig, request } from './support.js';
 
-let receiver: Receiver;
-let simulator: Awaited<ReturnType<typeof startSimulator>>;
-let crm: RunningCrm;
+const world = receiverAndSimulator();
 let target: Awaited<ReturnType<typeof startTarget>>;
 
 beforeAll(async () => {
-  receiver = await startReceiver();
-  simulator = await startSimulator();
-  crm = simulator.crm;
   target = await startTarget();
 });
-afterAll(async () => {
-  await target?.close();
-  await simulator?.stop();
-  await receiver?.close();
-});
+afterAll(() => target?.close());
 
 /** The tables of the test: a fixed catalogue entity with a REST entity, a list, a custom table. */
 const TABLES = ['projectmember', 'category', 'y_equipment'] as const;
 const IDS = [1, 2, 3];
 
 /** The deliveries the target has received since `from`, queued as the ingest queues them (its route). */
-const deliverLive = (from: number) => deliverReceived(receiver, target.received.slice(from));
+const deliverLive = (from: number) => deliverReceived(world.receiver, target.received.slice(from));
 
 /**
  * The CRM's row as its webhooks' FieldValues write it (a custom table's typed as its sample shows),
  * against the receiver's stored FieldValues and status. Equal when converged.
  */
 async function compare(context: string) {
-  const data = crm.core.store.context(context);
+  const data = world.crm.core.store.context(context);
   const crmSide: Record<string, unknown> = {};
   const storedSide: Record<string, unknown> = {};
   for (const name of TABLES) {
@@ -64,7 +47,7 @@ async function compare(context: string) {
             fieldValues: Object.fromEntries(Object.keys(sample).map((f) => [f, written(f)])),
           }
         : { status: 'deleted' };
-      const stored = await receiver.store.getRow(context, table.entity as RowEntity, id);
+      const stored = await world.receiver.store.getRow(context, table.entity as RowEntity, id);
       storedSide[`${table.entity}/${id}`] = stored && {
         status: stored.status,
         ...(row && { fieldValues: stored.fieldValues }),
@@ -87,19 +70,19 @@ describe('a reconcile of the rest of the catalogue: a fixed catalogue entity, a 
       ...TABLES.flatMap((name) => tableOf(name).verbs.map((verb) => `${tableOf(name).entity}.${verb}`)),
       'y_tool.created', // a custom table the receiver has no row of
     ];
-    await crm.core.register(context, { name: 'crm-webhook-receiver', events, targetUrl: target.url });
+    await world.crm.core.register(context, { name: 'crm-webhook-receiver', events, targetUrl: target.url });
     // Live: three rows of each table, delivered and applied.
     for (const table of TABLES)
       for (const id of IDS)
-        crm.core.change(context, {
+        world.crm.core.change(context, {
           op: 'create',
           table,
           id,
           ...(table === 'y_equipment' && { fields: { x_price: 100 + id } }),
         });
-    await crm.core.dispatcher.idle();
+    await world.crm.core.dispatcher.idle();
     await deliverLive(0);
-    const rig = await reconcileRig(crm, receiver);
+    const rig = await reconcileRig(world.crm, world.receiver);
     await rig.drainWorkers();
     const live = await compare(context);
     expect(live.stored).toEqual(live.crm);
@@ -108,13 +91,18 @@ describe('a reconcile of the rest of the catalogue: a fixed catalogue entity, a 
     // The outage: changes nobody delivers. A list entry has no deleted event: it is gone all the same.
     const delivered = target.received.length;
     const from = await nextSecond();
-    crm.core.change(context, { op: 'change', table: 'projectmember', id: 1, fields: { person_id: 99 } });
-    crm.core.change(context, { op: 'delete', table: 'projectmember', id: 2 });
-    crm.core.change(context, { op: 'change', table: 'category', id: 1, fields: { Name: 'Partner' } });
-    delete crm.core.store.context(context).rows.category![2];
-    crm.core.change(context, { op: 'change', table: 'y_equipment', id: 1, fields: { x_price: 99.5 } });
-    crm.core.change(context, { op: 'delete', table: 'y_equipment', id: 2 });
-    await crm.core.dispatcher.idle();
+    world.crm.core.change(context, {
+      op: 'change',
+      table: 'projectmember',
+      id: 1,
+      fields: { person_id: 99 },
+    });
+    world.crm.core.change(context, { op: 'delete', table: 'projectmember', id: 2 });
+    world.crm.core.change(context, { op: 'change', table: 'category', id: 1, fields: { Name: 'Partner' } });
+    delete world.crm.core.store.context(context).rows.category![2];
+    world.crm.core.change(context, { op: 'change', table: 'y_equipment', id: 1, fields: { x_price: 99.5 } });
+    world.crm.core.change(context, { op: 'delete', table: 'y_equipment', id: 2 });
+    await world.crm.core.dispatcher.idle();
     expect(target.received.length).toBeGreaterThan(delivered); // sent, never applied: lost
 
     const published = rig.bus.published.length;
@@ -171,7 +159,7 @@ describe('a reconcile of the rest of the catalogue: a fixed catalogue entity, a 
     const raw = JSON.stringify(body);
     target.received.push({ at: Date.now(), headers: {}, raw, body });
     await deliverLive(target.received.length - 1);
-    const rig = await reconcileRig(crm, receiver);
+    const rig = await reconcileRig(world.crm, world.receiver);
     await rig.drainWorkers();
     await rig.enqueue(request(context, { reason: 'manual', full: true, entities: ['y_tool'] }));
     await rig.runReconciles();
@@ -187,13 +175,13 @@ describe('a reconcile of the rest of the catalogue: a fixed catalogue entity, a 
   it('confirms each delete of a table without a REST entity with one archive call: a row created after the ids were listed stays', async () => {
     const context = 'CustConfirm';
     const events = tableOf('y_equipment').verbs.map((verb) => `y_equipment.${verb}`);
-    await crm.core.register(context, { name: 'crm-webhook-receiver', events, targetUrl: target.url });
+    await world.crm.core.register(context, { name: 'crm-webhook-receiver', events, targetUrl: target.url });
     let from = target.received.length;
-    for (const id of [1, 2]) crm.core.change(context, { op: 'create', table: 'y_equipment', id });
-    await crm.core.dispatcher.idle();
+    for (const id of [1, 2]) world.crm.core.change(context, { op: 'create', table: 'y_equipment', id });
+    await world.crm.core.dispatcher.idle();
     await deliverLive(from);
     let created = false;
-    const rig = await reconcileRig(crm, receiver, {
+    const rig = await reconcileRig(world.crm, world.receiver, {
       wrapFetch: (real) => async (input, init) => {
         const response = await real(input, init);
         const url = new URL(String(input instanceof Request ? input.url : input));
@@ -205,8 +193,8 @@ describe('a reconcile of the rest of the catalogue: a fixed catalogue entity, a 
         ) {
           created = true;
           from = target.received.length;
-          crm.core.change(context, { op: 'create', table: 'y_equipment', id: 3 });
-          await crm.core.dispatcher.idle();
+          world.crm.core.change(context, { op: 'create', table: 'y_equipment', id: 3 });
+          await world.crm.core.dispatcher.idle();
           await deliverLive(from);
           await rig.drainWorkers();
         }
@@ -221,16 +209,16 @@ describe('a reconcile of the rest of the catalogue: a fixed catalogue entity, a 
     expect(created).toBe(true);
     expect(rig.calls.filter((call) => call.path.endsWith('/archive/dynamic'))).toHaveLength(3); // changed, ids, row 3
     expect(rig.lifecycle.details().at(-1)).toMatchObject({ rowsListed: 2, rowsDeleted: 0 });
-    expect(await receiver.store.getRow(context, 'y_equipment' as RowEntity, 3)).toMatchObject({
+    expect(await world.receiver.store.getRow(context, 'y_equipment' as RowEntity, 3)).toMatchObject({
       status: 'active',
     });
   }, 60_000);
 
   it('without the webhook API (403), covers the entities it holds rows of, and says what it leaves out: the lists and tables, an entity ENTITIES leaves out', async () => {
     const context = 'CustRefused';
-    crm.core.change(context, { op: 'create', table: 'ticket', id: 1 });
-    crm.core.change(context, { op: 'create', table: 'contact', id: 1 });
-    const rig = await reconcileRig(crm, receiver, {
+    world.crm.core.change(context, { op: 'create', table: 'ticket', id: 1 });
+    world.crm.core.change(context, { op: 'create', table: 'contact', id: 1 });
+    const rig = await reconcileRig(world.crm, world.receiver, {
       stores: (entity) => entity !== 'person',
       wrapFetch: (real) => async (input, init) =>
         new URL(String(input instanceof Request ? input.url : input)).pathname.endsWith('/Webhook')
@@ -259,7 +247,7 @@ describe('a reconcile of the rest of the catalogue: a fixed catalogue entity, a 
       rowsListed: 1,
       notReconciled: { 'list.*': refused, 'y_*': refused },
     });
-    expect(await receiver.store.getRow(context, 'ticket' as RowEntity, 1)).toMatchObject({
+    expect(await world.receiver.store.getRow(context, 'ticket' as RowEntity, 1)).toMatchObject({
       status: 'active',
     });
     expect(rig.calls.filter((call) => call.path.endsWith('/archive/dynamic')).length).toBeLessThanOrEqual(4);

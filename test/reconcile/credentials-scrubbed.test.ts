@@ -6,13 +6,13 @@ import { gapViews } from '../../dashboard/reconcile-routes.js';
 import type { CrmCredentials } from '../../lib/config/crm.js';
 import { createCrmClient } from '../../lib/crm/index.js';
 import { createReconcileHandler } from '../../lib/reconcile/run/reconcile-handler.js';
-import { createDynamoStore, createRecoveryStore, createStoredRows } from '../../lib/store/index.js';
+import { createRecoveryStore, createStoredRows } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { applyStateEvent } from '../../lib/webhook-state.js';
 import { generateAppKeys } from '../../tools/crm/auth.js';
-import { startServer } from '../crm-client/support.js';
 import { FakePublisher } from '../support/bus.js';
-import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { type LocalDynamo, startDynamoStore, type TableNames } from '../support/dynamo.js';
+import { startServer } from '../support/http-server.js';
 import { lambdaContext, quietObservability, stateEvent } from '../support/workers.js';
 
 /**
@@ -50,13 +50,11 @@ async function bodyOf(req: IncomingMessage): Promise<string> {
 
 let dynamo: LocalDynamo;
 let store: Store;
-let tables: Awaited<ReturnType<LocalDynamo['createTables']>>;
+let tables: TableNames;
 let crm: Awaited<ReturnType<typeof startServer>>;
 
 beforeAll(async () => {
-  dynamo = await startDynalite();
-  tables = await dynamo.createTables();
-  store = createDynamoStore({ client: dynamo.doc, tables, retentionDays: 30 });
+  ({ dynamo, tables, store } = await startDynamoStore());
   crm = await startServer((req, res) => {
     void bodyOf(req).then((body) => {
       const url = new URL(req.url ?? '/', 'http://crm');

@@ -84,6 +84,7 @@ describe('a cap on the deletes of a run (a real server in front of the simulator
       expect(card).toMatchObject({
         status: 'completed',
         notReconciled: { contact: expect.stringMatching(why) },
+        deletesHeld: { contact: 30 },
       });
       expect(await statuses(context, range(1, 30))).toEqual(range(1, 30).map(() => 'active'));
       const after = await world.receiver.store.getRow(context, 'contact', 7);
@@ -133,10 +134,13 @@ describe('a cap on the deletes of a run (a real server in front of the simulator
       rowsDeleted: 0,
       notReconciled: { contact: expect.stringMatching(/^13 of its 28 stored rows .*maxDeletes=13$/) },
     });
+    // The gap's card gets the count with the reason: the maxDeletes its action asks for.
+    expect(many.card?.deletesHeld).toEqual({ contact: 13 });
     expect(await statuses(context, range(18, 30))).toEqual(range(18, 30).map(() => 'active'));
 
     const asked = await reconcile(rig, context, 13);
     expect(asked.completed).toMatchObject({ rowsDeleted: 13, notReconciled: {} });
+    expect(asked.card?.deletesHeld).toBeUndefined();
     expect(await statuses(context, range(18, 30))).toEqual(range(18, 30).map(() => 'deleted'));
   }, 120_000);
 
@@ -181,12 +185,14 @@ describe('a cap on the deletes of a run (a real server in front of the simulator
       return { status: 200, body: { value: [] } };
     };
     try {
-      const { completed } = await reconcile(rig, context);
+      const { completed, card } = await reconcile(rig, context);
 
       expect(completed).toMatchObject({
         rowsDeleted: 0,
         notReconciled: { contact: expect.stringMatching(/^listed again, .*: no more deleted$/) },
       });
+      // The rows the second listing left out before the run stopped (all 30: it names none).
+      expect(card?.deletesHeld).toEqual({ contact: 30 });
       expect(await statuses(context, range(1, 30))).toEqual(range(1, 30).map(() => 'active'));
     } finally {
       world.proxy.options.answer = undefined;

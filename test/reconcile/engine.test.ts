@@ -1,35 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningCrm } from '../../tools/crm/start.js';
+import { describe, expect, it } from 'vitest';
 import { NEVER } from '../../tools/crm/tables.js';
-import { systemUser } from '../crm-client/support.js';
-import {
-  compareRows,
-  type Receiver,
-  reconcileRig,
-  request,
-  startReceiver,
-  startSimulator,
-  subscribe,
-} from './support.js';
+import { simulator, systemUser } from '../crm-client/support.js';
+import { compareRows, receiverAndSimulator, reconcileRig, request, subscribe } from './support.js';
 
-let receiver: Receiver;
-let simulator: Awaited<ReturnType<typeof startSimulator>>;
-let crm: RunningCrm;
-
-beforeAll(async () => {
-  receiver = await startReceiver();
-  simulator = await startSimulator();
-  crm = simulator.crm;
-});
-afterAll(async () => {
-  await simulator?.stop();
-  await receiver?.close();
-});
+const world = receiverAndSimulator();
 
 /** Creates rows in the CRM: `count` of each table, with a name. */
 function seed(context: string, tables: Record<string, number>) {
   for (const [table, count] of Object.entries(tables))
-    for (let i = 1; i <= count; i++) crm.core.change(context, { op: 'create', table, fields: {} });
+    for (let i = 1; i <= count; i++) world.crm.core.change(context, { op: 'create', table, fields: {} });
 }
 
 /**
@@ -56,33 +35,38 @@ describe('a reconcile against the CRM simulator, applied by the real workers (dy
   it('a window makes every stored row equal the CRM’s: changed rows, a deleted row ends deleted, a row created and never updated is found by its registered', async () => {
     const context = 'CustWin';
     seed(context, { contact: 5, person: 3, appointment: 2, sale: 1 });
-    await subscribe(crm, context, ['contact', 'person', 'activity', 'sale']);
-    const rig = await reconcileRig(crm, receiver);
+    await subscribe(world.crm, context, ['contact', 'person', 'activity', 'sale']);
+    const rig = await reconcileRig(world.crm, world.receiver);
     await rig.enqueue(request(context, { reason: 'full', full: true }));
     await rig.runReconciles();
     await rig.drainWorkers();
-    const afterFull = await compareRows(crm, receiver.store, context);
+    const afterFull = await compareRows(world.crm, world.receiver.store, context);
     expect(afterFull.stored).toEqual(afterFull.crm);
     const publishedBefore = rig.bus.published.length;
 
     // The outage: changes whose events were lost.
     const from = await nextSecond();
-    crm.core.change(context, { op: 'change', table: 'contact', id: 1, fields: { department: 'Sales' } });
-    crm.core.change(context, { op: 'change', table: 'person', id: 1, fields: { firstname: 'Ann' } });
-    crm.core.change(context, { op: 'change', table: 'person', id: 1, fields: { firstname: 'Anna' } });
-    crm.core.change(context, { op: 'delete', table: 'contact', id: 2 });
-    const created = crm.core.change(context, { op: 'create', table: 'contact', fields: {} });
+    world.crm.core.change(context, {
+      op: 'change',
+      table: 'contact',
+      id: 1,
+      fields: { department: 'Sales' },
+    });
+    world.crm.core.change(context, { op: 'change', table: 'person', id: 1, fields: { firstname: 'Ann' } });
+    world.crm.core.change(context, { op: 'change', table: 'person', id: 1, fields: { firstname: 'Anna' } });
+    world.crm.core.change(context, { op: 'delete', table: 'contact', id: 2 });
+    const created = world.crm.core.change(context, { op: 'create', table: 'contact', fields: {} });
     const newId = Number(created.event?.primaryKey ?? 6);
-    expect(crm.core.store.context(context).rows.contact?.[newId]?.updated).toBe(NEVER);
+    expect(world.crm.core.store.context(context).rows.contact?.[newId]?.updated).toBe(NEVER);
 
     await rig.enqueue(request(context, { reason: 'gap-closed', from: from.toISOString() }));
     await rig.runReconciles();
     await rig.drainWorkers();
 
-    const after = await compareRows(crm, receiver.store, context);
+    const after = await compareRows(world.crm, world.receiver.store, context);
     expect(after.stored).toEqual(after.crm);
-    expect(await receiver.store.getRow(context, 'contact', 2)).toMatchObject({ status: 'deleted' });
-    expect(await receiver.store.getRow(context, 'contact', newId)).toMatchObject({
+    expect(await world.receiver.store.getRow(context, 'contact', 2)).toMatchObject({ status: 'deleted' });
+    expect(await world.receiver.store.getRow(context, 'contact', newId)).toMatchObject({
       status: 'active',
       fieldValues: { updated: NEVER },
     });
@@ -121,7 +105,10 @@ describe('a reconcile paged across invocations', () => {
   it('with pages of 2 rows and one page per invocation loses and duplicates nothing, deletes included', async () => {
     const context = 'CustPage';
     seed(context, { contact: 7, person: 3 });
-    const rig = await reconcileRig(crm, receiver, { limits: { pageSize: 2 }, pagesPerInvocation: 1 });
+    const rig = await reconcileRig(world.crm, world.receiver, {
+      limits: { pageSize: 2 },
+      pagesPerInvocation: 1,
+    });
     await rig.enqueue(request(context, { reason: 'full', full: true, entities: ['contact', 'person'] }));
     const invocations = await rig.runReconciles();
     await rig.drainWorkers();
@@ -130,11 +117,11 @@ describe('a reconcile paged across invocations', () => {
     expect(rig.applied.sort()).toEqual(
       [...[1, 2, 3, 4, 5, 6, 7].map((id) => `contact/${id}`), 'person/1', 'person/2', 'person/3'].sort(),
     );
-    const full = await compareRows(crm, receiver.store, context);
+    const full = await compareRows(world.crm, world.receiver.store, context);
     expect(full.stored).toEqual(full.crm);
 
     // Deleted on both sides of a page boundary, and the last row.
-    for (const id of [2, 3, 7]) crm.core.change(context, { op: 'delete', table: 'contact', id });
+    for (const id of [2, 3, 7]) world.crm.core.change(context, { op: 'delete', table: 'contact', id });
     rig.applied.length = 0;
     const from = (await nextSecond()).toISOString();
     await rig.enqueue(request(context, { reason: 'poll', from, entities: ['contact', 'person'] }));
@@ -142,8 +129,8 @@ describe('a reconcile paged across invocations', () => {
     await rig.drainWorkers();
     expect(rig.applied.sort()).toEqual(['contact/2', 'contact/3', 'contact/7']);
     for (const id of [2, 3, 7])
-      expect(await receiver.store.getRow(context, 'contact', id)).toMatchObject({ status: 'deleted' });
-    const after = await compareRows(crm, receiver.store, context);
+      expect(await world.receiver.store.getRow(context, 'contact', id)).toMatchObject({ status: 'deleted' });
+    const after = await compareRows(world.crm, world.receiver.store, context);
     expect(after.stored).toEqual(after.crm);
     const [completed] = rig.lifecycle.details().slice(-1);
     expect(completed).toMatchObject({ rowsListed: 0, rowsDeleted: 3 });
@@ -155,7 +142,7 @@ describe('a reconcile paged across invocations', () => {
   it('against a CRM that answers full pages without odata.nextLink: every row listed, and the deletes cost one call per deleted row, not per stored row', async () => {
     const context = 'CustNoNext';
     seed(context, { contact: 9 });
-    const rig = await reconcileRig(crm, receiver, {
+    const rig = await reconcileRig(world.crm, world.receiver, {
       limits: { pageSize: 2 },
       // The simulator's answers, without their next link.
       wrapFetch: (real) => async (input, init) => {
@@ -175,7 +162,7 @@ describe('a reconcile paged across invocations', () => {
     await rig.drainWorkers();
     expect(rig.lifecycle.details().at(-1)).toMatchObject({ rowsListed: 9 });
 
-    for (const id of [4, 8]) crm.core.change(context, { op: 'delete', table: 'contact', id });
+    for (const id of [4, 8]) world.crm.core.change(context, { op: 'delete', table: 'contact', id });
     rig.calls.length = 0;
     await rig.enqueue(request(context, { reason: 'full', full: true, entities }));
     await rig.runReconciles();
@@ -185,13 +172,13 @@ describe('a reconcile paged across invocations', () => {
       `/${context}/api/v1/Contact/4`,
       `/${context}/api/v1/Contact/8`,
     ]);
-    const after = await compareRows(crm, receiver.store, context);
+    const after = await compareRows(world.crm, world.receiver.store, context);
     expect(after.stored).toEqual(after.crm);
   }, 120_000);
   it('against a CRM that ignores the key filter: the entity is left out in one line after two calls, not paged for ever, and the next entity converges', async () => {
     const context = 'CustNoFilter';
     seed(context, { contact: 5, person: 3 });
-    const rig = await reconcileRig(crm, receiver, {
+    const rig = await reconcileRig(world.crm, world.receiver, {
       limits: { pageSize: 2 },
       // The simulator asked without the key range: the same first rows, page after page.
       wrapFetch: (real) => async (input, init) => {
@@ -216,14 +203,14 @@ describe('a reconcile paged across invocations', () => {
     );
     // contact: its first page and the check that found 3; person: [1, 2], its check, [3].
     expect(rig.calls.filter((call) => call.path.endsWith('/archive/dynamic'))).toHaveLength(2 + 3);
-    expect(await receiver.store.getRow(context, 'contact', 1)).toBeUndefined();
-    expect(await receiver.store.getRow(context, 'person', 3)).toMatchObject({ status: 'active' });
+    expect(await world.receiver.store.getRow(context, 'contact', 1)).toBeUndefined();
+    expect(await world.receiver.store.getRow(context, 'person', 3)).toMatchObject({ status: 'active' });
   }, 120_000);
 });
 
 describe('a reconcile under the CRM’s faults', () => {
   it('a tenant in maintenance, a 503 phase, 429s with Retry-After and a ticket that expires: it waits, resumes, and applies every row once', async () => {
-    const faulty = await startSimulator({ auth: { ticketLifetimeMs: 1500 } });
+    const faulty = await simulator({ auth: { ticketLifetimeMs: 1500 } });
     try {
       const context = 'CustFault';
       for (let i = 0; i < 6; i++)
@@ -234,7 +221,7 @@ describe('a reconcile under the CRM’s faults', () => {
       let stateCalls = 0;
       let archiveCalls = 0;
       let throttled = 0;
-      const rig = await reconcileRig(faulty.crm, receiver, {
+      const rig = await reconcileRig(faulty.crm, world.receiver, {
         credentials: systemUser(faulty.crm),
         limits: { pageSize: 2, maxAttempts: 2 },
         clientBudgetMs: 1000,
@@ -277,7 +264,7 @@ describe('a reconcile under the CRM’s faults', () => {
       expect(rig.applied.sort()).toEqual(
         [...[1, 2, 3, 4, 5, 6].map((id) => `contact/${id}`), 'person/1', 'person/2', 'person/3'].sort(),
       );
-      const after = await compareRows(faulty.crm, receiver.store, context);
+      const after = await compareRows(faulty.crm, world.receiver.store, context);
       expect(after.stored).toEqual(after.crm);
       expect(rig.lifecycle.published.map((e) => e.DetailType)).toEqual(['receiver.reconcile.completed']);
       const [completed] = rig.lifecycle.details();
@@ -298,7 +285,7 @@ describe('a reconcile that cannot succeed', () => {
   it('is retried by the queue, then lands in the reconcile DLQ, and the last attempt publishes receiver.reconcile.failed (one line, no credentials)', async () => {
     const context = 'CustFail';
     seed(context, { contact: 1 });
-    const rig = await reconcileRig(crm, receiver, {
+    const rig = await reconcileRig(world.crm, world.receiver, {
       credentials: { type: 'basic', user: 'crm', password: 'not-the-password' },
       maxReceives: 2,
       visibilitySeconds: 1,
@@ -318,7 +305,7 @@ describe('a reconcile that cannot succeed', () => {
     });
     expect(JSON.stringify(failed)).not.toContain('not-the-password');
     expect(String(failed!.error)).not.toContain('\n');
-    expect(await receiver.store.getRow(context, 'contact', 1)).toBeUndefined();
+    expect(await world.receiver.store.getRow(context, 'contact', 1)).toBeUndefined();
   }, 120_000);
 });
 
@@ -326,7 +313,7 @@ describe('API calls per reconciled row (printed; the issue’s goal is at most 1
   it('a full pass of 250 rows and then a window of 50 changed and 3 deleted rows converge, with their calls per row printed', async () => {
     const context = 'CustScale';
     seed(context, { contact: 200, person: 50 });
-    const rig = await reconcileRig(crm, receiver);
+    const rig = await reconcileRig(world.crm, world.receiver);
     const entities = ['contact', 'person'];
     await rig.enqueue(request(context, { reason: 'full', full: true, entities }));
     await rig.runReconciles();
@@ -341,15 +328,15 @@ describe('API calls per reconciled row (printed; the issue’s goal is at most 1
 
     const from = await nextSecond();
     for (let id = 1; id <= 40; id++)
-      crm.core.change(context, {
+      world.crm.core.change(context, {
         op: 'change',
         table: 'contact',
         id: id * 5,
         fields: { department: `D${id}` },
       });
     for (let id = 1; id <= 10; id++)
-      crm.core.change(context, { op: 'change', table: 'person', id, fields: { firstname: `F${id}` } });
-    for (const id of [3, 101, 199]) crm.core.change(context, { op: 'delete', table: 'contact', id });
+      world.crm.core.change(context, { op: 'change', table: 'person', id, fields: { firstname: `F${id}` } });
+    for (const id of [3, 101, 199]) world.crm.core.change(context, { op: 'delete', table: 'contact', id });
     await rig.enqueue(request(context, { reason: 'gap-closed', from: from.toISOString(), entities }));
     await rig.runReconciles();
     await rig.drainWorkers();
@@ -359,7 +346,7 @@ describe('API calls per reconciled row (printed; the issue’s goal is at most 1
       apiCalls: number;
     };
     expect(window).toMatchObject({ rowsListed: 50, rowsDeleted: 3 });
-    const after = await compareRows(crm, receiver.store, context);
+    const after = await compareRows(world.crm, world.receiver.store, context);
     expect(after.stored).toEqual(after.crm);
     expect(
       callsPerRow('window of 50 changed + 3 deleted among 250', window.apiCalls, window),
@@ -371,25 +358,25 @@ describe('deletes found while the CRM throttles', () => {
   it('sends the deletes confirmed before a 429 and resumes after the last stored row compared: each deleted row once', async () => {
     const context = 'CustDel';
     seed(context, { contact: 8 });
-    const rig = await reconcileRig(crm, receiver, { clientBudgetMs: 500 });
+    const rig = await reconcileRig(world.crm, world.receiver, { clientBudgetMs: 500 });
     await rig.enqueue(request(context, { reason: 'full', full: true, entities: ['contact'] }));
     await rig.runReconciles();
     await rig.drainWorkers();
-    for (const id of [2, 4, 5, 7]) crm.core.change(context, { op: 'delete', table: 'contact', id });
+    for (const id of [2, 4, 5, 7]) world.crm.core.change(context, { op: 'delete', table: 'contact', id });
     rig.applied.length = 0;
-    crm.faults.set({ rateLimitPerSecond: 2 });
+    world.crm.faults.set({ rateLimitPerSecond: 2 });
     try {
       const from = (await nextSecond()).toISOString();
       await rig.enqueue(request(context, { from, entities: ['contact'] }));
       // One getRow per second gets through: without resuming inside the page it would never end.
       console.log(`[reconcile] deletes under 429s: ${await rig.runReconciles(3_000, 30)} invocations`);
     } finally {
-      crm.faults.set({});
+      world.crm.faults.set({});
     }
     await rig.drainWorkers();
     expect(rig.calls.some((call) => call.status === 429)).toBe(true);
     expect(rig.applied.sort()).toEqual(['contact/2', 'contact/4', 'contact/5', 'contact/7']);
-    const after = await compareRows(crm, receiver.store, context);
+    const after = await compareRows(world.crm, world.receiver.store, context);
     expect(after.stored).toEqual(after.crm);
     expect(rig.lifecycle.details().at(-1)).toMatchObject({ rowsDeleted: 4 });
   }, 120_000);
@@ -400,15 +387,15 @@ describe('rows deleted while a listing is paged', () => {
     const context = 'CustShift';
     seed(context, { contact: 6 });
     let archiveCalls = 0;
-    const rig = await reconcileRig(crm, receiver, {
+    const rig = await reconcileRig(world.crm, world.receiver, {
       limits: { pageSize: 2 },
       pagesPerInvocation: 1,
       wrapFetch: (real) => async (input, init) => {
         const response = await real(input, init);
         // After the first page of the changed contacts (1, 2): both deleted in the CRM.
         if (String(input).includes('/archive/dynamic') && ++archiveCalls === 1) {
-          crm.core.change(context, { op: 'delete', table: 'contact', id: 1 });
-          crm.core.change(context, { op: 'delete', table: 'contact', id: 2 });
+          world.crm.core.change(context, { op: 'delete', table: 'contact', id: 1 });
+          world.crm.core.change(context, { op: 'delete', table: 'contact', id: 2 });
         }
         return response;
       },
@@ -418,6 +405,6 @@ describe('rows deleted while a listing is paged', () => {
     await rig.drainWorkers();
     expect(rig.applied.sort()).toEqual([1, 2, 3, 4, 5, 6].map((id) => `contact/${id}`));
     for (const id of [3, 4, 5, 6])
-      expect(await receiver.store.getRow(context, 'contact', id)).toMatchObject({ status: 'active' });
+      expect(await world.receiver.store.getRow(context, 'contact', id)).toMatchObject({ status: 'active' });
   }, 120_000);
 });

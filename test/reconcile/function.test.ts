@@ -1,29 +1,19 @@
 import { CreateQueueCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { QUEUE_ENV_VARS, type QueueKey } from '../../lib/queue/port.js';
 import { reconcileMessage } from '../../lib/reconcile/request.js';
 import { toSqsRecord } from '../../local/lambda/event-source-mapping.js';
 import { FAKE_AWS_ENV } from '../support/dynamo.js';
 import { lambdaContext } from '../support/workers.js';
-import { type Receiver, request, startReceiver, startSimulator, subscribe } from './support.js';
+import { receiverAndSimulator, request, subscribe } from './support.js';
 
-let receiver: Receiver;
-let simulator: Awaited<ReturnType<typeof startSimulator>>;
-
-beforeAll(async () => {
-  receiver = await startReceiver();
-  simulator = await startSimulator();
-});
-afterAll(async () => {
-  vi.unstubAllEnvs();
-  await simulator?.stop();
-  await receiver?.close();
-});
+const world = receiverAndSimulator();
+afterAll(() => vi.unstubAllEnvs());
 
 describe('functions/reconcile.ts, composed from the environment', () => {
   it('reads its settings, runs a request from the reconcile queue against the CRM and puts the snapshots on the rows’ queues', async () => {
-    const { client } = receiver.queues;
+    const { client } = world.receiver.queues;
     const { QueueUrl } = await client.send(
       new CreateQueueCommand({ QueueName: 'reconcile-fn.fifo', Attributes: { FifoQueue: 'true' } }),
     );
@@ -32,31 +22,31 @@ describe('functions/reconcile.ts, composed from the environment', () => {
       // The SQS emulator's own credentials (test/support/local-queues.ts).
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_ENDPOINT_URL_DYNAMODB: receiver.dynamo.endpoint,
-      AWS_ENDPOINT_URL_SQS: receiver.queues.emulator.endpoint,
-      ROWS_TABLE: receiver.tables.rows,
-      WEBHOOKS_TABLE: receiver.tables.webhooks,
+      AWS_ENDPOINT_URL_DYNAMODB: world.receiver.dynamo.endpoint,
+      AWS_ENDPOINT_URL_SQS: world.receiver.queues.emulator.endpoint,
+      ROWS_TABLE: world.receiver.tables.rows,
+      WEBHOOKS_TABLE: world.receiver.tables.webhooks,
       RECONCILE_QUEUE_URL: QueueUrl!,
       RECONCILE_MAX_RECEIVE_COUNT: '5',
-      CRM_API_URL: simulator.crm.apiUrl('{ContextIdentifier}'),
+      CRM_API_URL: world.crm.apiUrl('{ContextIdentifier}'),
       CRM_CREDENTIALS: JSON.stringify({ '*': { type: 'basic', user: 'crm', password: 'crm' } }),
       ENTITIES: 'contact,person',
       POWERTOOLS_METRICS_DISABLED: 'true',
       POWERTOOLS_LOG_LEVEL: 'INFO',
       ...Object.fromEntries(
-        receiver.queues.queues
+        world.receiver.queues.queues
           .filter((q) => Object.hasOwn(QUEUE_ENV_VARS, q.key))
           .map((q) => [QUEUE_ENV_VARS[q.key as QueueKey], q.url]),
       ),
     }))
       vi.stubEnv(name, value);
     for (let i = 0; i < 3; i++)
-      simulator.crm.core.change('CustFn', { op: 'create', table: 'contact', fields: {} });
-    simulator.crm.core.change('CustFn', { op: 'create', table: 'sale', fields: {} }); // sale: not in ENTITIES
+      world.crm.core.change('CustFn', { op: 'create', table: 'contact', fields: {} });
+    world.crm.core.change('CustFn', { op: 'create', table: 'sale', fields: {} }); // sale: not in ENTITIES
     for (const table of ['contact', 'person'])
-      simulator.crm.core.change('CustFn2', { op: 'create', table, fields: {} });
-    await subscribe(simulator.crm, 'CustFn', ['contact', 'person', 'sale']);
-    await subscribe(simulator.crm, 'CustFn2', ['contact', 'person']);
+      world.crm.core.change('CustFn2', { op: 'create', table, fields: {} });
+    await subscribe(world.crm, 'CustFn', ['contact', 'person', 'sale']);
+    await subscribe(world.crm, 'CustFn2', ['contact', 'person']);
     for (const context of ['CustFn', 'CustFn2']) {
       const message = reconcileMessage(request(context, { reason: 'full', full: true }));
       await client.send(
@@ -107,7 +97,7 @@ describe('functions/reconcile.ts, composed from the environment', () => {
       { context: 'CustFn', apiCalls: 4, rowsListed: 3 },
       { context: 'CustFn2', apiCalls: 4, rowsListed: 2 },
     ]);
-    const contactQueue = receiver.queues.queues.find((q) => q.key === 'contact')!.url;
+    const contactQueue = world.receiver.queues.queues.find((q) => q.key === 'contact')!.url;
     const queued = await client.send(
       new ReceiveMessageCommand({ QueueUrl: contactQueue, MaxNumberOfMessages: 10, AttributeNames: ['All'] }),
     );
@@ -129,7 +119,7 @@ describe('functions/reconcile.ts, composed from the environment', () => {
       'CustFn contact.reconciled 3',
       'CustFn2 contact.reconciled 1',
     ]);
-    const entities = receiver.queues.queues.find((q) => q.key === 'entities')!.url;
+    const entities = world.receiver.queues.queues.find((q) => q.key === 'entities')!.url;
     const others = await client.send(
       new ReceiveMessageCommand({ QueueUrl: entities, MaxNumberOfMessages: 10 }),
     );

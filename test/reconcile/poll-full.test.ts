@@ -1,5 +1,5 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { readWatchConfig } from '../../lib/config/watch.js';
 import type { CrmClient } from '../../lib/crm/index.js';
 import { type PollDeps, pollWebhooks } from '../../lib/reconcile/poll/poll.js';
@@ -7,26 +7,12 @@ import { createWebhookStore } from '../../lib/store/dynamo-webhooks.js';
 import { createWatchStore } from '../../lib/store/watch-memory.js';
 import { clientOf, simulator } from '../crm-client/support.js';
 import { SECRET } from '../support/delivery.js';
-import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
-import { type LocalSqs, reconcileQueueOn, startLocalSqs } from '../support/sqs.js';
-import { countingQueue } from '../support/watch.js';
+import { dynamoStoreForFile } from '../support/dynamo.js';
+import { countingQueue, localSqsForFile, reconcileQueueOn } from '../support/sqs.js';
 import { quietObservability } from '../support/workers.js';
 
-let dynamo: LocalDynamo;
-let sqs: LocalSqs;
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  sqs = await startLocalSqs();
-});
-afterAll(async () => {
-  await sqs.close();
-  await dynamo.close();
-});
-
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const db = dynamoStoreForFile();
+const sqs = localSqsForFile();
 
 const T0 = Date.parse('2026-11-27T10:00:00.000Z');
 const HOUR = 3_600_000;
@@ -38,10 +24,10 @@ const CONTEXTS = ['Cust1', 'Cust2'];
  * every 300 s on a clock the test moves.
  */
 async function world(env: Record<string, string> = {}) {
-  const tables = await dynamo.createTables();
+  const tables = await db.dynamo.createTables();
   const { crm, stop } = await simulator();
-  cleanups.push(stop);
-  const receiverStore = createWebhookStore({ client: dynamo.doc, table: tables.webhooks });
+  onTestFinished(stop);
+  const receiverStore = createWebhookStore({ client: db.dynamo.doc, table: tables.webhooks });
   for (const context of CONTEXTS) {
     await crm.core.register(context, {
       name: 'rows',
@@ -57,7 +43,7 @@ async function world(env: Record<string, string> = {}) {
   const clock = { now: T0 };
   const deps: PollDeps = {
     crm: clientOf(crm) as CrmClient,
-    store: createWatchStore(dynamo.doc, tables.webhooks),
+    store: createWatchStore(db.dynamo.doc, tables.webhooks),
     lastAccepted: (context, name) => receiverStore.getLastAccepted(context, name),
     queue: counted.queue,
     config: readWatchConfig(env),

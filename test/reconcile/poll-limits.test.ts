@@ -5,13 +5,13 @@ import { createCrmClient, credentialsCover } from '../../lib/crm/index.js';
 import { type PollDeps, pollWebhooks } from '../../lib/reconcile/poll/poll.js';
 import { createWebhookStore } from '../../lib/store/dynamo-webhooks.js';
 import { createWatchStore } from '../../lib/store/watch-memory.js';
-import { startServer } from '../crm-client/support.js';
+import { BASIC } from '../crm-client/support.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
-import { countingQueue } from '../support/watch.js';
+import { startServer } from '../support/http-server.js';
+import { countingQueue } from '../support/sqs.js';
 import { quietObservability } from '../support/workers.js';
 
 const CONTEXTS = Array.from({ length: 40 }, (_, i) => `CtxPool${i}`);
-const BASIC: CrmCredentials = { type: 'basic', user: 'crm', password: 'crm' };
 
 let dynamo: LocalDynamo;
 let crm: Awaited<ReturnType<typeof startServer>>;

@@ -1,5 +1,5 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { readWatchConfig } from '../../lib/config/watch.js';
 import { type CrmClient, tenantEndpoints } from '../../lib/crm/index.js';
 import { type PollDeps, pollWebhooks } from '../../lib/reconcile/poll/poll.js';
@@ -10,30 +10,18 @@ import { listRecoveries } from '../../lib/store/recovery-list.js';
 import { createWatchStore } from '../../lib/store/watch-memory.js';
 import type { RunningCrm } from '../../tools/crm/start.js';
 import { setTenantStatus } from '../../tools/crm/tenant-state.js';
-import { clientOf, simulator, startServer } from '../crm-client/support.js';
+import { clientOf, simulator } from '../crm-client/support.js';
 import { FakePublisher } from '../support/bus.js';
 import { SECRET } from '../support/delivery.js';
-import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { dynamoStoreForFile } from '../support/dynamo.js';
+import { startServer } from '../support/http-server.js';
+import { startIngestServer } from '../support/ingest-server.js';
 import { startSkewedCrm } from '../support/skewed-crm.js';
-import { type LocalSqs, reconcileQueueOn, startLocalSqs } from '../support/sqs.js';
-import { countingQueue, startReceiver } from '../support/watch.js';
+import { countingQueue, localSqsForFile, reconcileQueueOn } from '../support/sqs.js';
 import { quietObservability } from '../support/workers.js';
 
-let dynamo: LocalDynamo;
-let sqs: LocalSqs;
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  sqs = await startLocalSqs();
-});
-afterAll(async () => {
-  await sqs.close();
-  await dynamo.close();
-});
-
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const db = dynamoStoreForFile();
+const sqs = localSqsForFile();
 
 const T0 = Date.parse('2026-11-27T10:00:00.000Z');
 const CONTEXT = 'Cust1';
@@ -43,18 +31,18 @@ const CONTEXT = 'Cust1';
  * ingest, the reconcile queue (local SQS FIFO, counted) and a poll on a clock the test moves.
  */
 async function world(env: Record<string, string> = {}, crmClient?: (crm: RunningCrm) => PollDeps['crm']) {
-  const tables = await dynamo.createTables();
+  const tables = await db.dynamo.createTables();
   const { crm, stop } = await simulator();
-  cleanups.push(stop);
-  const receiver = await startReceiver();
-  cleanups.push(receiver.close);
+  onTestFinished(stop);
+  const receiver = await startIngestServer();
+  onTestFinished(receiver.close);
   const webhook = await crm.core.register(CONTEXT, {
     name: 'rows',
     events: ['contact.created', 'contact.changed'],
     targetUrl: receiver.url,
     secret: SECRET,
   });
-  const receiverStore = createWebhookStore({ client: dynamo.doc, table: tables.webhooks });
+  const receiverStore = createWebhookStore({ client: db.dynamo.doc, table: tables.webhooks });
   // The receiver accepted a delivery of `rows` for Cust1 (what the row workers record).
   const accepted = { seq: 'x', timestamp: new Date(T0 - 600_000).toISOString(), eventId: 'e-1' };
   await receiverStore.markAccepted(CONTEXT, 'rows', accepted);
@@ -64,11 +52,11 @@ async function world(env: Record<string, string> = {}, crmClient?: (crm: Running
   const clock = { now: T0 };
   const deps: PollDeps = {
     crm: crmClient?.(crm) ?? (clientOf(crm) as CrmClient),
-    store: createWatchStore(dynamo.doc, tables.webhooks),
+    store: createWatchStore(db.dynamo.doc, tables.webhooks),
     lastAccepted: (context, name) => receiverStore.getLastAccepted(context, name),
     queue: counted.queue,
     publisher: bus,
-    recovery: createRecoveryStore(dynamo.doc, tables.webhooks),
+    recovery: createRecoveryStore(db.dynamo.doc, tables.webhooks),
     config: readWatchConfig(env),
     ...quietObservability(),
     now: () => clock.now,
@@ -108,7 +96,7 @@ async function world(env: Record<string, string> = {}, crmClient?: (crm: Running
     requests: counted.requests,
     reactivated,
     /** The webhooks' recovery items (what the gaps' cards show). */
-    recoveries: () => listRecoveries(dynamo.doc, tables.webhooks, CONTEXT),
+    recoveries: () => listRecoveries(db.dynamo.doc, tables.webhooks, CONTEXT),
   };
 }
 
@@ -126,7 +114,7 @@ describe('the poll of the receiver’s webhooks in the CRM (simulator, dynalite,
     const report = await w.poll();
     expect(report).toMatchObject({ webhooks: 1, enqueued: 1, reactivated: 1, failed: [], unfinished: [] });
     expect(w.crm.core.webhook(CONTEXT, w.webhook.id).state).toBe('Active');
-    expect(w.receiver.tests).toHaveLength(1); // the CRM's test delivery, answered 200 by the ingest
+    expect(w.receiver.tests()).toHaveLength(1); // the CRM's test delivery, answered 200 by the ingest
     expect(await w.queued()).toEqual([
       {
         context: CONTEXT,
@@ -156,7 +144,7 @@ describe('the poll of the receiver’s webhooks in the CRM (simulator, dynalite,
     expect(await w.poll()).toMatchObject({ enqueued: 1, reactivated: 0 });
     expect(await w.poll()).toMatchObject({ enqueued: 0, reactivated: 0 });
     expect(w.crm.core.webhook(CONTEXT, w.webhook.id).state).toBe('Stopped');
-    expect(w.receiver.tests).toEqual([]);
+    expect(w.receiver.tests()).toEqual([]);
 
     const report = await w.poll({ config: readWatchConfig({ REACTIVATE_WEBHOOKS: 'stopped-too' }) });
     expect(report).toMatchObject({ enqueued: 1, reactivated: 1 });
@@ -180,7 +168,7 @@ describe('the poll of the receiver’s webhooks in the CRM (simulator, dynalite,
     expect(addMetric.mock.calls.filter(([name]) => name === 'ReactivationFailures')).toEqual([]);
     // The next poll reads it Stopped: a person's stop, left alone.
     expect(await w.poll()).toMatchObject({ reactivated: 0 });
-    expect(w.receiver.tests).toEqual([]);
+    expect(w.receiver.tests()).toEqual([]);
   });
 
   it('REACTIVATE_WEBHOOKS=false leaves a disabled webhook alone', async () => {
@@ -222,7 +210,7 @@ describe('the poll of the receiver’s webhooks in the CRM (simulator, dynalite,
       pollWebhooks({ ...w.deps, store: always }),
     ]);
     expect(both.map((report) => report.reactivated).sort()).toEqual([0, 1]);
-    expect(w.receiver.tests).toHaveLength(2);
+    expect(w.receiver.tests()).toHaveLength(2);
     expect(w.requests).toHaveLength(2);
   });
 
@@ -311,7 +299,7 @@ describe('the poll of the receiver’s webhooks in the CRM (simulator, dynalite,
 
   it('usage counters the CRM answers as no number are read as no counters: no window at every poll, the webhook still watched', async () => {
     const proxy = await startSkewedCrm('http://unset');
-    cleanups.push(proxy.close);
+    onTestFinished(proxy.close);
     const w = await world({}, (crm) => {
       proxy.retarget(crm.url);
       return clientOf(crm, { apiUrl: proxy.apiUrl }) as CrmClient;
@@ -327,7 +315,7 @@ describe('the poll of the receiver’s webhooks in the CRM (simulator, dynalite,
 
   it('a CRM that never answers does not hold the poll past its budget', async () => {
     const silent = await startServer(() => {}); // accepts, never answers
-    cleanups.push(silent.close);
+    onTestFinished(silent.close);
     let budget = Date.now() + 500;
     const w = await world(
       {},

@@ -1,33 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRecoveryStore, type ReconcileOutcome } from '../../lib/store/index.js';
-import type { RunningCrm } from '../../tools/crm/start.js';
-import { type Receiver, reconcileRig, request, startReceiver, startSimulator } from './support.js';
+import { receiverAndSimulator, reconcileRig, request } from './support.js';
 
 /**
  * A run that names a webhook records its state on the webhook's recovery item (what the gap's card
  * shows): running from its first invocation, then completed with its counts or, on its last attempt,
  * failed with its one-line error. Against the CRM simulator, dynalite and the SQS emulator.
  */
-let receiver: Receiver;
-let simulator: Awaited<ReturnType<typeof startSimulator>>;
-let crm: RunningCrm;
-
-beforeAll(async () => {
-  receiver = await startReceiver();
-  simulator = await startSimulator();
-  crm = simulator.crm;
-});
-afterAll(async () => {
-  await simulator?.stop();
-  await receiver?.close();
-});
+const world = receiverAndSimulator();
 
 const minuteAgo = () => new Date(Date.now() - 60_000).toISOString();
-const recoveryOf = async (context: string) => receiver.store.listRecoveries(context);
+const recoveryOf = async (context: string) => world.receiver.store.listRecoveries(context);
 
 /** The real store, with each status it is asked to record listed. */
 function recordingStore(statuses: string[]) {
-  const real = createRecoveryStore(receiver.dynamo.doc, receiver.tables.webhooks);
+  const real = createRecoveryStore(world.receiver.dynamo.doc, world.receiver.tables.webhooks);
   return {
     recordReconcile(context: string, webhookId: number, outcome: ReconcileOutcome) {
       statuses.push(outcome.status);
@@ -39,11 +26,12 @@ function recordingStore(statuses: string[]) {
 describe('a reconcile naming a webhook, on the webhook’s recovery item', () => {
   it('completed: its trigger, window, counts and API calls as receiver.reconcile.completed says, and when', async () => {
     const context = 'CustRec1';
-    for (let i = 0; i < 3; i++) crm.core.change(context, { op: 'create', table: 'contact', fields: {} });
+    for (let i = 0; i < 3; i++)
+      world.crm.core.change(context, { op: 'create', table: 'contact', fields: {} });
     const events = ['contact.created', 'quote.approved'];
-    await crm.core.register(context, { name: 'receiver', events, targetUrl: 'http://127.0.0.1:9/' });
+    await world.crm.core.register(context, { name: 'receiver', events, targetUrl: 'http://127.0.0.1:9/' });
     const statuses: string[] = [];
-    const rig = await reconcileRig(crm, receiver, { recovery: recordingStore(statuses) });
+    const rig = await reconcileRig(world.crm, world.receiver, { recovery: recordingStore(statuses) });
     const gapOpened = request(context, { reason: 'gap-opened', from: minuteAgo(), webhookId: 9 });
     await rig.enqueue(gapOpened);
     await rig.enqueue(request('CustRec1b', { from: minuteAgo() })); // manual, no webhook: nothing recorded
@@ -78,8 +66,8 @@ describe('a reconcile naming a webhook, on the webhook’s recovery item', () =>
 
   it('ordered by when each run started: a person’s request (its time rounded to the minute) after a gap’s is the one shown', async () => {
     const context = 'CustRec4';
-    crm.core.change(context, { op: 'create', table: 'contact', fields: {} });
-    const rig = await reconcileRig(crm, receiver);
+    world.crm.core.change(context, { op: 'create', table: 'contact', fields: {} });
+    const rig = await reconcileRig(world.crm, world.receiver);
     const now = Date.now();
     const gapClosed = request(context, {
       reason: 'gap-closed',
@@ -105,9 +93,9 @@ describe('a reconcile naming a webhook, on the webhook’s recovery item', () =>
 
   it('failed: on its last attempt, with the error in one line and no credentials', async () => {
     const context = 'CustRec2';
-    crm.core.change(context, { op: 'create', table: 'contact', fields: {} });
+    world.crm.core.change(context, { op: 'create', table: 'contact', fields: {} });
     const statuses: string[] = [];
-    const rig = await reconcileRig(crm, receiver, {
+    const rig = await reconcileRig(world.crm, world.receiver, {
       credentials: { type: 'basic', user: 'crm', password: 'not-the-password' },
       maxReceives: 2,
       visibilitySeconds: 1,
@@ -130,8 +118,8 @@ describe('a reconcile naming a webhook, on the webhook’s recovery item', () =>
 
   it('a store that fails to record costs the record only: the run completes and is not retried', async () => {
     const context = 'CustRec3';
-    crm.core.change(context, { op: 'create', table: 'contact', fields: {} });
-    const rig = await reconcileRig(crm, receiver, {
+    world.crm.core.change(context, { op: 'create', table: 'contact', fields: {} });
+    const rig = await reconcileRig(world.crm, world.receiver, {
       recovery: {
         recordReconcile: async () => {
           throw new Error('ProvisionedThroughputExceededException: slow down');

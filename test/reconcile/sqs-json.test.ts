@@ -1,14 +1,10 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { ReconcileRequest } from '../../lib/reconcile/request.js';
 import { reconcileMessage } from '../../lib/reconcile/request.js';
-import { type LocalSqs, reconcileQueueOn, startLocalSqs } from '../support/sqs.js';
+import { localSqsForFile, reconcileQueueOn } from '../support/sqs.js';
 
-let sqs: LocalSqs;
-beforeAll(async () => {
-  sqs = await startLocalSqs();
-});
-afterAll(() => sqs.close());
+const sqs = localSqsForFile();
 
 const request: ReconcileRequest = {
   context: 'Cust1',

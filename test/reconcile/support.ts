@@ -17,20 +17,20 @@ import { CRM_TABLES, type CrmLimits, createCrmClient, tenantEndpoints } from '..
 import { parseDeliveryEvent } from '../../lib/events/index.js';
 import { routeEvent } from '../../lib/ingest/routing.js';
 import type { RowEntity } from '../../lib/model/types.js';
-import type { OutboundMessage, QueueKey } from '../../lib/queue/port.js';
+import type { OutboundMessage } from '../../lib/queue/port.js';
 import { createSnapshotSender } from '../../lib/queue/sqs-snapshots.js';
 import { type ReconcileRequest, reconcileMessage } from '../../lib/reconcile/request.js';
 import { createReconcileHandler } from '../../lib/reconcile/run/reconcile-handler.js';
-import { createDynamoStore, createRecoveryStore, createStoredRows } from '../../lib/store/index.js';
+import { createRecoveryStore, createStoredRows } from '../../lib/store/index.js';
 import { createSenderClock } from '../../lib/store/sender-clock.js';
 import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker, createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
 import { toSqsRecord } from '../../local/lambda/event-source-mapping.js';
 import type { RunningCrm } from '../../tools/crm/start.js';
 import { startTarget } from '../crm/support.js';
-import { simulator } from '../crm-client/support.js';
+import { recordingFetch, simulator } from '../crm-client/support.js';
 import { FakePublisher } from '../support/bus.js';
-import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
 import { type LocalQueues, startLocalQueues } from '../support/local-queues.js';
 import { startSkewedCrm } from '../support/skewed-crm.js';
 import { lambdaContext, quietObservability } from '../support/workers.js';
@@ -47,10 +47,8 @@ export interface Receiver {
 }
 
 export async function startReceiver(): Promise<Receiver> {
-  const dynamo = await startDynalite();
-  const tables = await dynamo.createTables();
+  const { dynamo, tables, store } = await startDynamoStore();
   const queues = await startLocalQueues({ stage: `r${Date.now() % 100000}` });
-  const store = createDynamoStore({ client: dynamo.doc, tables, retentionDays: 30 });
   return {
     dynamo,
     queues,
@@ -68,10 +66,6 @@ export async function deliverReceived(
   receiver: Receiver,
   received: ReadonlyArray<{ raw: string; body: unknown }>,
 ): Promise<void> {
-  const queueUrls = Object.fromEntries(receiver.queues.queues.map((q) => [q.key, q.url])) as Record<
-    QueueKey,
-    string
-  >;
   const messages = received.map((delivery): OutboundMessage => {
     const parsed = parseDeliveryEvent(delivery.body);
     if (!parsed.ok) throw new Error(`the simulator delivered an invalid ${delivery.raw}`);
@@ -79,11 +73,10 @@ export async function deliverReceived(
     const attributes = { event: event.Event, eventId: event.EventId, receivedAt: new Date().toISOString() };
     return { ...routeEvent(event), body: delivery.raw, attributes };
   });
-  await createSnapshotSender({ client: receiver.queues.client, queueUrls })(messages);
+  await createSnapshotSender({ client: receiver.queues.client, queueUrls: receiver.queues.queueUrls })(
+    messages,
+  );
 }
-
-/** The CRM simulator on a fresh data directory (test/crm-client's, under the name these tests use). */
-export { simulator as startSimulator } from '../crm-client/support.js';
 
 /** A receiver and the CRM simulator for a file's tests: started before them, stopped after. */
 export function receiverAndSimulator(): { receiver: Receiver; crm: RunningCrm } {
@@ -177,14 +170,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
       }),
     )
   ).QueueUrl!;
-  const calls: Array<{ method: string; path: string; status: number }> = [];
-  const underlying = options.wrapFetch ? options.wrapFetch(fetch) : fetch;
-  const recording: typeof fetch = async (input, init) => {
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    const response = await underlying(input, init);
-    calls.push({ method: init?.method ?? 'GET', path: url.pathname, status: response.status });
-    return response;
-  };
+  const { fetch: recording, calls } = recordingFetch(options.wrapFetch ? options.wrapFetch(fetch) : fetch);
   const crmClient = createCrmClient({
     apiUrl: options.apiUrl ?? crm.apiUrl('{ContextIdentifier}'),
     credentials: { '*': options.credentials ?? { type: 'basic', user: 'crm', password: 'crm' } },
@@ -196,10 +182,7 @@ export async function reconcileRig(crm: RunningCrm, receiver: Receiver, options:
     // test's own in front of the simulator names itself there, test/support/skewed-crm.ts).
     ...tenantEndpoints(),
   });
-  const queueUrls = Object.fromEntries(receiver.queues.queues.map((q) => [q.key, q.url])) as Record<
-    QueueKey,
-    string
-  >;
+  const { queueUrls } = receiver.queues;
   let offsetMs = 0;
   const now = () => new Date(Date.now() + offsetMs);
   const senderAheadMs = createSenderClock(receiver.dynamo.doc, receiver.tables.webhooks);

@@ -35,7 +35,7 @@ import {
 } from '../../tools/samples.js';
 import { FAKE_AWS_ENV, type LocalDynamo, startDynalite } from '../support/dynamo.js';
 import { startLocalQueues } from '../support/local-queues.js';
-import { at, lambdaContext, quietObservability, rowEvent, sqsRecord } from '../support/workers.js';
+import { at, lambdaContext, rowEvent, rowWorkerDeps, sqsRecord } from '../support/workers.js';
 
 /**
  * Faults injected below the code under test, never into it:
@@ -285,10 +285,7 @@ describe('DynamoDB faults during a worker batch (dynalite)', () => {
   const worker = (store: Store, maxAttempts?: number): SqsBatchHandler =>
     createRowWorker({
       entity: 'contact',
-      store,
-      hooks: {},
-      ignoreAssociateIds: new Set(),
-      ...quietObservability(),
+      ...rowWorkerDeps(store),
       ...(maxAttempts !== undefined && { maxAttempts }),
     });
 

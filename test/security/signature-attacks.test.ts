@@ -5,11 +5,11 @@ import { handleDelivery } from '../../lib/ingest/index.js';
 import type { SqsMessage } from '../../lib/queue/sqs-message.js';
 import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
-import { createRowWorker, createStateWorker, decodeRecord } from '../../lib/workers/index.js';
+import { createStateWorker, decodeRecord } from '../../lib/workers/index.js';
 import { signBody } from '../../tools/samples.js';
 import { policy, RecordingQueue, request, sample, withRawBody } from '../support/delivery.js';
 import { type LocalDynamo, startDynalite, type TableNames } from '../support/dynamo.js';
-import { lambdaContext, quietObservability } from '../support/workers.js';
+import { contactWorker, lambdaContext, quietObservability } from '../support/workers.js';
 
 const FALLBACK = 'fallback-secret-for-every-context';
 const CUST_A = 'secret-of-CustA-only';
@@ -242,13 +242,7 @@ describe('forged unsigned webhook<id>.errors', () => {
           (await handleDelivery(request(body, { secret: FALLBACK }), policy({ secrets }), queue)).status,
         ).toBe(200);
       }
-      const worker = createRowWorker({
-        entity: 'contact',
-        store,
-        hooks: {},
-        ignoreAssociateIds: new Set(),
-        ...quietObservability(),
-      });
+      const worker = contactWorker(store);
 
       // SQS drops the copies within its 5-minute deduplication window; later ones reach the worker.
       for (const [i, message] of queue.sent.entries()) {
@@ -269,14 +263,8 @@ describe('forged unsigned webhook<id>.errors', () => {
       expect(
         (await handleDelivery(request(created, { secret: CUST_A }), policy({ secrets }), rowQueue)).status,
       ).toBe(200);
-      const contactWorker = createRowWorker({
-        entity: 'contact',
-        store,
-        hooks: {},
-        ignoreAssociateIds: new Set(),
-        ...quietObservability(),
-      });
-      expect(await contactWorker({ Records: rowQueue.sent.map((m) => asRecord(m)) }, lambdaContext)).toEqual({
+      const worker = contactWorker(store);
+      expect(await worker({ Records: rowQueue.sent.map((m) => asRecord(m)) }, lambdaContext)).toEqual({
         batchItemFailures: [],
       });
       const rowsBefore = await scan(tables.rows);

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BusEntry } from '../../lib/bus/entry.js';
 import type { EventPublisher, PublishResult } from '../../lib/bus/publisher.js';
+import { startServer } from './http-server.js';
 
 /**
  * An in-memory {@link EventPublisher}: records every entry it accepts, in order, and fails the
@@ -65,7 +65,7 @@ export interface StatusTarget {
 /** A real HTTP target on 127.0.0.1 answering `statuses` in turn, then its last one for good. */
 export async function statusTarget(...statuses: number[]): Promise<StatusTarget> {
   const received: TargetRequest[] = [];
-  const server = createServer((req, res) => {
+  const server = await startServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -74,14 +74,5 @@ export async function statusTarget(...statuses: number[]): Promise<StatusTarget>
       res.end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { url: `${server.url}/hook`, received, close: server.close };
 }

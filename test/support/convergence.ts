@@ -1,9 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import type { QueueView } from '../../dashboard/views.js';
 import { decodeTyped, type PlainValue } from '../../lib/crm/typed-values.js';
 import type { Row as CrmRow } from '../../tools/crm/tables.js';
+import { startServer } from './http-server.js';
 
 /** A POST a subscription target received: its path and the EventBridge event it carried. */
 export interface Posted {
@@ -14,7 +13,7 @@ export interface Posted {
 /** A local HTTP target for URL subscriptions: answers 200 to every POST and keeps it. */
 export async function startRecorder() {
   const posted: Posted[] = [];
-  const server: Server = createServer((req, res) => {
+  const server = await startServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk));
     req.on('end', () => {
@@ -22,16 +21,7 @@ export async function startRecorder() {
       res.end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    posted,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return { ...server, posted };
 }
 
 /** What a reader of `GET /rows/{context}/{entity}/{pk}` sees of a row: what convergence is judged on. */

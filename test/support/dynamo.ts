@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll } from 'vitest';
 import { loadDefinitions } from '../../infra/definitions.js';
 import type { Gap } from '../../lib/model/types.js';
 import { createDynamoStore } from '../../lib/store/index.js';
@@ -89,15 +90,31 @@ export async function startDynalite(options: { path?: string } = {}): Promise<Lo
   };
 }
 
-/** A dynalite with fresh tables and the receiver's store on them (30 days of history). */
-export async function startDynamoStore(): Promise<{ dynamo: LocalDynamo; store: Store }> {
+export interface DynamoStore {
+  dynamo: LocalDynamo;
+  tables: TableNames;
+  store: Store;
+}
+
+/** A dynalite with fresh tables and the receiver's store on them (30 days of history; `now`, the store's clock). */
+export async function startDynamoStore(options: { now?: () => Date } = {}): Promise<DynamoStore> {
   const dynamo = await startDynalite();
-  const store = createDynamoStore({
-    client: dynamo.doc,
-    tables: await dynamo.createTables(),
-    retentionDays: 30,
+  const tables = await dynamo.createTables();
+  const store = createDynamoStore({ client: dynamo.doc, tables, retentionDays: 30, ...options });
+  return { dynamo, tables, store };
+}
+
+/**
+ * {@link startDynamoStore} for a file's tests: started before them, stopped after. Its fields are
+ * there once the tests run: `const db = dynamoStoreForFile();`, then `db.store` in a test.
+ */
+export function dynamoStoreForFile(options: { now?: () => Date } = {}): DynamoStore {
+  const world = {} as DynamoStore;
+  beforeAll(async () => {
+    Object.assign(world, await startDynamoStore(options));
   });
-  return { dynamo, store };
+  afterAll(() => world.dynamo?.close());
+  return world;
 }
 
 /** The gap windows of the webhooks of `context` (or of all), as the admin API's `GET /gaps` lists them. */

@@ -1,5 +1,5 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
+import { startServer } from './http-server.js';
 
 export interface FakeSsm {
   endpoint: string;
@@ -18,7 +18,7 @@ export async function startFakeSsm(): Promise<FakeSsm> {
   const parameters = new Map<string, string>();
   const types = new Map<string, string>();
   const faults: FakeSsm['faults'] = [];
-  const server = createServer((req, res) => {
+  const server = await startServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => {
       body += chunk;
@@ -46,14 +46,5 @@ export async function startFakeSsm(): Promise<FakeSsm> {
       );
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}/`,
-    requests,
-    parameters,
-    types,
-    faults,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return { endpoint: `${server.url}/`, requests, parameters, types, faults, close: server.close };
 }

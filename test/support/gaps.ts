@@ -30,3 +30,31 @@ export async function openGap(
   }
   throw new Error(`no gap of ${context} within 15 s`);
 }
+
+/** A gap as `GET /gaps` answers it, what the tests read of it (dashboard/reconcile-routes.ts, GapView). */
+export interface GapAnswer {
+  lastReconcile?: {
+    status: string;
+    reason: string;
+    rowsDeleted?: number;
+    deletesHeld?: Record<string, number>;
+  };
+  reactivatedAt?: string;
+}
+
+/** The first gap of `context` from a running `npm start`'s `GET /gaps`, once `done` says so (asked every 250 ms). */
+export async function gapUntil(
+  runtime: RuntimeProcess,
+  context: string,
+  done: (gap: GapAnswer) => boolean,
+  timeoutMs: number,
+): Promise<GapAnswer> {
+  let last: GapAnswer | undefined;
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+    const answer = await fetch(`${runtime.adminUrl}/gaps?context=${encodeURIComponent(context)}`);
+    [last] = (await answer.json()) as GapAnswer[];
+    if (last !== undefined && done(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`GET /gaps did not get there within ${timeoutMs} ms: ${JSON.stringify(last)}`);
+}

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { buildSampleDelivery } from '../../tools/samples.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -190,4 +191,24 @@ async function spawnOnce(options: SpawnOptions): Promise<RuntimeProcess> {
       return exited;
     },
   };
+}
+
+/** POSTs `body` to a runtime's `webhookUrl` as the CRM sends it: every header, signed with `secret` (unsigned without). */
+export function postDelivery(
+  webhookUrl: string,
+  body: Record<string, unknown>,
+  secret?: string,
+): Promise<Response> {
+  const delivery = buildSampleDelivery(body, secret === undefined ? {} : { secret });
+  return fetch(webhookUrl, { method: 'POST', headers: delivery.headers, body: delivery.body });
+}
+
+/** The JSON answer of a running `npm start`'s admin API at `path` (`adminUrl`'s): its status and body. */
+export async function adminJson<T = unknown>(
+  adminUrl: string,
+  path: string,
+  init?: RequestInit,
+): Promise<{ status: number; body: T }> {
+  const answer = await fetch(`${adminUrl}${path}`, init);
+  return { status: answer.status, body: (await answer.json()) as T };
 }

@@ -24,10 +24,7 @@ export interface ParkedQueues {
 
 export async function startParkedQueues(): Promise<ParkedQueues> {
   const local = await startLocalQueues();
-  const queueUrls = Object.fromEntries(local.queues.map((queue) => [queue.key, queue.url])) as Record<
-    QueueKey,
-    string
-  >;
+  const { queueUrls } = local;
   const sender = () => createSqsSender({ client: local.client, queueUrls });
   return {
     local,

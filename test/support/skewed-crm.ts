@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startServer } from '../crm-client/support.js';
+import { startServer } from './http-server.js';
 
 export interface SkewedCrmOptions {
   /** The Date header's distance from the real time, ms (ahead: positive). */

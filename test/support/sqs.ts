@@ -1,7 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { CreateQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
+import { afterAll, beforeAll } from 'vitest';
 import { sqsJsonReconcileQueue } from '../../lib/queue/sqs-json-reconcile.js';
+import type { ReconcileQueue, ReconcileRequest } from '../../lib/reconcile/request.js';
 
 export interface LocalSqs {
   endpoint: string;
@@ -43,6 +45,16 @@ export async function startLocalSqs(): Promise<LocalSqs> {
   };
 }
 
+/** {@link startLocalSqs} for a file's tests: started before them, stopped after (its fields there once they run). */
+export function localSqsForFile(): LocalSqs {
+  const sqs = {} as LocalSqs;
+  beforeAll(async () => {
+    Object.assign(sqs, await startLocalSqs());
+  });
+  afterAll(() => sqs.close?.());
+  return sqs;
+}
+
 /** The reconcile queue's port on `queueUrl` of the local SQS, as the functions send to it. */
 export function reconcileQueueOn(sqs: LocalSqs, queueUrl: string) {
   return sqsJsonReconcileQueue({
@@ -51,4 +63,16 @@ export function reconcileQueueOn(sqs: LocalSqs, queueUrl: string) {
     endpoint: sqs.endpoint,
     credentials: async () => ({ accessKeyId: 'local', secretAccessKey: 'local' }),
   });
+}
+
+/** A reconcile queue port in front of `inner` that also counts what it was asked to send. */
+export function countingQueue(inner?: ReconcileQueue) {
+  const requests: ReconcileRequest[] = [];
+  const queue: ReconcileQueue = {
+    async enqueue(request) {
+      requests.push(request);
+      await inner?.enqueue(request);
+    },
+  };
+  return { queue, requests };
 }

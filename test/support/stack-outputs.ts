@@ -1,3 +1,12 @@
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DashboardClients } from '../../scripts/ops.js';
+
 const ACCOUNT = '123456789012';
 /** A queue URL of the stage `test` in eu-west-1. */
 export const url = (name: string) =>
@@ -30,6 +39,39 @@ export function outputs(): Array<{ OutputKey: string; OutputValue: string }> {
     list[`${key}DeadLetterQueueArn`] = arn(`${name}-dlq`);
   }
   return Object.entries(list).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue }));
+}
+
+/** {@link outputs} with `changes` (by OutputKey): a value replaced, or an output added. */
+export function outputsWith(
+  changes: Record<string, string>,
+): Array<{ OutputKey: string; OutputValue: string }> {
+  const list = outputs().filter((output) => !Object.hasOwn(changes, output.OutputKey));
+  return [
+    ...list,
+    ...Object.entries(changes).map(([OutputKey, OutputValue]) => ({ OutputKey, OutputValue })),
+  ];
+}
+
+/** DescribeStacks' answer for the stage `test`: its stack, up to date, with `list` as its outputs. */
+export function describedStack(list = outputs()) {
+  return {
+    Stacks: [
+      { StackName: 'x', StackStatus: 'UPDATE_COMPLETE' as const, CreationTime: new Date(), Outputs: list },
+    ],
+  };
+}
+
+/** The clients `npm run ops` is given, each in eu-west-1 (the test mocks them), `given` in their place. */
+export function opsClients(given: Partial<DashboardClients> = {}): DashboardClients {
+  return {
+    cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }),
+    sqs: new SQSClient({ region: 'eu-west-1' }),
+    dynamo: DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1' })),
+    cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
+    eventBridge: new EventBridgeClient({ region: 'eu-west-1' }),
+    ssm: new SSMClient({ region: 'eu-west-1' }),
+    ...given,
+  };
 }
 
 /** One parked delivery as ReceiveMessage returns it (`ops parked` asks for these attributes). */

@@ -8,6 +8,7 @@ import type { RowEvent, WebhookStateEvent } from '../../lib/events/index.js';
 import { type DeliveryEvent, validEvent } from '../../lib/events/index.js';
 import type { Hooks } from '../../lib/hooks.js';
 import { routeEvent } from '../../lib/ingest/routing.js';
+import type { OutboundMessage } from '../../lib/queue/port.js';
 import {
   createRowWorker,
   type Publication,
@@ -100,6 +101,12 @@ export function sqsRecord(
   };
 }
 
+/** The SQS record of a message the receiver sends (a reconcile's snapshot), its body exactly as written. */
+export function sqsRecordOf(message: OutboundMessage): SQSRecord {
+  const raw = String(message.body);
+  return sqsRecord(JSON.parse(raw), { raw });
+}
+
 export function sqsEvent(records: SQSRecord[]): SQSEvent {
   return { Records: records };
 }
@@ -125,15 +132,14 @@ export function redelivered(record: SQSRecord): SQSRecord {
   return { ...record, attributes: { ...record.attributes, ApproximateReceiveCount: String(count) } };
 }
 
+/** A row worker's deps on `store`: `hooks` (default none), no associate's changes ignored, quiet logs. */
+export function rowWorkerDeps(store: RowWorkerDeps['store'], hooks: Hooks = {}): RowWorkerDeps {
+  return { store, hooks, ignoreAssociateIds: new Set(), ...quietObservability() };
+}
+
 /** The contact worker on `store`, with no hooks and quiet logs. */
 export function contactWorker(store: RowWorkerDeps['store'], hooks: Hooks = {}): SqsBatchHandler {
-  return createRowWorker({
-    entity: 'contact',
-    store,
-    hooks,
-    ignoreAssociateIds: new Set(),
-    ...quietObservability(),
-  });
+  return createRowWorker({ ...rowWorkerDeps(store, hooks), entity: 'contact' });
 }
 
 /**
@@ -162,12 +168,10 @@ export function publishingContactWorker(
     ),
   };
   const worker = createRowWorker({
+    ...rowWorkerDeps(store),
     entity: 'contact',
-    store,
-    hooks: {},
     ignoreAssociateIds: new Set(options.ignoreAssociateIds),
     publication,
-    ...quietObservability(),
   });
   return { bus, worker, publication };
 }

@@ -8,7 +8,8 @@ import { onboard } from '../../lib/tenants/onboard.js';
 import { rotateSecret } from '../../lib/tenants/rotate.js';
 import { retireDueSecrets } from '../../lib/tenants/secrets.js';
 import type { WebhookChange } from '../../tools/crm/crm.js';
-import { BASIC, startServer } from '../crm-client/support.js';
+import { BASIC } from '../crm-client/support.js';
+import { startServer } from '../support/http-server.js';
 import { startTenantWorld, type TenantWorld } from './support.js';
 
 const CONTEXT = 'Cust1';

@@ -1,12 +1,10 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { GetParameterCommand } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type DashboardClients, main } from '../../scripts/ops.js';
-import { outputs } from '../support/stack-outputs.js';
+import { describedStack, opsClients, outputsWith } from '../support/stack-outputs.js';
 import { startTenantWorld, type TenantWorld } from './support.js';
 
 const PARAMETER = '/crm-webhook-receiver/test/webhook-secrets';
@@ -21,28 +19,15 @@ beforeEach(async () => {
   cloudFormation.reset();
   eventBridge.reset();
   eventBridge.on(PutEventsCommand).resolves({ FailedEntryCount: 0, Entries: [{ EventId: 'e' }] });
-  cloudFormation.on(DescribeStacksCommand).resolves({
-    Stacks: [
-      {
-        StackName: 'x',
-        StackStatus: 'UPDATE_COMPLETE',
-        CreationTime: new Date(),
-        Outputs: [
-          ...outputs().filter((output) => output.OutputKey !== 'WebhooksTableName'),
-          { OutputKey: 'WebhooksTableName', OutputValue: world.tables.webhooks },
-          { OutputKey: 'HttpApiUrl', OutputValue: world.targetUrl.replace(/\/webhook$/, '') },
-        ],
-      },
-    ],
-  });
-  clients = {
-    cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }),
-    sqs: new SQSClient({ region: 'eu-west-1' }),
-    dynamo: world.dynamo.doc,
-    cloudWatch: new CloudWatchClient({ region: 'eu-west-1' }),
-    eventBridge: new EventBridgeClient({ region: 'eu-west-1' }),
-    ssm: world.ssmClient,
-  };
+  cloudFormation.on(DescribeStacksCommand).resolves(
+    describedStack(
+      outputsWith({
+        WebhooksTableName: world.tables.webhooks,
+        HttpApiUrl: world.targetUrl.replace(/\/webhook$/, ''),
+      }),
+    ),
+  );
+  clients = opsClients({ dynamo: world.dynamo.doc, ssm: world.ssmClient });
   Object.assign(process.env, {
     CRM_API_URL: `${world.crm.url}/{ContextIdentifier}/api/v1`,
     CRM_CREDENTIALS: '{"*":{"type":"basic","user":"crm","password":"crm"}}',

@@ -1,6 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SSMClient } from '@aws-sdk/client-ssm';
@@ -8,7 +6,7 @@ import type { BusEntry } from '../../lib/bus/entry.js';
 import { readIngestConfig } from '../../lib/config/ingest.js';
 import { tenantEndpoints } from '../../lib/crm/endpoints.js';
 import { createCrmClient } from '../../lib/crm/index.js';
-import { createPolicySource, handleDelivery } from '../../lib/ingest/index.js';
+import { createPolicySource } from '../../lib/ingest/index.js';
 import { QUEUE_ENV_VARS } from '../../lib/queue/port.js';
 import { SsmParameterProvider } from '../../lib/secrets/ssm.js';
 import { SECRET_GRACE_MS, type TenantDeps } from '../../lib/tenants/deps.js';
@@ -16,23 +14,15 @@ import { ssmSecretSet } from '../../lib/tenants/secret-set.js';
 import { dynamoTenantStore } from '../../lib/tenants/tenant-store.js';
 import { LOCAL_SECRETS_PARAMETER, startLocalSsm } from '../../local/emulators/ssm-endpoint.js';
 import { type RunningCrm, startCrm } from '../../tools/crm/start.js';
-import { RecordingQueue } from '../support/delivery.js';
 import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { startIngestServer } from '../support/ingest-server.js';
 
 const REGION = 'us-east-1';
 const CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
-/** One delivery the ingest answered: its event, the status, and why when refused. */
-export interface Answered {
-  event: string;
-  eventId: string;
-  status: number;
-  reason?: string;
-}
-
 /**
  * The real pieces of onboarding, on loopback: the CRM simulator (its deliveries with the sender's
- * policy), the ingest pipeline with its policy source reading the secrets parameter through SSM's
+ * policy), the ingest on a socket with its policy source reading the secrets parameter through SSM's
  * GetParameter (the local SSM endpoint, cached `maxAgeSeconds`), dynalite's webhooks table for the
  * records and leases, and the tenant deps over all of it.
  */
@@ -62,34 +52,8 @@ export async function startTenantWorld(
       credentials: async () => CREDENTIALS,
     }),
   );
-  const queue = new RecordingQueue();
-  const answered: Answered[] = [];
-  const ingest = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
-      void (async () => {
-        const response = await handleDelivery(
-          { method: req.method ?? 'POST', headers, query: {}, body, receivedAt: new Date() },
-          await policy(),
-          queue,
-        );
-        const decision = response.decision;
-        answered.push({
-          event: headers['x-superoffice-event'] ?? '',
-          eventId: headers['x-superoffice-eventid'] ?? '',
-          status: response.status,
-          ...(decision.kind === 'reject' && { reason: decision.reason }),
-        });
-        res.writeHead(response.status, response.headers);
-        res.end(response.body);
-      })();
-    });
-  });
-  await new Promise<void>((resolve) => ingest.listen(0, '127.0.0.1', resolve));
-  const targetUrl = `http://127.0.0.1:${(ingest.address() as AddressInfo).port}/webhook`;
+  const ingest = await startIngestServer(policy);
+  const targetUrl = ingest.url;
   const published: BusEntry[] = [];
   const endpoints = tenantEndpoints();
   const crmClient = createCrmClient({
@@ -115,8 +79,8 @@ export async function startTenantWorld(
   return {
     crm,
     deps,
-    answered,
-    queue,
+    answered: ingest.answered,
+    queue: ingest.queue,
     published,
     targetUrl,
     ssmClient,
@@ -132,10 +96,7 @@ export async function startTenantWorld(
         .map((entry) => JSON.parse(entry.Detail!) as Record<string, unknown>),
     async close() {
       await crm.stop();
-      await new Promise<void>((resolve) => {
-        ingest.close(() => resolve());
-        ingest.closeAllConnections();
-      });
+      await ingest.close();
       ssmClient.destroy();
       await ssm.close();
       await dynamo.close();

@@ -1,13 +1,12 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SQSRecord } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createDynamoStore } from '../../lib/store/index.js';
-import type { Store } from '../../lib/store/types.js';
-import { createFifoBatchHandler, createRowWorker, createStateWorker } from '../../lib/workers/index.js';
+import { describe, expect, it, vi } from 'vitest';
+import { createFifoBatchHandler, createStateWorker } from '../../lib/workers/index.js';
 import { buildSampleBody } from '../../tools/samples.js';
-import { FAKE_AWS_ENV, gapsIn, type LocalDynamo, startDynalite, type TableNames } from '../support/dynamo.js';
+import { dynamoStoreForFile, FAKE_AWS_ENV, gapsIn } from '../support/dynamo.js';
 import {
   at,
+  contactWorker,
   lambdaContext,
   quietObservability,
   rowEvent,
@@ -16,25 +15,7 @@ import {
   stateEvent,
 } from '../support/workers.js';
 
-let dynamo: LocalDynamo;
-let tables: TableNames;
-let store: Store;
-
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  tables = await dynamo.createTables();
-  store = createDynamoStore({ client: dynamo.doc, tables, retentionDays: 30 });
-});
-afterAll(() => dynamo.close());
-
-const contactWorker = (hooks = {}) =>
-  createRowWorker({
-    entity: 'contact',
-    store,
-    hooks,
-    ignoreAssociateIds: new Set(),
-    ...quietObservability(),
-  });
+const db = dynamoStoreForFile();
 
 describe('FIFO partial batch failures', () => {
   it('a failed record fails the rest of its group; other groups go on', async () => {
@@ -48,17 +29,18 @@ describe('FIFO partial batch failures', () => {
     const onContactChanged = vi.fn(async (_event, row) => {
       if (row.primaryKey === 1) throw new Error('integrator bug');
     });
+    const worker = contactWorker(db.store, { onContactChanged });
 
-    const response = await contactWorker({ onContactChanged })(sqsEvent([a1, b1, a2, b2, a3]), lambdaContext);
+    const response = await worker(sqsEvent([a1, b1, a2, b2, a3]), lambdaContext);
 
     expect(response.batchItemFailures).toEqual([
       { itemIdentifier: a2.messageId },
       { itemIdentifier: a3.messageId },
     ]);
-    expect(await store.getRow('CustBatch', 'contact', 2)).toMatchObject({ eventCount: 2 });
+    expect(await db.store.getRow('CustBatch', 'contact', 2)).toMatchObject({ eventCount: 2 });
     // a2's row write happened before its hook failed; a3 was never touched, so it cannot overtake a2
-    expect(await store.getRow('CustBatch', 'contact', 1)).toMatchObject({ eventCount: 2 });
-    expect(await store.listRowEvents('CustBatch', 'contact', 1)).toHaveLength(2);
+    expect(await db.store.getRow('CustBatch', 'contact', 1)).toMatchObject({ eventCount: 2 });
+    expect(await db.store.listRowEvents('CustBatch', 'contact', 1)).toHaveLength(2);
   });
 
   it('an unparseable body or a foreign event fails only its group', async () => {
@@ -71,22 +53,24 @@ describe('FIFO partial batch failures', () => {
     };
     const activity = sqsRecord(rowEvent('activity.created', { context: 'CustBad', primaryKey: 4 }));
     const invalid = sqsRecord({ ...buildSampleBody('contact.changed'), PrimaryKey: 'seven' });
+    const worker = contactWorker(db.store);
 
-    const response = await contactWorker()(sqsEvent([notJson, good, activity, invalid]), lambdaContext);
+    const response = await worker(sqsEvent([notJson, good, activity, invalid]), lambdaContext);
 
     expect(response.batchItemFailures.map((failure) => failure.itemIdentifier)).toEqual([
       notJson.messageId,
       activity.messageId,
       invalid.messageId,
     ]);
-    expect(await store.getRow('CustBad', 'contact', 3)).toBeDefined();
+    expect(await db.store.getRow('CustBad', 'contact', 3)).toBeDefined();
   });
 
   it('decodes base64 bodies (raw bytes that are not valid UTF-8 text are sent that way)', async () => {
     const body = rowEvent('contact.created', { context: 'CustB64', primaryKey: 5, webhookName: 'Café ✓' });
-    const response = await contactWorker()(sqsEvent([sqsRecord(body, { base64: true })]), lambdaContext);
+    const worker = contactWorker(db.store);
+    const response = await worker(sqsEvent([sqsRecord(body, { base64: true })]), lambdaContext);
     expect(response.batchItemFailures).toEqual([]);
-    const [record] = await store.listRowEvents('CustB64', 'contact', 5);
+    const [record] = await db.store.listRowEvents('CustB64', 'contact', 5);
     expect(record!.payload).toEqual(body);
   });
 
@@ -120,12 +104,12 @@ describe('FIFO partial batch failures', () => {
   });
 
   it('the state worker rejects row events and handles its own', async () => {
-    const worker = createStateWorker({ store, hooks: {}, ...quietObservability() });
+    const worker = createStateWorker({ store: db.store, hooks: {}, ...quietObservability() });
     const row = sqsRecord(rowEvent('contact.created', { context: 'CustSW' }));
     const state = sqsRecord(stateEvent('webhook.stopped', { context: 'CustSW', primaryKey: 8 }));
     const response = await worker(sqsEvent([row, state]), lambdaContext);
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: row.messageId }]);
-    expect((await store.loadWebhook('CustSW', 8)).item).toMatchObject({ state: 1, stateName: 'Stopped' });
+    expect((await db.store.loadWebhook('CustSW', 8)).item).toMatchObject({ state: 1, stateName: 'Stopped' });
   });
 });
 
@@ -133,10 +117,10 @@ describe('entry points', () => {
   it('functions/*-worker.ts compose from the environment (endpoint from AWS_ENDPOINT_URL_DYNAMODB)', async () => {
     for (const [name, value] of Object.entries({
       ...FAKE_AWS_ENV,
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      ROWS_TABLE: tables.rows,
-      EVENTS_TABLE: tables.events,
-      WEBHOOKS_TABLE: tables.webhooks,
+      AWS_ENDPOINT_URL_DYNAMODB: db.dynamo.endpoint,
+      ROWS_TABLE: db.tables.rows,
+      EVENTS_TABLE: db.tables.events,
+      WEBHOOKS_TABLE: db.tables.webhooks,
       IGNORE_ASSOCIATE_IDS: '99, 100',
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
@@ -165,9 +149,9 @@ describe('entry points', () => {
       batchItemFailures: [],
     });
 
-    expect((await store.listRowEvents('CustEnv', 'contact', 1))[0]).toMatchObject({ echo: true });
-    expect(await store.getRow('CustEnv', 'activity', 2)).toMatchObject({ status: 'deleted' });
-    expect(await gapsIn(store, 'CustEnv')).toHaveLength(1);
+    expect((await db.store.listRowEvents('CustEnv', 'contact', 1))[0]).toMatchObject({ echo: true });
+    expect(await db.store.getRow('CustEnv', 'activity', 2)).toMatchObject({ status: 'deleted' });
+    expect(await gapsIn(db.store, 'CustEnv')).toHaveLength(1);
   });
 
   it('a missing table name stops the function at load, naming the variable', async () => {

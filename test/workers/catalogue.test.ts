@@ -1,29 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { handleDelivery } from '../../lib/ingest/index.js';
 import type { RowStatus } from '../../lib/model/types.js';
-import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker, createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
 import { ALL_SAMPLE_EVENTS, buildSampleBody } from '../../tools/samples.js';
 import { policy, RecordingQueue, request } from '../support/delivery.js';
-import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
-import { at, lambdaContext, quietObservability, sqsEvent, sqsRecord } from '../support/workers.js';
+import { dynamoStoreForFile } from '../support/dynamo.js';
+import { at, lambdaContext, rowWorkerDeps, sqsEvent, sqsRecord } from '../support/workers.js';
 
 /**
  * Every family of the catalogue, through the ingest (route) and its worker against dynalite (row
  * status and history): a valid delivery, invalid ones, and the older shape without FieldValues.
  */
-let dynamo: LocalDynamo;
-let store: Store;
+const db = dynamoStoreForFile();
 const workers = new Map<string, SqsBatchHandler>();
 
-beforeAll(async () => {
-  ({ dynamo, store } = await startDynamoStore());
-  const deps = { store, hooks: {}, ignoreAssociateIds: new Set<number>(), ...quietObservability() };
+beforeAll(() => {
+  const deps = rowWorkerDeps(db.store);
   workers.set('contact', createRowWorker({ ...deps, entity: 'contact' }));
   workers.set('activity', createRowWorker({ ...deps, entity: 'activity' }));
   workers.set('entities', createEntitiesWorker(deps));
 });
-afterAll(() => dynamo.close());
 
 /** What each verb does to the status of a row that was created first (an action changes nothing). */
 const STATUS_AFTER: Record<string, RowStatus> = {
@@ -95,14 +91,14 @@ describe('every family of the catalogue', () => {
         });
       }
 
-      const row = await store.getRow(context, entity, primaryKey);
+      const row = await db.store.getRow(context, entity, primaryKey);
       expect(row).toMatchObject({
         entity,
         status: STATUS_AFTER[verbOf(name)] ?? 'active',
         lastEvent: name,
         eventCount: lifecycle.length,
       });
-      const history = await store.listRowEvents(context, entity, primaryKey);
+      const history = await db.store.listRowEvents(context, entity, primaryKey);
       expect(history.map((record) => record.eventName)).toEqual(lifecycle);
     },
   );
@@ -133,7 +129,7 @@ describe('every family of the catalogue', () => {
       const { FieldValues: _, ...body } = buildSampleBody(name, { context, primaryKey });
       const { response } = await deliver(body);
       expect(response.decision).toMatchObject({ kind: 'accept', olderShape: true });
-      const row = await store.getRow(context, entityOf(name), primaryKey);
+      const row = await db.store.getRow(context, entityOf(name), primaryKey);
       expect(row).toMatchObject({ status: 'active', createdAt: body.Timestamp });
       expect(row?.fieldValues).toBeUndefined();
     },
@@ -156,7 +152,7 @@ describe('every family of the catalogue', () => {
     const primaryKey = nextKey++;
     const body = buildSampleBody('y_equipment.created', { context, primaryKey });
     await deliver(body);
-    const row = await store.getRow(context, 'y_equipment', primaryKey);
+    const row = await db.store.getRow(context, 'y_equipment', primaryKey);
     expect(row?.fieldValues).toEqual(body.FieldValues);
     expect(row?.fieldValuesJson).toContain('"x_bought":"[DT:09/16/2025 10:11:12]"');
   });
@@ -167,12 +163,12 @@ describe('every family of the catalogue', () => {
     const events = ['person.created', 'person.softdeleted', 'person.consented'];
     for (const [i, event] of events.entries())
       await deliver(buildSampleBody(event, { context, primaryKey, timestamp: when(i + 1) }));
-    expect(await store.getRow(context, 'person', primaryKey)).toMatchObject({
+    expect(await db.store.getRow(context, 'person', primaryKey)).toMatchObject({
       status: 'softdeleted',
       lastEvent: 'person.consented',
     });
     await deliver(buildSampleBody('person.changed', { context, primaryKey, timestamp: when(4) }));
-    expect((await store.getRow(context, 'person', primaryKey))?.status).toBe('active');
+    expect((await db.store.getRow(context, 'person', primaryKey))?.status).toBe('active');
   });
 
   it('parks names outside the catalogue and its grammar, typos included', async () => {

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type RowEvent, validEvent } from '../../lib/events/index.js';
 import { eventSeq } from '../../lib/model/order-key.js';
 import { snapshotMessage } from '../../lib/reconcile/run/snapshot-message.js';
 import type { Store } from '../../lib/store/types.js';
 import { processRowEvent, type RowWorkerDeps } from '../../lib/workers/index.js';
 import { inOrder } from '../support/arbitraries.js';
-import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
+import { dynamoStoreForFile } from '../support/dynamo.js';
 import { at, quietObservability, rowEvent } from '../support/workers.js';
 
 /**
@@ -29,13 +29,7 @@ const TIMEOUT = Math.max(300_000, RUNS * 600);
 /** SQS moves a message to the dead-letter queue after this many failed receives (the stack's maxReceiveCount). */
 const MAX_RECEIVES = 5;
 
-let dynamo: LocalDynamo;
-let store: Store;
-
-beforeAll(async () => {
-  ({ dynamo, store } = await startDynamoStore());
-});
-afterAll(() => dynamo.close());
+const db = dynamoStoreForFile();
 
 /**
  * How one handler's processing of a message goes wrong:
@@ -245,26 +239,29 @@ describe('eventCount through failures, retries and redrives (model, real store o
             /** A row write merged `event`: a live event always counts, a snapshot only once recorded. */
             const counted = async () => {
               const snapshot = event.Event === 'contact.reconciled';
-              if (!snapshot || (await store.getRowEvent(context, 'contact', primaryKey, eventSeq(event)))) {
+              if (
+                !snapshot ||
+                (await db.store.getRowEvent(context, 'contact', primaryKey, eventSeq(event)))
+              ) {
                 merged.add(event.EventId);
               }
             };
             const faulty: Store = {
-              ...store,
+              ...db.store,
               async recordEvent(record) {
                 await overtaken('record');
-                const landed = await store.recordEvent(record);
+                const landed = await db.store.recordEvent(record);
                 return fault.lostAnswer ? false : landed;
               },
               async saveRow(row, version) {
                 if (saves++ > 0) {
-                  await store.saveRow(row, version);
+                  await db.store.saveRow(row, version);
                   await counted();
                   return;
                 }
                 await overtaken('save');
                 if (fault.crash === 'before') throw new Error('throttled');
-                await store.saveRow(row, version);
+                await db.store.saveRow(row, version);
                 await counted();
                 if (fault.crash === 'after') throw new Error('timed out after the row write');
               },
@@ -281,10 +278,10 @@ describe('eventCount through failures, retries and redrives (model, real store o
           };
 
           const countWithinBounds = async () => {
-            const recorded = (await store.listRowEvents(context, 'contact', primaryKey)).filter(
+            const recorded = (await db.store.listRowEvents(context, 'contact', primaryKey)).filter(
               (r) => r.resendOf === undefined && r.conflictOf === undefined,
             );
-            const count = (await store.getRow(context, 'contact', primaryKey))?.eventCount ?? 0;
+            const count = (await db.store.getRow(context, 'contact', primaryKey))?.eventCount ?? 0;
             expect(count).toBeGreaterThanOrEqual(merged.size);
             expect(count).toBeLessThanOrEqual(recorded.length);
           };
@@ -347,7 +344,7 @@ describe('eventCount through failures, retries and redrives (model, real store o
           await drain(scenario.late, dlq);
           await redrive(dlq);
 
-          const history = await store.listRowEvents(context, 'contact', primaryKey);
+          const history = await db.store.listRowEvents(context, 'contact', primaryKey);
           const distinct = history.filter((r) => r.resendOf === undefined && r.conflictOf === undefined);
           // Every live event once; a snapshot once when it changed the row, else not at all.
           const recorded = new Set(history.map((r) => r.eventId));
@@ -356,7 +353,7 @@ describe('eventCount through failures, retries and redrives (model, real store o
               .filter((e) => live.has(e.EventId) || recorded.has(e.EventId))
               .map((e) => e.EventId),
           );
-          const row = await store.getRow(context, 'contact', primaryKey);
+          const row = await db.store.getRow(context, 'contact', primaryKey);
           expect(row).toBeDefined();
           expect(row!.eventCount).toBe(distinct.length);
           const newest = inOrder(events.filter((e) => recorded.has(e.EventId))).at(-1)!;

@@ -13,14 +13,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDefinitions, redriveAllowPolicy, redrivePolicy } from '../../infra/definitions.js';
 import { handleDelivery } from '../../lib/ingest/index.js';
 import { createSqsSender } from '../../lib/queue/sqs.js';
-import { createDynamoStore } from '../../lib/store/index.js';
 import type { Store } from '../../lib/store/types.js';
 import { createRowWorker, type SqsBatchHandler } from '../../lib/workers/index.js';
 import { toSqsRecord } from '../../local/lambda/event-source-mapping.js';
 import { policy, request, sample } from '../support/delivery.js';
-import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
 import { type LocalSqs, startLocalSqs } from '../support/sqs.js';
-import { at, lambdaContext, quietObservability } from '../support/workers.js';
+import { at, lambdaContext, rowWorkerDeps } from '../support/workers.js';
 
 let sqs: LocalSqs;
 let dynamo: LocalDynamo;
@@ -31,8 +30,7 @@ let maxReceiveCount: number;
 
 /** The contact queue and its DLQ exactly as infra/resources.yml defines them, wired by redrive policy. */
 beforeAll(async () => {
-  [sqs, dynamo] = await Promise.all([startLocalSqs(), startDynalite()]);
-  store = createDynamoStore({ client: dynamo.doc, tables: await dynamo.createTables(), retentionDays: 30 });
+  [sqs, { dynamo, store }] = await Promise.all([startLocalSqs(), startDynamoStore()]);
   const contact = loadDefinitions({ stage: 'dlqtest' }).queues.find((queue) => queue.key === 'contact')!;
   maxReceiveCount = contact.dlq.maxReceiveCount;
   dlqUrl = (
@@ -142,10 +140,7 @@ describe('poison record', () => {
 
     const worker = createRowWorker({
       entity: 'contact',
-      store,
-      hooks: {},
-      ignoreAssociateIds: new Set(),
-      ...quietObservability(),
+      ...rowWorkerDeps(store),
     });
     const { failures } = await drain(worker);
 

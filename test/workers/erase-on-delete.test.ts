@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bookkeepingFilter, DEFAULT_BOOKKEEPING_FIELDS } from '../../lib/bus/entry.js';
 import { erasesOnDelete } from '../../lib/config/erasure.js';
 import type { RowEvent } from '../../lib/events/index.js';
@@ -7,24 +7,19 @@ import { snapshotMessage } from '../../lib/reconcile/run/snapshot-message.js';
 import type { Store } from '../../lib/store/types.js';
 import { createEntitiesWorker } from '../../lib/workers/index.js';
 import { FakePublisher } from '../support/bus.js';
-import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
+import { dynamoStoreForFile } from '../support/dynamo.js';
 import {
   at,
   lambdaContext,
-  quietObservability,
   redelivered,
   rowEvent,
+  rowWorkerDeps,
   sqsEvent,
   sqsRecord,
+  sqsRecordOf,
 } from '../support/workers.js';
 
-let dynamo: LocalDynamo;
-let store: Store;
-
-beforeAll(async () => {
-  ({ dynamo, store } = await startDynamoStore());
-});
-afterAll(() => dynamo.close());
+const db = dynamoStoreForFile();
 
 /** Strings no sample carries: found anywhere after the erasure, they are the person's data leaking. */
 const SECRETS = ['Zyxqwv-Firstname', 'Plokmij-Lastname', '1971-02-03-birth', 'Uhbygv-consent'];
@@ -44,16 +39,13 @@ function created(context: string, seconds: number): RowEvent {
 function setup(options: { store?: Store; erase?: string } = {}) {
   const bus = new FakePublisher();
   const worker = createEntitiesWorker({
-    store: options.store ?? store,
-    hooks: {},
-    ignoreAssociateIds: new Set(),
+    ...rowWorkerDeps(options.store ?? db.store),
     erasesOnDelete: erasesOnDelete({ ERASE_ON_DELETE: options.erase }),
     publication: {
       publisher: bus,
       publishEchoes: false,
       isBookkeeping: bookkeepingFilter(DEFAULT_BOOKKEEPING_FIELDS),
     },
-    ...quietObservability(),
   });
   const run = async (...records: ReturnType<typeof sqsRecord>[]) =>
     (await worker(sqsEvent(records), lambdaContext)).batchItemFailures;
@@ -62,8 +54,8 @@ function setup(options: { store?: Store; erase?: string } = {}) {
 
 /** Everything the store holds of the row, as text: the row and every history record (bodies included). */
 async function stored(context: string): Promise<string> {
-  const row = await store.getRow(context, 'person', 77);
-  const history = await store.listRowEvents(context, 'person', 77);
+  const row = await db.store.getRow(context, 'person', 77);
+  const history = await db.store.listRowEvents(context, 'person', 77);
   return JSON.stringify({ row, history });
 }
 
@@ -79,11 +71,6 @@ function snapshotAt(context: string, seconds: number): OutboundMessage {
     fetchedAt: new Date(at(seconds)),
     fieldValues: JSON.stringify({ person_id: 77, firstname: SECRETS[0], lastname: SECRETS[1] }),
   });
-}
-
-function asRecord(message: OutboundMessage) {
-  const raw = String(message.body);
-  return sqsRecord(JSON.parse(raw), { raw });
 }
 
 const lifeOf = (context: string) => [
@@ -103,7 +90,7 @@ describe('ERASE_ON_DELETE: a hard delete erases the row and its history (dynalit
     expect(await run(sqsRecord(events[3]!))).toEqual([]);
 
     expect(leaks(await stored('CustErase1'))).toEqual([]);
-    const row = await store.getRow('CustErase1', 'person', 77);
+    const row = await db.store.getRow('CustErase1', 'person', 77);
     expect(row).toMatchObject({
       status: 'deleted',
       deletedAt: events[3]!.Timestamp,
@@ -114,7 +101,7 @@ describe('ERASE_ON_DELETE: a hard delete erases the row and its history (dynalit
     expect(row).not.toHaveProperty('values');
     expect(row!.fieldValuesSeq).toContain(events[0]!.EventId);
     expect(row!.recentSeqs).toHaveLength(4);
-    const history = await store.listRowEvents('CustErase1', 'person', 77);
+    const history = await db.store.listRowEvents('CustErase1', 'person', 77);
     expect(history.map((r) => [r.eventId, r.eventName, r.erased])).toEqual(
       events.map((e) => [e.EventId, e.Event, true]),
     );
@@ -136,13 +123,13 @@ describe('ERASE_ON_DELETE: a hard delete erases the row and its history (dynalit
     expect(await run(sqsRecord(lateCreated), sqsRecord(newerChange))).toEqual([]);
     expect(await run(redelivered(sqsRecord(events[0]!)))).toEqual([]);
     expect(
-      await run(asRecord(snapshotAt('CustErase2', 3.5)), asRecord(snapshotAt('CustErase2', 20))),
+      await run(sqsRecordOf(snapshotAt('CustErase2', 3.5)), sqsRecordOf(snapshotAt('CustErase2', 20))),
     ).toEqual([]);
 
     expect(leaks(await stored('CustErase2'))).toEqual([]);
     expect(leaks(JSON.stringify(bus.details().slice(published)))).toEqual([]);
     expect(bus.published.length).toBe(published);
-    expect(await store.getRow('CustErase2', 'person', 77)).toMatchObject({
+    expect(await db.store.getRow('CustErase2', 'person', 77)).toMatchObject({
       status: 'deleted',
       changedFields: [],
     });
@@ -151,10 +138,10 @@ describe('ERASE_ON_DELETE: a hard delete erases the row and its history (dynalit
   it('a crash between the row write and the history erasure is finished by the redelivery', async () => {
     let crash = true;
     const crashing: Store = {
-      ...store,
+      ...db.store,
       async eraseRowHistory(...key) {
         if (crash) throw new Error('crashed after the row write');
-        return store.eraseRowHistory(...key);
+        return db.store.eraseRowHistory(...key);
       },
     };
     const events = lifeOf('CustErase3');
@@ -162,7 +149,7 @@ describe('ERASE_ON_DELETE: a hard delete erases the row and its history (dynalit
     for (const event of events.slice(0, 3)) expect(await run(sqsRecord(event))).toEqual([]);
     const deleted = sqsRecord(events[3]!);
     expect(await run(deleted)).toHaveLength(1);
-    const row = await store.getRow('CustErase3', 'person', 77);
+    const row = await db.store.getRow('CustErase3', 'person', 77);
     expect(row).toMatchObject({ status: 'deleted' });
     expect(leaks(JSON.stringify(row))).toEqual([]);
     expect(leaks(await stored('CustErase3'))).not.toEqual([]); // the history still has them
@@ -171,7 +158,7 @@ describe('ERASE_ON_DELETE: a hard delete erases the row and its history (dynalit
     expect(await run(redelivered(deleted))).toEqual([]);
 
     expect(leaks(await stored('CustErase3'))).toEqual([]);
-    expect(await store.getRow('CustErase3', 'person', 77)).toMatchObject({ eventCount: 4 });
+    expect(await db.store.getRow('CustErase3', 'person', 77)).toMatchObject({ eventCount: 4 });
   });
 
   it('an erased record still tells a redelivery from a conflict and a resend (its content hash is kept)', async () => {
@@ -183,15 +170,15 @@ describe('ERASE_ON_DELETE: a hard delete erases the row and its history (dynalit
       expect(
         await run(sqsRecord(person('person.changed', 'CustErase4', 10 + i, { Changes: ['updated'] }))),
       ).toEqual([]);
-    const before = await store.getRow('CustErase4', 'person', 77);
+    const before = await db.store.getRow('CustErase4', 'person', 77);
 
     expect(await run(redelivered(sqsRecord(events[0]!)))).toEqual([]);
     expect(await run(sqsRecord({ ...events[0]!, EventId: crypto.randomUUID() }))).toEqual([]);
 
-    const history = await store.listRowEvents('CustErase4', 'person', 77);
+    const history = await db.store.listRowEvents('CustErase4', 'person', 77);
     expect(history.filter((r) => r.resendOf !== undefined)).toHaveLength(1);
     expect(history.filter((r) => r.conflictOf !== undefined)).toHaveLength(0);
-    expect((await store.getRow('CustErase4', 'person', 77))!.eventCount).toBe(before!.eventCount);
+    expect((await db.store.getRow('CustErase4', 'person', 77))!.eventCount).toBe(before!.eventCount);
     expect(leaks(await stored('CustErase4'))).toEqual([]);
   });
 

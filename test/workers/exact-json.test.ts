@@ -1,19 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toEventView, toRowView } from '../../dashboard/views.js';
 import { JsonText, jsonMembers, stringifyExact } from '../../lib/json-text.js';
-import type { Store } from '../../lib/store/types.js';
-import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
+import { dynamoStoreForFile } from '../support/dynamo.js';
 import { at, contactWorker, lambdaContext, rowEvent, sqsEvent, sqsRecord } from '../support/workers.js';
 
-let dynamo: LocalDynamo;
-let store: Store;
+const db = dynamoStoreForFile();
 
-beforeAll(async () => {
-  ({ dynamo, store } = await startDynamoStore());
-});
-afterAll(() => dynamo.close());
-
-const worker = () => contactWorker(store);
+const worker = () => contactWorker(db.store);
 
 /** A contact.created delivery whose raw text carries `extra` inside FieldValues or at the top level. */
 function delivery(primaryKey: number, where: 'FieldValues' | 'top', extra: string) {
@@ -43,9 +36,9 @@ describe('every accepted delivery is stored, with its exact digits', () => {
     const response = await worker()(sqsEvent([sqsRecord(event, { raw })]), lambdaContext);
 
     expect(response.batchItemFailures).toEqual([]);
-    const row = await store.getRow('CustExact', 'contact', primaryKey);
+    const row = await db.store.getRow('CustExact', 'contact', primaryKey);
     expect(row?.lastEventId).toBe(event.EventId);
-    const history = await store.listRowEvents('CustExact', 'contact', primaryKey);
+    const history = await db.store.listRowEvents('CustExact', 'contact', primaryKey);
     expect(history).toHaveLength(1);
     expect(history[0]!.body).toBe(raw);
     // the admin API's history answer carries the body as received

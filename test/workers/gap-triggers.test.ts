@@ -1,11 +1,10 @@
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ReconcileQueue, ReconcileRequestSchema } from '../../lib/reconcile/request.js';
-import type { Store } from '../../lib/store/types.js';
 import { createStateWorker } from '../../lib/workers/index.js';
 import { FakePublisher } from '../support/bus.js';
-import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
-import { type LocalSqs, reconcileQueueOn, startLocalSqs } from '../support/sqs.js';
+import { dynamoStoreForFile } from '../support/dynamo.js';
+import { localSqsForFile, reconcileQueueOn } from '../support/sqs.js';
 import {
   at,
   contactWorker,
@@ -18,18 +17,8 @@ import {
   stateEvent,
 } from '../support/workers.js';
 
-let dynamo: LocalDynamo;
-let store: Store;
-let sqs: LocalSqs;
-
-beforeAll(async () => {
-  ({ dynamo, store } = await startDynamoStore());
-  sqs = await startLocalSqs();
-});
-afterAll(async () => {
-  await sqs.close();
-  await dynamo.close();
-});
+const db = dynamoStoreForFile();
+const sqs = localSqsForFile();
 
 /** Every request waiting in the reconcile queue (received and left invisible: each test has its own queue). */
 async function queued(queueUrl: string) {
@@ -45,7 +34,7 @@ async function queued(queueUrl: string) {
 
 function worker(reconcile: ReconcileQueue | undefined, bus = new FakePublisher()) {
   const handler = createStateWorker({
-    store,
+    store: db.store,
     hooks: {},
     reconcile,
     publication: { publisher: bus, publishEchoes: false, isBookkeeping: () => false },
@@ -65,7 +54,7 @@ describe('the gap triggers of the webhook-state worker (dynalite, local SQS FIFO
     const queueUrl = await sqs.createFifoQueue('reconcile-trig');
     const { bus, handler } = worker(reconcileQueueOn(sqs, queueUrl));
     const lastRow = rowEvent('contact.changed', { context, primaryKey: 5, timestamp: at(10) });
-    await contactWorker(store)(sqsEvent([sqsRecord(lastRow)]), lambdaContext);
+    await contactWorker(db.store)(sqsEvent([sqsRecord(lastRow)]), lambdaContext);
 
     const errors = sqsRecord(stateEvent('webhook.errors', { context, primaryKey: 7, timestamp: at(20) }));
     expect((await handler(sqsEvent([errors]), lambdaContext)).batchItemFailures).toEqual([]);

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { entrySize, MAX_DETAIL_DEPTH, MAX_ENTRY_BYTES } from '../../lib/bus/entry.js';
 import { nestingDepth } from '../../lib/bus/limits.js';
 import type { RowEvent } from '../../lib/events/index.js';
-import type { Store } from '../../lib/store/types.js';
-import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
+import { dynamoStoreForFile } from '../support/dynamo.js';
 import {
   at,
   lambdaContext,
@@ -18,16 +17,10 @@ import {
  * and field names that are also names of Object.prototype's members (item 9).
  */
 
-let dynamo: LocalDynamo;
-let store: Store;
-
-beforeAll(async () => {
-  ({ dynamo, store } = await startDynamoStore());
-});
-afterAll(() => dynamo.close());
+const db = dynamoStoreForFile();
 
 function setup() {
-  const { bus, worker } = publishingContactWorker(store, { bookkeeping: ['updated'] });
+  const { bus, worker } = publishingContactWorker(db.store, { bookkeeping: ['updated'] });
   /** Handles the events, one batch each, and returns the records that failed. */
   const handle = async (...events: RowEvent[]) => {
     const failed: string[] = [];
@@ -55,7 +48,7 @@ describe('a delivery nested deeper than PutEvents processes', () => {
     const response = await worker(sqsEvent([sqsRecord(created, { raw })]), lambdaContext);
 
     expect(response.batchItemFailures).toEqual([]);
-    expect((await store.getRow('CustDeep', 'contact', 1))?.lastEventId).toBe(created.EventId);
+    expect((await db.store.getRow('CustDeep', 'contact', 1))?.lastEventId).toBe(created.EventId);
     const entry = bus.published.at(-1)!;
     expect(nestingDepth(entry.Detail)).toBeLessThanOrEqual(MAX_DETAIL_DEPTH);
     expect(JSON.parse(entry.Detail)).toMatchObject({
@@ -76,7 +69,7 @@ describe('a change naming thousands of fields', () => {
     const failed = await handle(created, change);
 
     expect(failed).toEqual([]);
-    expect((await store.getRow('CustLong', 'contact', 1))?.changedFields).toEqual(fields);
+    expect((await db.store.getRow('CustLong', 'contact', 1))?.changedFields).toEqual(fields);
     const entry = bus.published.at(-1)!;
     expect(entrySize(entry)).toBeLessThanOrEqual(MAX_ENTRY_BYTES);
     const detail = JSON.parse(entry.Detail);
@@ -100,7 +93,7 @@ describe('a change naming thousands of fields', () => {
     const failed = await handle(changed('CustLonger', 1, fields), second);
 
     expect(failed).toEqual([]);
-    const row = await store.getRow('CustLonger', 'contact', 1);
+    const row = await db.store.getRow('CustLonger', 'contact', 1);
     expect(row?.changedFields).toEqual(['name', ...fields].sort());
     expect(row?.eventCount).toBe(2);
     const details = bus.details();
@@ -132,7 +125,7 @@ describe('field names that are also members of every JavaScript object', () => {
       const failed = await handle(created, first, late);
 
       expect(failed).toEqual([]);
-      const row = (await store.getRow(context, 'contact', 1))!;
+      const row = (await db.store.getRow(context, 'contact', 1))!;
       expect(row.changedFields).toEqual(['department', name].sort());
       expect(Object.hasOwn(row.changedFieldSeqs, name)).toBe(true);
       expect(row.changedFieldSeqs[name]).toBe(row.changedFieldSeqs.department);

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Store } from '../../lib/store/types.js';
 import { createStateWorker } from '../../lib/workers/index.js';
 import { buildSampleBody } from '../../tools/samples.js';
-import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
+import { dynamoStoreForFile } from '../support/dynamo.js';
 import {
   at,
   lambdaContext,
@@ -15,22 +15,16 @@ import {
   stateEvent,
 } from '../support/workers.js';
 
-let dynamo: LocalDynamo;
-let store: Store;
-
-beforeAll(async () => {
-  ({ dynamo, store } = await startDynamoStore());
-});
-afterAll(() => dynamo.close());
+const db = dynamoStoreForFile();
 
 const ECHO_ASSOCIATE = 99;
 
 function setup(options: { publishEchoes?: boolean } = {}) {
-  const { bus, worker, publication } = publishingContactWorker(store, {
+  const { bus, worker, publication } = publishingContactWorker(db.store, {
     ...options,
     ignoreAssociateIds: [ECHO_ASSOCIATE],
   });
-  const stateWorker = createStateWorker({ store, hooks: {}, publication, ...quietObservability() });
+  const stateWorker = createStateWorker({ store: db.store, hooks: {}, publication, ...quietObservability() });
   return { bus, worker, stateWorker };
 }
 
@@ -58,7 +52,7 @@ describe('publishing applied changes to the bus', () => {
       row: { status: 'active', lastEventId: events[11]!.EventId },
     });
     expect(last.significantChanges).not.toContain('updated');
-    const row = await store.getRow('CustPub', 'contact', 1);
+    const row = await db.store.getRow('CustPub', 'contact', 1);
     expect(row).toMatchObject({ eventCount: 12, lastEventId: events[11]!.EventId });
   });
 
@@ -92,7 +86,7 @@ describe('publishing applied changes to the bus', () => {
 
     expect(response.batchItemFailures).toEqual([]);
     expect(bus.published).toHaveLength(1);
-    expect(await store.listRowEvents('CustQuiet', 'contact', 3)).toHaveLength(4); // all recorded
+    expect(await db.store.listRowEvents('CustQuiet', 'contact', 3)).toHaveLength(4); // all recorded
   });
 
   it('publishes echoes when PUBLISH_ECHOES is true, marked as such', async () => {
@@ -122,7 +116,7 @@ describe('publishing applied changes to the bus', () => {
       { itemIdentifier: a2.messageId },
     ]);
     expect(bus.details().map((d) => d.EventId)).toEqual([b1, a2].map((r) => JSON.parse(r.body).EventId));
-    expect(await store.getRow('CustFail', 'contact', 1)).toMatchObject({ eventCount: 2 }); // written all the same
+    expect(await db.store.getRow('CustFail', 'contact', 1)).toMatchObject({ eventCount: 2 }); // written all the same
 
     // SQS redelivers a1 and a2: both rows writes are no-ops now, and a1 is published this time
     const retry = await worker(sqsEvent([redelivered(a1), redelivered(a2)]), lambdaContext);
@@ -133,7 +127,7 @@ describe('publishing applied changes to the bus', () => {
     expect(published.filter((d) => d.EventId === a1Id)).toMatchObject([{ outcome: 'late' }]); // a2 is newer
     // a2 was published before its group failed, and its history says so: the redelivery does not repeat it
     expect(published.filter((d) => d.EventId === a2Id)).toHaveLength(1);
-    expect(await store.getRow('CustFail', 'contact', 1)).toMatchObject({ eventCount: 2 });
+    expect(await db.store.getRow('CustFail', 'contact', 1)).toMatchObject({ eventCount: 2 });
   });
 
   it('a change whose publish kept failing is published when redriven from the DLQ (receive count 1), once', async () => {
@@ -155,12 +149,12 @@ describe('publishing applied changes to the bus', () => {
 
     expect([redriven.batchItemFailures, again.batchItemFailures]).toEqual([[], []]);
     expect(bus.details().map((d) => d.EventId)).toEqual([event.EventId]);
-    expect(await store.getRow('CustRedrive', 'contact', 1)).toMatchObject({ eventCount: 1 });
+    expect(await db.store.getRow('CustRedrive', 'contact', 1)).toMatchObject({ eventCount: 1 });
   });
 
   it('writes nothing after the history put to publish once: no second write per published change', async () => {
     const writes: string[] = [];
-    const counted = new Proxy(store, {
+    const counted = new Proxy(db.store, {
       get(target, name: keyof Store) {
         const value = target[name];
         if (typeof value !== 'function') return value;
@@ -207,11 +201,11 @@ describe('publishing applied changes to the bus', () => {
     await other.worker(sqsEvent([redelivered(record)]), lambdaContext);
 
     expect(other.bus.details()).toMatchObject([{ EventId: event.EventId, outcome: 'applied' }]);
-    expect(await store.getRow('CustOtherInstance', 'contact', 1)).toMatchObject({ eventCount: 1 });
+    expect(await db.store.getRow('CustOtherInstance', 'contact', 1)).toMatchObject({ eventCount: 1 });
   });
 
   it('puts on the bus only the changes some subscription matches (PUBLISH_DETAIL_TYPES); the rows take every change', async () => {
-    const { bus, worker } = publishingContactWorker(store, {
+    const { bus, worker } = publishingContactWorker(db.store, {
       patterns: [
         { 'detail-type': ['contact.changed'], detail: { significantChanges: ['department'] } },
         { 'detail-type': ['contact.deleted', 'sale.sold'] },
@@ -227,7 +221,7 @@ describe('publishing applied changes to the bus', () => {
 
     await worker(sqsEvent([sqsRecord(changed)]), lambdaContext);
     expect(bus.details()).toMatchObject([{ EventId: changed.EventId, Event: 'contact.changed' }]);
-    expect(await store.getRow('CustMatched', 'contact', 1)).toMatchObject({ eventCount: 2 });
+    expect(await db.store.getRow('CustMatched', 'contact', 1)).toMatchObject({ eventCount: 2 });
   });
 
   it('publishes webhook state events with the webhook and its open gap', async () => {

@@ -1,44 +1,33 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bookkeepingFilter, DEFAULT_BOOKKEEPING_FIELDS } from '../../lib/bus/entry.js';
 import type { RowEvent } from '../../lib/events/index.js';
-import type { OutboundMessage } from '../../lib/queue/port.js';
 import { type FetchedRow, snapshotMessage } from '../../lib/reconcile/run/snapshot-message.js';
 import type { Store } from '../../lib/store/types.js';
 import { createRowWorker } from '../../lib/workers/index.js';
-import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
+import { dynamoStoreForFile } from '../support/dynamo.js';
 import {
   at,
+  contactWorker,
   lambdaContext,
   publishingContactWorker,
-  quietObservability,
   redelivered,
   rowEvent,
+  rowWorkerDeps,
   sqsEvent,
   sqsRecord,
+  sqsRecordOf,
 } from '../support/workers.js';
 
-let dynamo: LocalDynamo;
-let store: Store;
-
-beforeAll(async () => {
-  ({ dynamo, store } = await startDynamoStore());
-});
-afterAll(() => dynamo.close());
+const db = dynamoStoreForFile();
 
 function setup() {
-  const { bus, worker } = publishingContactWorker(store);
+  const { bus, worker } = publishingContactWorker(db.store);
   /** Runs one batch and expects every record to succeed. */
   const run = async (...records: ReturnType<typeof sqsRecord>[]) => {
     const response = await worker(sqsEvent(records), lambdaContext);
     expect(response.batchItemFailures).toEqual([]);
   };
   return { bus, run };
-}
-
-/** The SQS record of a reconcile's message, its body exactly as the builder wrote it. */
-function asRecord(message: OutboundMessage): ReturnType<typeof sqsRecord> {
-  const raw = String(message.body);
-  return sqsRecord(JSON.parse(raw), { raw });
 }
 
 /** A created event whose FieldValues carry `values` (beside the sample's). */
@@ -74,16 +63,16 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
     const base = created('CustRec1', 0, { name: 'Old' });
     await run(sqsRecord(base));
     const message = snapshot('CustRec1', 10, base, { name: '"New"', big: '12345678901234567890' });
-    const record = asRecord(message);
+    const record = sqsRecordOf(message);
 
     await run(record);
     await run(redelivered(record)); // SQS again, after the 5-minute deduplication window
 
-    const row = await store.getRow('CustRec1', 'contact', 7);
+    const row = await db.store.getRow('CustRec1', 'contact', 7);
     expect(row).toMatchObject({ status: 'active', eventCount: 2, lastEvent: 'contact.reconciled' });
     expect(row?.fieldValuesJson).toContain('"big":12345678901234567890');
     expect(row?.fieldValuesTimestamp).toBe(at(10).replace(/0000Z$/, 'Z'));
-    const history = await store.listRowEvents('CustRec1', 'contact', 7);
+    const history = await db.store.listRowEvents('CustRec1', 'contact', 7);
     expect(history.map((r) => [r.eventName, r.changed])).toEqual([
       ['contact.created', undefined],
       ['contact.reconciled', ['big', 'name']],
@@ -97,24 +86,24 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
       row: { status: 'active' },
     });
     // A snapshot came through no webhook: the gap marker stays on the live event.
-    expect(await store.getLastAccepted('CustRec1', base.WebhookName)).toMatchObject({
+    expect(await db.store.getLastAccepted('CustRec1', base.WebhookName)).toMatchObject({
       eventId: base.EventId,
     });
-    expect(await store.getLastAccepted('CustRec1', '')).toBeUndefined();
+    expect(await db.store.getLastAccepted('CustRec1', '')).toBeUndefined();
   });
 
   it('a snapshot equal to the row records nothing, counts nothing and publishes nothing; an older answer arriving later cannot undo it', async () => {
     const { bus, run } = setup();
     const base = created('CustRec2', 0, { name: 'Same' });
     await run(sqsRecord(base));
-    const before = (await store.loadRow('CustRec2', 'contact', 7)).item!;
-    const equal = asRecord(snapshot('CustRec2', 10, base, {}));
+    const before = (await db.store.loadRow('CustRec2', 'contact', 7)).item!;
+    const equal = sqsRecordOf(snapshot('CustRec2', 10, base, {}));
 
     await run(equal);
-    const after = await store.loadRow('CustRec2', 'contact', 7);
+    const after = await db.store.loadRow('CustRec2', 'contact', 7);
     await run(redelivered(equal)); // confirms nothing more: no write
     // The CRM's name was Other at 5 and Same again by 10, whose change events were lost.
-    await run(asRecord(snapshot('CustRec2', 5, base, { name: '"Other"' })));
+    await run(sqsRecordOf(snapshot('CustRec2', 5, base, { name: '"Other"' })));
 
     // Only the order keys of its FieldValues moved to F (one write): same data, same count, same last event.
     const { fieldValuesTimestamp, fieldValuesSeq, statusSeq, ...unchanged } = after.item!;
@@ -122,8 +111,8 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
       (({ fieldValuesTimestamp: _t, fieldValuesSeq: _s, statusSeq: _u, ...rest }) => rest)(before),
     );
     expect(fieldValuesTimestamp).toBe('2025-05-14T12:00:10.000Z');
-    expect(await store.loadRow('CustRec2', 'contact', 7)).toEqual(after);
-    expect((await store.listRowEvents('CustRec2', 'contact', 7)).map((r) => r.eventName)).toEqual([
+    expect(await db.store.loadRow('CustRec2', 'contact', 7)).toEqual(after);
+    expect((await db.store.listRowEvents('CustRec2', 'contact', 7)).map((r) => r.eventName)).toEqual([
       'contact.created',
     ]);
     expect(bus.published.map((entry) => entry.DetailType)).toEqual(['contact.created']);
@@ -135,10 +124,10 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
     await run(sqsRecord(base), sqsRecord(changed('CustRec3', 20, 'name')));
     const older = changed('CustRec3', 5, 'department');
 
-    await run(asRecord(snapshot('CustRec3', 10, base, { department: '"Sales"' })));
+    await run(sqsRecordOf(snapshot('CustRec3', 10, base, { department: '"Sales"' })));
     await run(sqsRecord(older));
 
-    const row = await store.getRow('CustRec3', 'contact', 7);
+    const row = await db.store.getRow('CustRec3', 'contact', 7);
     expect(row?.fieldValues).toMatchObject({ department: 'Sales' });
     expect(row?.changedFields).toEqual(['name']); // the change at 20 is newer than the snapshot's values
     expect(row).toMatchObject({ lastEvent: 'contact.changed', lastTimestamp: at(20), eventCount: 4 });
@@ -153,9 +142,9 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
     const tie = changed('CustRec4', 10, 'name');
     await run(sqsRecord(base), sqsRecord(tie));
 
-    await run(asRecord(snapshot('CustRec4', 10, base, { name: '"Fetched"' })));
+    await run(sqsRecordOf(snapshot('CustRec4', 10, base, { name: '"Fetched"' })));
 
-    const row = await store.getRow('CustRec4', 'contact', 7);
+    const row = await db.store.getRow('CustRec4', 'contact', 7);
     expect(row).toMatchObject({ lastEventId: tie.EventId, changedFields: ['name'] });
   });
 
@@ -171,10 +160,10 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
       deleted: true,
     });
 
-    await run(asRecord(gone));
-    await run(redelivered(asRecord(gone)));
+    await run(sqsRecordOf(gone));
+    await run(redelivered(sqsRecordOf(gone)));
 
-    const row = await store.getRow('CustRec5', 'contact', 7);
+    const row = await db.store.getRow('CustRec5', 'contact', 7);
     expect(row).toMatchObject({ status: 'deleted', eventCount: 2 });
     expect(row?.fieldValues).toMatchObject({ name: 'Gone' });
     expect(bus.details().filter((d) => d.Event === 'contact.reconciled')).toMatchObject([
@@ -186,32 +175,26 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
     const { run } = setup();
     const base = created('CustRec6', 0, { name: 'Old' });
     await run(sqsRecord(base));
-    const first = asRecord(snapshot('CustRec6', 10, base, { name: '"New"' }));
+    const first = sqsRecordOf(snapshot('CustRec6', 10, base, { name: '"New"' }));
     let crash = true;
     const crashing: Store = {
-      ...store,
+      ...db.store,
       async saveRow(row, version) {
         if (crash) throw new Error('throttled after the history put');
-        await store.saveRow(row, version);
+        await db.store.saveRow(row, version);
       },
     };
-    const faulty = createRowWorker({
-      entity: 'contact',
-      store: crashing,
-      hooks: {},
-      ignoreAssociateIds: new Set(),
-      ...quietObservability(),
-    });
+    const faulty = contactWorker(crashing);
     // Its receives fail (it goes to the DLQ); a later snapshot with the same answer gets through.
     expect((await faulty(sqsEvent([first]), lambdaContext)).batchItemFailures).toHaveLength(1);
     crash = false;
-    await run(asRecord(snapshot('CustRec6', 20, base, { name: '"New"' })));
+    await run(sqsRecordOf(snapshot('CustRec6', 20, base, { name: '"New"' })));
 
     await run(redelivered(first)); // redriven: older than the row's FieldValues now, equal to them
 
-    const history = await store.listRowEvents('CustRec6', 'contact', 7);
+    const history = await db.store.listRowEvents('CustRec6', 'contact', 7);
     expect(history.map((r) => r.changed)).toEqual([undefined, ['name'], ['name']]);
-    expect(await store.getRow('CustRec6', 'contact', 7)).toMatchObject({ eventCount: 3 });
+    expect(await db.store.getRow('CustRec6', 'contact', 7)).toMatchObject({ eventCount: 3 });
   });
 
   it('a snapshot whose entry PutEvents refused is published on its redelivery, with the fields its record names', async () => {
@@ -219,20 +202,17 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
     const base = created('CustRec7', 0, { name: 'Old' });
     await run(sqsRecord(base));
     const message = snapshot('CustRec7', 10, base, { name: '"New"' });
-    const record = asRecord(message);
+    const record = sqsRecordOf(message);
     bus.failNext(message.deduplicationId);
 
     const worker = createRowWorker({
       entity: 'contact',
-      store,
-      hooks: {},
-      ignoreAssociateIds: new Set(),
+      ...rowWorkerDeps(db.store),
       publication: {
         publisher: bus,
         publishEchoes: false,
         isBookkeeping: bookkeepingFilter(DEFAULT_BOOKKEEPING_FIELDS),
       },
-      ...quietObservability(),
     });
     expect((await worker(sqsEvent([record]), lambdaContext)).batchItemFailures).toHaveLength(1);
     await run(redelivered(record));
@@ -240,6 +220,6 @@ describe('<entity>.reconciled through the contact worker (dynalite)', () => {
 
     const published = bus.details().filter((d) => d.Event === 'contact.reconciled');
     expect(published).toMatchObject([{ significantChanges: ['name'], outcome: 'applied' }]);
-    expect(await store.getRow('CustRec7', 'contact', 7)).toMatchObject({ eventCount: 2 });
+    expect(await db.store.getRow('CustRec7', 'contact', 7)).toMatchObject({ eventCount: 2 });
   });
 });

@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RowEvent } from '../../lib/events/index.js';
 import type { Hooks } from '../../lib/hooks.js';
-import { createDynamoStore } from '../../lib/store/index.js';
-import type { Store } from '../../lib/store/types.js';
 import { processRowEvent, type RowWorkerDeps } from '../../lib/workers/index.js';
-import { type LocalDynamo, startDynalite } from '../support/dynamo.js';
+import { dynamoStoreForFile } from '../support/dynamo.js';
 import {
   at,
   contactWorker,
@@ -15,20 +13,12 @@ import {
   sqsRecord,
 } from '../support/workers.js';
 
-let dynamo: LocalDynamo;
-let store: Store;
-let deps: RowWorkerDeps;
 const NOW = new Date('2025-05-14T12:00:00.000Z');
-
-beforeAll(async () => {
-  dynamo = await startDynalite();
-  const tables = await dynamo.createTables();
-  store = createDynamoStore({ client: dynamo.doc, tables, retentionDays: 30, now: () => NOW });
-});
-afterAll(() => dynamo.close());
+const db = dynamoStoreForFile({ now: () => NOW });
+let deps: RowWorkerDeps;
 
 beforeEach(() => {
-  deps = { store, hooks: {}, ignoreAssociateIds: new Set([99]), ...quietObservability() };
+  deps = { store: db.store, hooks: {}, ignoreAssociateIds: new Set([99]), ...quietObservability() };
 });
 
 const meta = { messageId: 'm-1', signatureVerified: true, receivedAt: '2025-05-14T12:00:01.000Z' };
@@ -48,7 +38,7 @@ describe('row worker against dynalite', () => {
     for (const event of events) statuses.push((await processRowEvent(deps, event, meta)).row!.status);
 
     expect(statuses).toEqual(['active', 'active', 'softdeleted', 'deleted']);
-    const stored = await store.getRow(key.context, 'contact', key.primaryKey);
+    const stored = await db.store.getRow(key.context, 'contact', key.primaryKey);
     expect(stored).toMatchObject({
       status: 'deleted',
       fieldValues: events[0]!.FieldValues,
@@ -59,7 +49,7 @@ describe('row worker against dynalite', () => {
     });
     expect(stored!.changedFields).toEqual(expect.arrayContaining(['department', 'deleted', 'DeletedDate']));
 
-    const history = await store.listRowEvents(key.context, 'contact', key.primaryKey);
+    const history = await db.store.listRowEvents(key.context, 'contact', key.primaryKey);
     expect(history.map((record) => record.eventId)).toEqual(events.map((event) => event.EventId));
     expect(history[0]).toMatchObject({
       eventName: 'contact.created',
@@ -88,11 +78,11 @@ describe('row worker against dynalite', () => {
     expect(lateResult.row!.lastEventId).toBe(newer.EventId);
     expect(lateResult.row!.changedFields).toContain('name');
 
-    const before = await store.getRow(key.context, 'contact', key.primaryKey);
+    const before = await db.store.getRow(key.context, 'contact', key.primaryKey);
     const again = await processRowEvent(deps, newer, meta);
     expect(again.outcome).toBe('duplicate');
-    expect(await store.getRow(key.context, 'contact', key.primaryKey)).toEqual(before);
-    expect(await store.listRowEvents(key.context, 'contact', key.primaryKey)).toHaveLength(3);
+    expect(await db.store.getRow(key.context, 'contact', key.primaryKey)).toEqual(before);
+    expect(await db.store.listRowEvents(key.context, 'contact', key.primaryKey)).toHaveLength(3);
   });
 
   it('a redelivery a week later is a no-op, also when the event has left the recent window', async () => {
@@ -102,11 +92,11 @@ describe('row worker against dynalite', () => {
     for (let i = 1; i <= 10; i++) {
       await processRowEvent(deps, rowEvent('contact.changed', { ...key, timestamp: at(i) }), meta);
     }
-    const before = await store.getRow(key.context, 'contact', key.primaryKey);
+    const before = await db.store.getRow(key.context, 'contact', key.primaryKey);
     expect(before!.recentSeqs.some((seq) => seq.endsWith(created.EventId))).toBe(false);
     const result = await processRowEvent(deps, created, meta);
     expect(result.outcome).toBe('duplicate');
-    expect(await store.getRow(key.context, 'contact', key.primaryKey)).toEqual(before);
+    expect(await db.store.getRow(key.context, 'contact', key.primaryKey)).toEqual(before);
   });
 
   it('an echo is recorded and applied but never reaches the hooks', async () => {
@@ -119,7 +109,7 @@ describe('row worker against dynalite', () => {
     expect((await processRowEvent({ ...deps, hooks }, echo, meta)).echo).toBe(true);
     await processRowEvent({ ...deps, hooks }, own, meta);
 
-    const history = await store.listRowEvents(key.context, 'contact', key.primaryKey);
+    const history = await db.store.listRowEvents(key.context, 'contact', key.primaryKey);
     expect(history.map((record) => record.echo)).toEqual([true, false]);
     expect(onContactChanged).toHaveBeenCalledTimes(1);
     expect(onContactChanged).toHaveBeenCalledWith(
@@ -139,7 +129,7 @@ describe('row worker against dynalite', () => {
     const hooked = { ...deps, hooks: { onActivityCreated } };
 
     await expect(processRowEvent(hooked, created, meta)).rejects.toThrow(/hook failed/);
-    expect(await store.getRow(key.context, 'activity', key.primaryKey)).toMatchObject({ eventCount: 1 });
+    expect(await db.store.getRow(key.context, 'activity', key.primaryKey)).toMatchObject({ eventCount: 1 });
 
     const retry = await processRowEvent(hooked, created, meta);
     expect(retry.outcome).toBe('duplicate');
@@ -152,9 +142,9 @@ describe('row worker against dynalite', () => {
     const second = rowEvent('contact.changed', { ...key, timestamp: at(2) });
     let raced = false;
     const racing: RowWorkerDeps['store'] = {
-      ...store,
+      ...db.store,
       async loadRow(...args) {
-        const loaded = await store.loadRow(...args);
+        const loaded = await db.store.loadRow(...args);
         if (!raced) {
           raced = true;
           await processRowEvent(deps, first, meta); // someone else writes between our read and write
@@ -171,13 +161,13 @@ describe('row worker against dynalite', () => {
     const key = { ...row(), context: 'CustAccepted' };
     const newer = rowEvent('contact.changed', { ...key, timestamp: at(9), webhookName: 'hook-a' });
     const older = rowEvent('contact.changed', { ...key, timestamp: at(4), webhookName: 'hook-a' });
-    const worker = contactWorker(store);
+    const worker = contactWorker(db.store);
     await worker(sqsEvent([sqsRecord(newer)]), lambdaContext);
     await worker(sqsEvent([sqsRecord(older)]), lambdaContext);
-    expect(await store.getLastAccepted('CustAccepted', 'hook-a')).toMatchObject({
+    expect(await db.store.getLastAccepted('CustAccepted', 'hook-a')).toMatchObject({
       eventId: newer.EventId,
       timestamp: newer.Timestamp,
     });
-    expect(await store.getLastAccepted('CustAccepted', 'hook-b')).toBeUndefined();
+    expect(await db.store.getLastAccepted('CustAccepted', 'hook-b')).toBeUndefined();
   });
 });

@@ -1,31 +1,29 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RowEvent, WebhookStateEvent } from '../../lib/events/index.js';
 import type { Row, Webhook } from '../../lib/model/types.js';
 import { apply } from '../../lib/projection.js';
 import { contentHash } from '../../lib/recognition.js';
-import type { Store } from '../../lib/store/types.js';
 import { applyStateEvent } from '../../lib/webhook-state.js';
 import { processRowEvent, processStateEvent } from '../../lib/workers/index.js';
-import { arrivalsArb, contactEventsArb, inOrder, stateEventsArb } from '../support/arbitraries.js';
-import { type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
-import { reconcileScenarioArb } from '../support/reconcile.js';
-import { quietObservability } from '../support/workers.js';
+import {
+  arrivalsArb,
+  contactEventsArb,
+  inOrder,
+  reconcileScenarioArb,
+  stateEventsArb,
+} from '../support/arbitraries.js';
+import { dynamoStoreForFile } from '../support/dynamo.js';
+import { quietObservability, rowWorkerDeps } from '../support/workers.js';
 
-let dynamo: LocalDynamo;
-let store: Store;
-
-beforeAll(async () => {
-  ({ dynamo, store } = await startDynamoStore());
-});
-afterAll(() => dynamo.close());
+const db = dynamoStoreForFile();
 
 let run = 0;
 const meta = { messageId: 'm' };
 
 describe('convergence through the real store (dynalite)', () => {
   it('any arrival order with duplicates stores the in-order row and each event once in history', async () => {
-    const deps = { store, hooks: {}, ignoreAssociateIds: new Set<number>(), ...quietObservability() };
+    const deps = rowWorkerDeps(db.store);
     await fc.assert(
       fc.asyncProperty(
         contactEventsArb(12).chain((events) => fc.tuple(fc.constant(events), arrivalsArb(events))),
@@ -41,8 +39,8 @@ describe('convergence through the real store (dynalite)', () => {
             );
           for (const event of arrivals) await processRowEvent(deps, retarget(event), meta);
 
-          expect(await store.getRow(context, 'contact', 42)).toEqual(expected);
-          const history = await store.listRowEvents(context, 'contact', 42);
+          expect(await db.store.getRow(context, 'contact', 42)).toEqual(expected);
+          const history = await db.store.listRowEvents(context, 'contact', 42);
           expect(history.map((record) => record.eventId)).toEqual(
             inOrder(events).map((event) => event.EventId),
           );
@@ -53,7 +51,7 @@ describe('convergence through the real store (dynalite)', () => {
   });
 
   it('snapshots interleaved with live events (older, newer, same Timestamp, duplicated) end as the CRM’s row, each change counted once', async () => {
-    const deps = { store, hooks: {}, ignoreAssociateIds: new Set<number>(), ...quietObservability() };
+    const deps = rowWorkerDeps(db.store);
     await fc.assert(
       fc.asyncProperty(
         reconcileScenarioArb('CustSnapProp').chain((scenario) =>
@@ -66,8 +64,8 @@ describe('convergence through the real store (dynalite)', () => {
             await processRowEvent(deps, retargeted, { messageId: 'm', rawBody: JSON.stringify(retargeted) });
           }
 
-          const row = (await store.getRow(context, 'contact', 42))!;
-          const history = await store.listRowEvents(context, 'contact', 42);
+          const row = (await db.store.getRow(context, 'contact', 42))!;
+          const history = await db.store.listRowEvents(context, 'contact', 42);
           const recorded = history.map((record) => record.eventId);
           expect(new Set(recorded).size).toBe(recorded.length);
           expect(recorded).toEqual(expect.arrayContaining(scenario.live.map((event) => event.EventId)));
@@ -86,7 +84,7 @@ describe('convergence through the real store (dynalite)', () => {
   });
 
   it('any arrival order of state events stores the in-order webhook', async () => {
-    const deps = { store, hooks: {}, ...quietObservability() };
+    const deps = { store: db.store, hooks: {}, ...quietObservability() };
     await fc.assert(
       fc.asyncProperty(
         stateEventsArb(8).chain((events) => fc.tuple(fc.constant(events), arrivalsArb(events))),
@@ -101,7 +99,7 @@ describe('convergence through the real store (dynalite)', () => {
             .reduce<Webhook | undefined>((hook, event) => applyStateEvent(hook, event), undefined);
           for (const event of arrivals) await processStateEvent(deps, retarget(event), meta);
 
-          expect((await store.loadWebhook(context, 77)).item).toEqual(expected);
+          expect((await db.store.loadWebhook(context, 77)).item).toEqual(expected);
         },
       ),
       { numRuns: 30 },

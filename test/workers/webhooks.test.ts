@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Store } from '../../lib/store/types.js';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { type AlertPublisher, processStateEvent, type StateWorkerDeps } from '../../lib/workers/index.js';
-import { gapsIn, type LocalDynamo, startDynamoStore } from '../support/dynamo.js';
+import { dynamoStoreForFile, gapsIn } from '../support/dynamo.js';
 import {
   at,
   contactWorker,
@@ -13,19 +12,13 @@ import {
   stateEvent,
 } from '../support/workers.js';
 
-let dynamo: LocalDynamo;
-let store: Store;
+const db = dynamoStoreForFile();
 let deps: StateWorkerDeps;
 let alerts: AlertPublisher & { webhookTooManyErrors: ReturnType<typeof vi.fn> };
 
-beforeAll(async () => {
-  ({ dynamo, store } = await startDynamoStore());
-});
-afterAll(() => dynamo.close());
-
 beforeEach(() => {
   alerts = { webhookTooManyErrors: vi.fn().mockResolvedValue(undefined) };
-  deps = { store, hooks: {}, alerts, ...quietObservability() };
+  deps = { store: db.store, hooks: {}, alerts, ...quietObservability() };
 });
 
 const meta = { messageId: 'm-1' };
@@ -75,7 +68,7 @@ describe('webhook-state worker against dynalite', () => {
   it('opens a gap from the last accepted event, alerts once on TooManyErrors, closes the gap on started', async () => {
     const context = 'CustGap';
     const lastRow = rowEvent('contact.changed', { context, primaryKey: 5, timestamp: at(10) });
-    await contactWorker(store)(sqsEvent([sqsRecord(lastRow)]), lambdaContext); // writes the marker
+    await contactWorker(db.store)(sqsEvent([sqsRecord(lastRow)]), lambdaContext); // writes the marker
 
     const started = stateEvent('webhook.started', { context, primaryKey: 7, timestamp: at(1) });
     const stopped = stateEvent('webhook.stopped', { context, primaryKey: 7, timestamp: at(20) });
@@ -86,7 +79,7 @@ describe('webhook-state worker against dynalite', () => {
 
     await processStateEvent(deps, started, meta);
     await processStateEvent(deps, stopped, meta);
-    expect(await gapsIn(store, context)).toEqual([
+    expect(await gapsIn(db.store, context)).toEqual([
       {
         context,
         webhookId: 7,
@@ -105,7 +98,7 @@ describe('webhook-state worker against dynalite', () => {
     expect(addMetric).toHaveBeenCalledWith('WebhookTooManyErrors', 'Count', 1);
     await processStateEvent(deps, errors, meta); // redelivery: no second alert
     expect(alerts.webhookTooManyErrors).toHaveBeenCalledTimes(1);
-    expect((await gapsIn(store, context))[0]!.openedByEventId).toBe(stopped.EventId);
+    expect((await gapsIn(db.store, context))[0]!.openedByEventId).toBe(stopped.EventId);
 
     const { webhook } = await processStateEvent(deps, restarted, meta);
     expect(webhook).toMatchObject({
@@ -114,7 +107,7 @@ describe('webhook-state worker against dynalite', () => {
       stateChangedAt: restarted.Timestamp,
       eventCount: 4,
     });
-    expect(await gapsIn(store, context)).toEqual([
+    expect(await gapsIn(db.store, context)).toEqual([
       {
         context,
         webhookId: 7,
@@ -125,11 +118,11 @@ describe('webhook-state worker against dynalite', () => {
         closedByEventId: restarted.EventId,
       },
     ]);
-    expect((await store.listWebhooks()).map((hook) => [hook.context, hook.webhookId])).toContainEqual([
+    expect((await db.store.listWebhooks()).map((hook) => [hook.context, hook.webhookId])).toContainEqual([
       context,
       7,
     ]);
-    expect(await gapsIn(store)).toEqual(expect.arrayContaining(await gapsIn(store, context)));
+    expect(await gapsIn(db.store)).toEqual(expect.arrayContaining(await gapsIn(db.store, context)));
   });
 
   it('a late stopped does not move the state back but still records the closed gap it implies', async () => {
@@ -147,7 +140,7 @@ describe('webhook-state worker against dynalite', () => {
       lastEventId: restarted.EventId,
       stateChangedAt: restarted.Timestamp,
     });
-    expect(await gapsIn(store, context)).toEqual([
+    expect(await gapsIn(db.store, context)).toEqual([
       expect.objectContaining({
         openedAt: stopped.Timestamp, // nothing accepted for the context: the state event's own Timestamp
         openedByEventId: stopped.EventId,
@@ -166,7 +159,7 @@ describe('webhook-state worker against dynalite', () => {
       expect.stringContaining('TooManyErrors'),
       expect.objectContaining({ webhookId: 11 }),
     );
-    expect(await gapsIn(store, 'CustNew')).toEqual([
+    expect(await gapsIn(db.store, 'CustNew')).toEqual([
       expect.objectContaining({ openedByEventId: errors.EventId, openedAt: errors.Timestamp }),
     ]);
   });
@@ -175,7 +168,7 @@ describe('webhook-state worker against dynalite', () => {
     const errors = stateEvent('webhook.errors', { context: 'CustSnsDown', primaryKey: 12, timestamp: at(5) });
     alerts.webhookTooManyErrors.mockRejectedValueOnce(new Error('SNS down'));
     await expect(processStateEvent(deps, errors, meta)).rejects.toThrow('SNS down');
-    expect((await store.loadWebhook('CustSnsDown', 12)).item).toBeUndefined();
+    expect((await db.store.loadWebhook('CustSnsDown', 12)).item).toBeUndefined();
     await processStateEvent(deps, errors, meta);
     expect(alerts.webhookTooManyErrors).toHaveBeenCalledTimes(2);
   });

@@ -57,8 +57,11 @@ export const CursorSchema = z.object({
       keys: z.optional(z.array(z.number())),
     }),
   ),
-  /** Entities whose deletes the run held back, more than the cap allows (their reason in `notReconciled`). */
-  deletesHeld: z.optional(z.array(z.string())),
+  /**
+   * Entities whose deletes the run held back, more than the cap allows, each with the stored rows the
+   * CRM's listing left out (the `maxDeletes` that lets a run apply them; their reason in `notReconciled`).
+   */
+  deletesHeld: z.optional(z.record(z.string(), Count)),
   /** Changed rows: the page after this primary key comes next (pages follow the key, not an offset). */
   afterKey: z.optional(z.number()),
   /** Deletes: every stored primary key up to this one has been compared. */

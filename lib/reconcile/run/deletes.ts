@@ -82,6 +82,7 @@ export async function deletesPage(
     hold(
       cursor,
       entity,
+      tally.missing + missing.length,
       `listed again, more of its stored rows than the ${allowed} counted are not in the CRM's list of ids: no more deleted`,
     );
     return true;
@@ -109,6 +110,7 @@ function counted(request: ReconcileRequest, deps: DeletesDeps, cursor: Cursor, e
     hold(
       cursor,
       entity,
+      missing,
       `${missing} of its ${stored} stored rows are not in the CRM's list of ids, more than a run deletes (${allowed}: RECONCILE_MAX_DELETES, RECONCILE_MAX_DELETES_PERCENT): none deleted; if the CRM did delete them, reconcile it again with maxDeletes=${missing}`,
     );
     return true;
@@ -165,10 +167,13 @@ async function confirmEach(
   return { messages, checked };
 }
 
-/** The entity's deletes held back: said in `notReconciled` (the gap's card, the completed event) and `deletesHeld`. */
-function hold(cursor: Cursor, entity: string, why: string): void {
+/**
+ * The entity's deletes held back: said in `notReconciled` (the gap's card, the completed event) and
+ * `deletesHeld`, with the `missing` rows found so far (the gap's card offers a run that may delete them).
+ */
+function hold(cursor: Cursor, entity: string, missing: number, why: string): void {
   cursor.notReconciled = { ...cursor.notReconciled, [entity]: why };
-  cursor.deletesHeld = [...(cursor.deletesHeld ?? []), entity];
+  cursor.deletesHeld = { ...cursor.deletesHeld, [entity]: missing };
 }
 
 /** Of `keys` (stored rows the CRM did not list), those stored and not deleted (one strongly consistent read each). */

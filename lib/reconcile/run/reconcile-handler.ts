@@ -147,7 +147,8 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
       const { to, rowsListed, rowsChanged, rowsDeleted, apiCalls, durationMs, notReconciled } = result.detail;
       const counts = { to, rowsListed, rowsChanged, rowsDeleted, apiCalls, durationMs, notReconciled };
       const clockSkewSeconds = skewSaid(deps, request.context, result.clockSkewMs);
-      for (const entity of result.deletesHeld ?? []) {
+      const { deletesHeld } = result;
+      for (const entity of Object.keys(deletesHeld ?? {})) {
         metrics.addMetric(METRIC.ReconcileDeletesHeld, MetricUnit.Count, 1);
         logger.warn(`reconcile held the deletes of ${entity}: ${notReconciled[entity]}`, {
           context: request.context,
@@ -157,7 +158,7 @@ export function createReconcileHandler(deps: ReconcileHandlerDeps) {
       await recordRun(
         deps.recovery,
         request,
-        { status: 'completed', startedAt, at: now().toISOString(), ...counts, clockSkewSeconds },
+        { status: 'completed', startedAt, at: now().toISOString(), ...counts, deletesHeld, clockSkewSeconds },
         logger,
       );
     } catch (error) {

@@ -55,8 +55,8 @@ export interface Completed {
   counters: Counters;
   /** The largest skew of the CRM API's Date against the live events' clock beyond the bound, if any. */
   clockSkewMs?: number;
-  /** Entities whose deletes were held back, more than RECONCILE_MAX_DELETES allows (why: in `notReconciled`). */
-  deletesHeld?: string[];
+  /** Entities whose deletes were held back, more than RECONCILE_MAX_DELETES allows, with the rows missing (why: in `notReconciled`). */
+  deletesHeld?: Record<string, number>;
 }
 
 /** The run goes on in another invocation: `request` (with its cursor) after `delayMs`. */

@@ -5,8 +5,13 @@ import { eventSeq } from '../../lib/model/order-key.js';
 import type { Row, Webhook } from '../../lib/model/types.js';
 import { apply } from '../../lib/projection.js';
 import { applyStateEvent, gapsOf } from '../../lib/webhook-state.js';
-import { arrivalsArb, contactEventsArb, inOrder, stateEventsArb } from '../support/arbitraries.js';
-import { reconcileScenarioArb } from '../support/reconcile.js';
+import {
+  arrivalsArb,
+  contactEventsArb,
+  inOrder,
+  reconcileScenarioArb,
+  stateEventsArb,
+} from '../support/arbitraries.js';
 
 /**
  * The model of `changedFields`: every field named by a changed or softdeleted event newer than the
