@@ -3,7 +3,7 @@ import { parseAnswer } from './answer.js';
 import type { CallRequest } from './call.js';
 import { CrmApiError } from './errors.js';
 import type { CrmResponse } from './http.js';
-import { type CrmWebhook, CrmWebhookSchema } from './webhooks.js';
+import { type CrmWebhook, CrmWebhookSchema, guardedPatch } from './webhooks.js';
 
 /** What a webhook is created with (crm-rest-api.md, "Creating, changing and deleting webhooks"). */
 export interface WebhookFields {
@@ -58,24 +58,23 @@ export function createWebhookAdmin({ base, call, okJson }: Deps) {
       return parse(context, body, `POST ${target.pathname}`);
     },
     /**
-     * `PATCH /Webhook/{id}` as a JSON merge patch; with `unmodifiedSince`, 412 when a person changed it
-     * since. A change that leaves it Active is saved only after the `test` delivery got 200.
+     * `PATCH /Webhook/{id}`. With the webhook as `read`, a JSON Patch that first tests what the change
+     * was decided on (see {@link guardedPatch}): 409 when someone changed it since. Without, a JSON
+     * merge patch. A change that leaves it Active is saved only after the `test` delivery got 200.
      */
     async patchWebhook(
       context: string,
       id: number,
       patch: Partial<WebhookFields>,
-      unmodifiedSince?: Date,
+      read?: CrmWebhook,
     ): Promise<CrmWebhook> {
       const target = url(context, `/${id}`);
-      const headers = unmodifiedSince ? { 'if-unmodified-since': unmodifiedSince.toUTCString() } : undefined;
-      const body = await send(
+      const body = read ? guardedPatch(patch, read) : patch;
+      return parse(
         context,
-        target,
-        { method: 'PATCH', body: patch, ...(headers && { headers }) },
-        patch.Secret,
+        await send(context, target, { method: 'PATCH', body }, patch.Secret),
+        `PATCH ${target.pathname}`,
       );
-      return parse(context, body, `PATCH ${target.pathname}`);
     },
     /** `DELETE /Webhook/{id}`: `gone` when it was not there (deleted before, by a person or a run). */
     async deleteWebhook(context: string, id: number): Promise<'deleted' | 'gone'> {

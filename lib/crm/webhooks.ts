@@ -105,13 +105,44 @@ export function createWebhookApi({ base, getJson, scrub }: Deps) {
       };
     },
     /**
-     * `PATCH /Webhook/{id}` `{"State":"Active"}`: the CRM first posts its `test` delivery to the target
-     * and refuses (a CrmApiError with its reason) unless it was answered 200.
+     * `PATCH /Webhook/{id}` setting State Active: the CRM first posts its `test` delivery to the target
+     * and refuses (a CrmApiError with its reason) unless it was answered 200. With the webhook as
+     * `read`, only while it still is (its State above all: 409 when a person stopped it since).
      */
-    async activateWebhook(context: string, id: number): Promise<CrmWebhook> {
+    async activateWebhook(context: string, id: number, read?: CrmWebhook): Promise<CrmWebhook> {
       const target = url(context, `/${id}`);
-      const { body } = await getJson(context, target, { method: 'PATCH', body: { State: 'Active' } });
-      return parse(context, body, `PATCH ${target.pathname}`);
+      const change = { State: 'Active' };
+      const body = read ? guardedPatch(change, read) : change;
+      const { body: answer } = await getJson(context, target, { method: 'PATCH', body });
+      return parse(context, answer, `PATCH ${target.pathname}`);
     },
   };
+}
+
+/** The fields that make a webhook the one a change was decided for, whatever the change sets. */
+const IDENTITY = ['Name', 'TargetUrl'];
+
+/**
+ * A change as a JSON Patch (RFC 6902) that the CRM applies only while the webhook still has, as `read`,
+ * its Name and TargetUrl and the value of each field the change sets (`test` operations: 409 when one
+ * differs), so a change someone made between the read and the write is never overwritten unseen.
+ * Values are compared whole, to the character; If-Unmodified-Since would compare `Updated` to the
+ * second, letting a change within the same second through. Secret is never tested (a secret is only
+ * ever sent as a value to set) and a field the CRM did not send is not tested.
+ */
+export function guardedPatch(patch: Record<string, unknown>, read: CrmWebhook): JsonPatchOperation[] {
+  const fields = [...new Set([...IDENTITY, ...Object.keys(patch)])];
+  const shown: Record<string, unknown> = read;
+  return [
+    ...fields
+      .filter((field) => field !== 'Secret' && shown[field] !== undefined)
+      .map((field) => ({ op: 'test' as const, path: `/${field}`, value: shown[field] })),
+    ...Object.entries(patch).map(([field, value]) => ({ op: 'replace' as const, path: `/${field}`, value })),
+  ];
+}
+
+export interface JsonPatchOperation {
+  op: 'test' | 'replace';
+  path: string;
+  value: unknown;
 }

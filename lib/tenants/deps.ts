@@ -19,7 +19,7 @@ export const SECRET_GRACE_MS = 15 * 60_000;
 /** The CRM calls the tenant commands make. */
 export type TenantCrm = Pick<
   CrmClient,
-  'tenantState' | 'listWebhooks' | 'createWebhook' | 'patchWebhook' | 'deleteWebhook'
+  'tenantState' | 'listWebhooks' | 'getWebhook' | 'createWebhook' | 'patchWebhook' | 'deleteWebhook'
 >;
 
 /** What the tenant commands need: the CRM, the secret set, the records, and the receiver's own facts. */

@@ -1,4 +1,5 @@
 import type { CrmWebhook, WebhookFields } from '../crm/index.js';
+import { changeWebhook } from './change-webhook.js';
 import { DATA_WEBHOOK_NAME, nowOf, STATE_WEBHOOK_NAME, type TenantDeps, TenantError } from './deps.js';
 import { withLease } from './lease.js';
 import { tenantEvent } from './lifecycle.js';
@@ -7,7 +8,14 @@ import { fingerprint, newSecret } from './secret-set.js';
 import { acceptSecret, currentSecret, retireOthers, retireTime, waitAccepted } from './secrets.js';
 import { observeState } from './tenant-state.js';
 import type { TenantRecord } from './tenant-store.js';
-import { describeWebhooks, findWebhooks, sameEvents, stateEventsOf } from './webhooks.js';
+import {
+  describeWebhooks,
+  findWebhooks,
+  sameEvents,
+  sameHeaders,
+  stateEventsOf,
+  stateHeaders,
+} from './webhooks.js';
 
 export interface OnboardOptions {
   /** The data webhook's Events (lib/tenants/events.ts `wantedEvents`). */
@@ -81,23 +89,18 @@ export async function onboard(
       data = await deps.crm.createWebhook(context, { Name: DATA_WEBHOOK_NAME, State: 'Active', ...wanted });
       changes.push(`data webhook ${data.WebhookId} created`);
     } else {
-      data = found.data;
-      const patch: Partial<WebhookFields> = {
-        ...(!sameEvents(data.Events, options.events) && { Events: options.events }),
+      const changed = await changeWebhook(deps, context, found.data, DATA_WEBHOOK_NAME, (read) => ({
+        ...(!sameEvents(read.Events, options.events) && { Events: options.events }),
         ...(fresh && { Secret: secret }),
         ...(options.errorsEmail !== undefined &&
-          data.ErrorsEmail !== options.errorsEmail && { ErrorsEmail: options.errorsEmail }),
-      };
-      if (Object.keys(patch).length > 0) {
-        data = await deps.crm.patchWebhook(context, data.WebhookId, patch);
-        changes.push(`data webhook ${data.WebhookId}: ${Object.keys(patch).join(', ')} changed`);
-      }
+          read.ErrorsEmail !== options.errorsEmail && { ErrorsEmail: options.errorsEmail }),
+      }));
+      data = changed.webhook;
+      if (changed.changed.length > 0)
+        changes.push(`data webhook ${data.WebhookId}: ${changed.changed.join(', ')} changed`);
     }
     record = await saveRecord(deps, { ...record, dataWebhookId: data.WebhookId, events: options.events });
 
-    const headers: Record<string, string> = deps.stateEventToken
-      ? { 'X-Receiver-Token': deps.stateEventToken }
-      : {};
     const stateEvents = stateEventsOf(data.WebhookId);
     let stateHook = found.state;
     if (stateHook === undefined) {
@@ -108,19 +111,21 @@ export async function onboard(
         // Its `test` delivery must pass the ingest's signature check like any other.
         Secret: secret,
         State: 'Active',
-        Headers: headers,
+        Headers: stateHeaders({}, deps.stateEventToken),
       });
       changes.push(`state webhook ${stateHook.WebhookId} created`);
     } else {
-      const patch: Partial<WebhookFields> = {
-        ...(!sameEvents(stateHook.Events, stateEvents) && { Events: stateEvents }),
-        ...(JSON.stringify(stateHook.Headers ?? {}) !== JSON.stringify(headers) && { Headers: headers }),
-        ...(fresh && { Secret: secret }),
-      };
-      if (Object.keys(patch).length > 0) {
-        stateHook = await deps.crm.patchWebhook(context, stateHook.WebhookId, patch);
-        changes.push(`state webhook ${stateHook.WebhookId}: ${Object.keys(patch).join(', ')} changed`);
-      }
+      const changed = await changeWebhook(deps, context, stateHook, STATE_WEBHOOK_NAME, (read) => {
+        const headers = stateHeaders(read.Headers, deps.stateEventToken);
+        return {
+          ...(!sameEvents(read.Events, stateEvents) && { Events: stateEvents }),
+          ...(!sameHeaders(read.Headers, headers) && { Headers: headers }),
+          ...(fresh && { Secret: secret }),
+        };
+      });
+      stateHook = changed.webhook;
+      if (changed.changed.length > 0)
+        changes.push(`state webhook ${stateHook.WebhookId}: ${changed.changed.join(', ')} changed`);
     }
     for (const duplicate of found.duplicates) {
       await deps.crm.deleteWebhook(context, duplicate.WebhookId);

@@ -1,6 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { CrmApiError } from '../crm/index.js';
-import { type TenantDeps, TenantError } from './deps.js';
+import { changeWebhook } from './change-webhook.js';
+import { DATA_WEBHOOK_NAME, STATE_WEBHOOK_NAME, type TenantDeps, TenantError } from './deps.js';
 import { withLease } from './lease.js';
 import { tenantEvent } from './lifecycle.js';
 import { saveRecord } from './records.js';
@@ -8,9 +7,6 @@ import { fingerprint, newSecret } from './secret-set.js';
 import { acceptSecret, retireOthers, retireTime } from './secrets.js';
 import { observeState } from './tenant-state.js';
 import type { TenantRecord } from './tenant-store.js';
-
-/** Attempts of one PATCH the CRM answers 409 (another change of the webhook under way). */
-const PATCH_ATTEMPTS = 3;
 
 /**
  * Replaces a tenant's secret with no delivery refused: the new one is accepted by every ingest first,
@@ -39,24 +35,21 @@ export async function rotateSecret(
     const save = (next: TenantRecord) => saveRecord(deps, next);
     const secret = newSecret();
     record = await acceptSecret(deps, record, secret, save);
-    const ids = [record.dataWebhookId, record.stateWebhookId].filter((id): id is number => id !== undefined);
-    for (const id of ids) await patchSecret(deps, context, id, secret);
+    const webhooks: Array<[number | undefined, string]> = [
+      [record.dataWebhookId, DATA_WEBHOOK_NAME],
+      [record.stateWebhookId, STATE_WEBHOOK_NAME],
+    ];
+    const ids: number[] = [];
+    for (const [id, name] of webhooks) {
+      if (id === undefined) continue;
+      // Read first: the PATCH is applied only while it is still the receiver's (its name and URL).
+      const read = await deps.crm.getWebhook(context, id);
+      await changeWebhook(deps, context, read, name, () => ({ Secret: secret }));
+      ids.push(id);
+    }
     const retireAt = retireTime(deps);
     record = await save(retireOthers(record, retireAt, fingerprint(secret)));
     await tenantEvent(deps, 'receiver.tenant.rotated', { context, webhookIds: ids, retireAt });
     return { record, retireAt };
   });
-}
-
-/** PATCHes a webhook's Secret, again after a moment when the CRM answers 409 (a change of it under way). */
-async function patchSecret(deps: TenantDeps, context: string, id: number, secret: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await deps.crm.patchWebhook(context, id, { Secret: secret });
-      return;
-    } catch (error) {
-      if (!(error instanceof CrmApiError) || error.status !== 409 || attempt >= PATCH_ATTEMPTS) throw error;
-      await sleep(500 * attempt);
-    }
-  }
 }

@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import type { CrmWebhook } from '../crm/index.js';
 import { DATA_WEBHOOK_NAME, STATE_WEBHOOK_NAME } from './deps.js';
 
@@ -39,8 +40,31 @@ export function sameEvents(a: readonly string[], b: readonly string[]): boolean 
   return a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 }
 
+/** The header that carries STATE_EVENT_TOKEN on the state webhook's deliveries. */
+export const TOKEN_HEADER = 'X-Receiver-Token';
+
+const HeadersSchema = z.record(z.string(), z.string());
+
+/**
+ * The state webhook's Headers: the ones it has (someone may have added theirs), with the receiver's
+ * token header set to `token`, or removed when none is set.
+ */
+export function stateHeaders(shown: unknown, token: string | undefined): Record<string, string> {
+  const headers = Object.entries(z.safeParse(HeadersSchema, shown ?? {}).data ?? {}).filter(
+    ([name]) => name.toLowerCase() !== TOKEN_HEADER.toLowerCase(),
+  );
+  return Object.fromEntries(token ? [...headers, [TOKEN_HEADER, token]] : headers);
+}
+
+/** The same headers, in any order. */
+export function sameHeaders(shown: unknown, wanted: Record<string, string>): boolean {
+  const parsed = z.safeParse(HeadersSchema, shown ?? {});
+  const sorted = (headers: Record<string, string>) => JSON.stringify(Object.entries(headers).sort());
+  return parsed.success && sorted(parsed.data) === sorted(wanted);
+}
+
 /** Two TargetUrls alike but for case of scheme and host and a trailing slash. */
-function sameTarget(a: string, b: string): boolean {
+export function sameTarget(a: string, b: string): boolean {
   const normal = (url: string) => {
     try {
       const parsed = new URL(url);

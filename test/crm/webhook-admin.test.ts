@@ -70,11 +70,12 @@ describe('the simulator webhook API', () => {
     expect(crm.core.webhook('Cust1', 1).secret).toBe('first-secret');
   });
 
-  it('changes Events by JSON Patch, answers 409 when a test operation fails and 412 when changed since If-Unmodified-Since', async () => {
+  it('changes Events by JSON Patch, answers 409 when a test operation fails (paths in any case) and 412 when changed since If-Unmodified-Since', async () => {
     await create();
+    // Paths in any case, the leading slash optional, as the CRM's docs say.
     const replaced = await call('PATCH', '/Cust1/api/v1/Webhook/1', [
-      { op: 'test', path: '/Events', value: ['contact.created'] },
-      { op: 'replace', path: '/Events', value: ['contact.created', 'contact.changed'] },
+      { op: 'test', path: 'events', value: ['contact.created'] },
+      { op: 'replace', path: '/EVENTS', value: ['contact.created', 'contact.changed'] },
     ]);
     expect(replaced.body.Events).toEqual(['contact.created', 'contact.changed']);
     const conflict = await call('PATCH', '/Cust1/api/v1/Webhook/1', [

@@ -151,6 +151,26 @@ describe('the poll of the receiver’s webhooks in the CRM (simulator, dynalite,
     expect(w.crm.core.webhook(CONTEXT, w.webhook.id).state).toBe('Active');
   });
 
+  it('a webhook a person stopped between the poll read it and its re-activation stays stopped, counted as no failure', async () => {
+    const w = await world();
+    await w.poll();
+    await w.failChanges(3);
+    const crm = {
+      ...w.deps.crm,
+      activateWebhook: async (...args: Parameters<CrmClient['activateWebhook']>) => {
+        await w.crm.core.setState(CONTEXT, w.webhook.id, 'Stopped');
+        return w.deps.crm.activateWebhook(...args);
+      },
+    };
+    const addMetric = vi.spyOn(w.deps.metrics, 'addMetric');
+    expect(await w.poll({ crm })).toMatchObject({ reactivated: 0 });
+    expect(w.crm.core.webhook(CONTEXT, w.webhook.id).state).toBe('Stopped');
+    expect(addMetric.mock.calls.filter(([name]) => name === 'ReactivationFailures')).toEqual([]);
+    // The next poll reads it Stopped: a person's stop, left alone.
+    expect(await w.poll()).toMatchObject({ reactivated: 0 });
+    expect(w.receiver.tests()).toEqual([]);
+  });
+
   it('REACTIVATE_WEBHOOKS=false leaves a disabled webhook alone', async () => {
     const w = await world({ REACTIVATE_WEBHOOKS: 'false' });
     await w.failChanges(3);

@@ -87,14 +87,17 @@ function inputOf(body: Record<string, unknown>): WebhookChange {
 
 /**
  * The change a PATCH body asks for: a merge patch object, or JSON Patch operations on top-level fields
- * (`replace`/`add` set one, `test` compares it with the webhook as shown: 409 when it differs).
+ * (`replace`/`add` set one, `test` compares it with the webhook as shown: 409 when it differs; paths
+ * as the CRM takes them, any case, the leading slash optional).
  */
 function patchOf(shown: Record<string, unknown>, body: unknown): WebhookChange {
   let fields: Record<string, unknown>;
   if (Array.isArray(body)) {
     fields = {};
     for (const operation of body as Array<{ op?: unknown; path?: unknown; value?: unknown }>) {
-      const field = typeof operation.path === 'string' ? operation.path.replace(/^\//, '') : '';
+      // The path is case insensitive and its leading slash optional: "/Events", "events".
+      const path = typeof operation.path === 'string' ? operation.path.replace(/^\//, '') : '';
+      const field = Object.keys(shown).find((name) => name.toLowerCase() === path.toLowerCase()) ?? path;
       if (!PATCHABLE.includes(field) && operation.op !== 'test')
         throw new CrmError(`a JSON Patch of a webhook sets /${PATCHABLE.join(', /')}`);
       if (operation.op === 'test') {

@@ -2,7 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { EventPublisher } from '../../bus/publisher.js';
 import type { WatchConfig } from '../../config/watch.js';
-import { type CrmClient, CrmRetryLater, type CrmWebhook } from '../../crm/index.js';
+import { CrmApiError, type CrmClient, CrmRetryLater, type CrmWebhook } from '../../crm/index.js';
 import { eachLimited } from '../../each-limited.js';
 import { METRIC } from '../../metrics.js';
 import type { LastAccepted } from '../../model/types.js';
@@ -177,7 +177,8 @@ async function watchWebhook(
  * Sets the webhook Active (the CRM's test delivery must be answered 200 first). Succeeded: the
  * reconcile of its gap to now, `receiver.webhook.reactivated`, and its memory as Active, its attempts
  * kept until it lasts. Failed: counted and logged. Either way alerted once after
- * {@link ALERT_AFTER_ATTEMPTS} attempts in a row that failed or did not last.
+ * {@link ALERT_AFTER_ATTEMPTS} attempts in a row that failed or did not last. Changed in the CRM since
+ * the poll read it (409, a person set its state): not counted as failed, the next poll decides.
  */
 async function reactivate(
   deps: PollDeps,
@@ -197,9 +198,18 @@ async function reactivate(
   const webhookId = webhook.WebhookId;
   const attempts = memory.attempts ?? 1;
   try {
-    await deps.crm.activateWebhook(context, webhookId);
+    // Only while it is as this poll read it: a person who stopped it since is not overruled.
+    await deps.crm.activateWebhook(context, webhookId, webhook);
   } catch (error) {
     const message = (error as Error).message;
+    if (error instanceof CrmApiError && error.status === 409) {
+      // No failure: the next poll decides from what it reads; a CRM that always answers so is still alerted.
+      logger.info('webhook changed in the CRM since this poll read it: the next poll decides', {
+        context,
+        webhookId,
+      });
+      return { memory: alertOnce(deps, webhook, context, memory, message) };
+    }
     metrics.addMetric(METRIC.ReactivationFailures, MetricUnit.Count, 1);
     logger.warn('webhook not set Active again; retried with backoff', {
       context,
