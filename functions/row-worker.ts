@@ -3,7 +3,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readRowWorkerConfig } from '../lib/config/workers.js';
 import { createMetrics } from '../lib/function-metrics.js';
 import { hooks } from '../lib/hooks.js';
-import { createDynamoStore } from '../lib/store/index.js';
+import { createDynamoStore } from '../lib/store/dynamo.js';
 import { createEntitiesWorker, createRowWorker } from '../lib/workers/index.js';
 import { publicationFromEnv } from './publication.js';
 

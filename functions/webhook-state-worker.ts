@@ -4,7 +4,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readStateWorkerConfig } from '../lib/config/workers.js';
 import { createMetrics } from '../lib/function-metrics.js';
 import { hooks } from '../lib/hooks.js';
-import { createWebhookStore } from '../lib/store/index.js';
+import { createWebhookStore } from '../lib/store/dynamo-webhooks.js';
 import { createSnsAlertPublisher, createStateWorker } from '../lib/workers/index.js';
 import { publicationFromEnv } from './publication.js';
 import { reconcileQueueFromEnv } from './reconcile-queue.js';

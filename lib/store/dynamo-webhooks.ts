@@ -7,9 +7,10 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Webhook } from '../model/types.js';
 import { collect, conditional, defaultClient, defined, type Item, versionedPut } from './dynamo-calls.js';
-import { AcceptedItemSchema, parseItem, WebhookItemSchema } from './items.js';
 import { acceptedSk, WEBHOOK_SK_PREFIX, webhookSk } from './keys.js';
+import { parseItem } from './parse-item.js';
 import type { Store } from './types.js';
+import { AcceptedItemSchema, WebhookItemSchema } from './webhook-items.js';
 
 export interface WebhookStoreConfig {
   client?: DynamoDBDocumentClient;

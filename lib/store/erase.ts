@@ -9,8 +9,9 @@ import type { RowEntity } from '../model/types.js';
 import { contentHash } from '../recognition.js';
 import { compressBody, decompressBody } from './body-codec.js';
 import { collect, conditional } from './dynamo-calls.js';
-import { EventItemSchema, parseItem, RowEntitySchema } from './items.js';
+import { EventItemSchema, RowEntitySchema } from './items.js';
 import { parseRowKey } from './keys.js';
+import { parseItem } from './parse-item.js';
 
 /**
  * Erases the personal data of every history record under one row key: each record not erased yet

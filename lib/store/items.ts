@@ -1,15 +1,14 @@
 import * as z from 'zod/mini';
-import { familyOf, isKnownEntity, type RowEvent, WebhookStateNameSchema } from '../events/index.js';
-import type { LastAccepted, RowEntity, StateTransition } from '../model/types.js';
-import { InvalidItemError } from './errors.js';
+import { familyOf, isKnownEntity, type RowEvent } from '../events/index.js';
+import type { RowEntity } from '../model/types.js';
 
 /**
- * The schemas of what the adapter reads back from DynamoDB: every item is parsed at the boundary, so
- * nothing upstairs meets an attribute of the wrong type. Only the formats `lib/store` writes are read.
+ * The schemas of what the adapter reads back from the rows and events tables (webhook-items.ts: the
+ * webhooks table's): every item is parsed at the boundary (parse-item.ts), so nothing upstairs meets an
+ * attribute of the wrong type. Only the formats `lib/store` writes are read.
  */
 
 const BinarySchema = z.instanceof(Uint8Array);
-const StateSchema = z.union([z.literal(0), z.literal(1), z.literal(2)]);
 
 /** A row's entity, as the registry knows it (the catalogue's, a list's or a custom table's). */
 export const RowEntitySchema = z.custom<RowEntity>(
@@ -77,59 +76,3 @@ export const EventBodySchema = z.looseObject({
   ContextIdentifier: z.string(),
   ChangedByAssociateId: z.number(),
 });
-
-const TransitionSchema = z.object({
-  seq: z.string(),
-  eventId: z.string(),
-  timestamp: z.string(),
-  state: StateSchema,
-  gapFrom: z.optional(z.string()),
-}) satisfies z.ZodMiniType<StateTransition>;
-
-/** A webhook item (`webhook#<id>`); the item's `sk` and `version` are the adapter's. */
-export const WebhookItemSchema = z.object({
-  context: z.string(),
-  sk: z.string(),
-  version: z.number(),
-  webhookId: z.number(),
-  webhookName: z.string(),
-  state: StateSchema,
-  stateName: WebhookStateNameSchema,
-  reportedState: z.optional(z.number()),
-  events: z.optional(z.number()),
-  registered: z.optional(z.string()),
-  registeredAssociateId: z.optional(z.number()),
-  updated: z.optional(z.string()),
-  updatedAssociateId: z.optional(z.number()),
-  registrationSeq: z.optional(z.string()),
-  lastEventId: z.string(),
-  lastTimestamp: z.string(),
-  lastSeq: z.string(),
-  stateChangedAt: z.string(),
-  eventCount: z.number(),
-  transitions: z.array(TransitionSchema),
-});
-
-/** A last-accepted marker (`accepted#<WebhookName>`). */
-export const AcceptedItemSchema = z.object({
-  seq: z.string(),
-  timestamp: z.string(),
-  eventId: z.string(),
-  receivedAt: z.optional(z.string()),
-}) satisfies z.ZodMiniType<LastAccepted>;
-
-/**
- * `item` parsed with `schema`; throws {@link InvalidItemError} naming the table, the key and the first
- * offending attributes (never their values).
- */
-export function parseItem<S extends z.ZodMiniType>(
-  schema: S,
-  item: unknown,
-  table: string,
-  key: string,
-): z.infer<S> {
-  const result = z.safeParse(schema, item);
-  if (result.success) return result.data;
-  const paths = result.error.issues.slice(0, 5).map((issue) => issue.path.join('.') || '(item)');
-  throw new InvalidItemError(table, key, paths);
-}

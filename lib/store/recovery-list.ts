@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, paginateQuery, paginateScan } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { collect } from './dynamo-calls.js';
-import { parseItem } from './items.js';
+import { parseItem } from './parse-item.js';
 import { RECOVERY_SK_PREFIX, type WebhookRecovery } from './recovery.js';
 import { ReconcileOutcomeSchema } from './recovery-schema.js';
 

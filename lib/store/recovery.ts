@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditional, defined } from './dynamo-calls.js';
-import { parseItem } from './items.js';
+import { parseItem } from './parse-item.js';
 import { RECONCILE_STATUSES, ReconcileOutcomeSchema } from './recovery-schema.js';
 
 export { RECONCILE_STATUSES };

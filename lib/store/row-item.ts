@@ -5,8 +5,9 @@ import { eventSeq } from '../model/order-key.js';
 import type { Row } from '../model/types.js';
 import { compressBody, decompressBody } from './body-codec.js';
 import { InvalidItemError } from './errors.js';
-import { parseItem, RowEntitySchema, RowItemSchema } from './items.js';
+import { RowEntitySchema, RowItemSchema } from './items.js';
 import { parseRowKey, rowKey, rowSetKey } from './keys.js';
+import { parseItem } from './parse-item.js';
 
 type Item = Record<string, unknown>;
 
