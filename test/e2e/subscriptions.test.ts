@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { QueueView } from '../../dashboard/views.js';
 import { SOURCE } from '../../lib/bus/entry.js';
 import { createEventBridgePublisher } from '../../lib/bus/publisher.js';
 import { rowGroupId } from '../../lib/ingest/routing.js';
@@ -98,12 +99,17 @@ afterAll(async () => {
 
 /** Waits until no subscription has a delivery under way (retries included), as the admin API shows. */
 async function deliveriesSettled(ms = 10_000): Promise<SubscriptionView[]> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const views = (await (await fetch(`${runtime.adminUrl}/subscriptions`)).json()) as SubscriptionView[];
-    if (views.every((view) => view.inFlight === 0) || Date.now() > deadline) return views;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  return vi.waitFor(
+    async () => {
+      const views = (await (await fetch(`${runtime.adminUrl}/subscriptions`)).json()) as SubscriptionView[];
+      expect(
+        views.filter((view) => view.inFlight > 0).map((view) => view.name),
+        'subscriptions with a delivery under way',
+      ).toEqual([]);
+      return views;
+    },
+    { timeout: ms, interval: 20 },
+  );
 }
 
 /** One subscription's view, through `GET /subscriptions/{name}`. */
@@ -128,17 +134,16 @@ async function send(body: Record<string, unknown>): Promise<number> {
  * in flight or delayed): their batches are settled, so what they publish is on the bus.
  */
 async function workersDrained(ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const queues = (await (await fetch(`${runtime.adminUrl}/queues`)).json()) as Array<{
-      visible: number;
-      inFlight: number;
-      delayed: number;
-    }>;
-    if (queues.every((q) => q.visible + q.inFlight + q.delayed === 0)) return;
-    if (Date.now() > deadline) throw new Error(`queues not drained in ${ms} ms: ${JSON.stringify(queues)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await vi.waitFor(
+    async () => {
+      const queues = (await (await fetch(`${runtime.adminUrl}/queues`)).json()) as QueueView[];
+      expect(
+        queues.filter((q) => q.visible + q.inFlight + q.delayed > 0),
+        'queues with a message visible, in flight or delayed',
+      ).toEqual([]);
+    },
+    { timeout: ms, interval: 20 },
+  );
 }
 
 /** Puts a delivery body straight on the contact queue, under a new deduplication id, as SQS redelivers. */
