@@ -14,7 +14,7 @@ import {
   rowDifferences,
   sameRow,
   settled,
-  startRecorder,
+  startSubscriber,
   waitFor,
 } from '../support/convergence.js';
 import { freePort, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
@@ -68,7 +68,7 @@ const DELETABLE = TABLES.filter((table) => tableOf(table).verbs.includes('delete
 
 let root: string;
 let crm: RunningCrm;
-let recorder: Awaited<ReturnType<typeof startRecorder>>;
+let recorder: Awaited<ReturnType<typeof startSubscriber>>;
 let proxy: Awaited<ReturnType<typeof startSkewedCrm>>;
 const MINUTES_10 = 600_000;
 let runtime: RuntimeProcess | undefined;
@@ -113,7 +113,7 @@ const callsSince = (before: CallCounts): CallCounts => {
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'crm-converge-'));
-  recorder = await startRecorder();
+  recorder = await startSubscriber();
   crm = await startCrm({ dataDir: join(root, 'crm'), faults: { refusedTables: { [REFUSED.table]: 403 } } });
   proxy = await startSkewedCrm(crm.url, { skewMs: MINUTES_10 });
 }, 30_000);
@@ -279,9 +279,9 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
   // Everything the return set off (the gap's reconciles, their events to the subscriber) has ended.
   await waitFor('the runtime settled', 60_000, async () => {
     if (!(await settled(adminUrl))) return undefined;
-    const count = recorder.posted.length;
+    const count = recorder.received.length;
     await sleep(3000);
-    return count === recorder.posted.length && (await settled(adminUrl)) ? true : undefined;
+    return count === recorder.received.length && (await settled(adminUrl)) ? true : undefined;
   });
   const calls = callsSince(callsAtReturn);
 
@@ -298,7 +298,7 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
   const after = await receiverRows(adminUrl);
   const differed = [...after.keys()].filter((row) => !sameRow(before.get(row), after.get(row)));
   const reconciled = new Map<string, number>();
-  for (const { path, event } of recorder.posted) {
+  for (const { path, event } of recorder.received) {
     if (path !== '/reconciled') continue;
     const row = `${event.detail.Entity}/${event.detail.PrimaryKey}`;
     reconciled.set(row, (reconciled.get(row) ?? 0) + 1);
@@ -315,7 +315,7 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
   expect(after.get('person/8')).toBeUndefined();
 
   // The receiver said what it did on its bus: the webhook it set Active, a reconcile from before the outage.
-  const lifecycle = recorder.posted.filter((post) => post.path === '/lifecycle');
+  const lifecycle = recorder.received.filter((post) => post.path === '/lifecycle');
   const said = (type: string) =>
     lifecycle.filter((post) => post.event['detail-type'] === type).map((post) => post.event.detail);
   expect(said('receiver.webhook.reactivated')).toEqual([

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { QueueView } from '../../dashboard/views.js';
 import { decodeTyped, type PlainValue } from '../../lib/crm/typed-values.js';
 import type { Row as CrmRow } from '../../tools/crm/tables.js';
-import { startServer } from './http-server.js';
+import { startRecorder } from './http-server.js';
 
 /** A POST a subscription target received: its path and the EventBridge event it carried. */
 export interface Posted {
@@ -11,17 +11,8 @@ export interface Posted {
 }
 
 /** A local HTTP target for URL subscriptions: answers 200 to every POST and keeps it. */
-export async function startRecorder() {
-  const posted: Posted[] = [];
-  const server = await startServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk));
-    req.on('end', () => {
-      posted.push({ path: req.url ?? '', event: JSON.parse(body) as Posted['event'] });
-      res.end();
-    });
-  });
-  return { ...server, posted };
+export async function startSubscriber() {
+  return startRecorder(({ path, body }): Posted => ({ path, event: JSON.parse(body) as Posted['event'] }));
 }
 
 /** What a reader of `GET /rows/{context}/{entity}/{pk}` sees of a row: what convergence is judged on. */
