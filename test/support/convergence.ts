@@ -65,23 +65,6 @@ export function rowDifferences(row: RowState | undefined, crm: CrmRow | undefine
 /** Whether a reader sees two states of a row as the same (status, FieldValues, stale fields). */
 export const sameRow = (a: RowState | undefined, b: RowState | undefined): boolean => isDeepStrictEqual(a, b);
 
-/** Polls `check` every `everyMs` until it returns a value other than undefined; throws `describe()` after `ms`. */
-export async function waitFor<T>(
-  what: string,
-  ms: number,
-  check: () => Promise<T | undefined> | T | undefined,
-  describe: () => string | Promise<string> = () => '',
-  everyMs = 250,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms / 1000} s. ${await describe()}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
-
 /** The runtime's queues as `GET /queues` shows them. */
 export async function queues(adminUrl: string): Promise<QueueView[]> {
   return (await (await fetch(`${adminUrl}/queues`)).json()) as QueueView[];
