@@ -1,6 +1,4 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
@@ -12,6 +10,7 @@ import { createEventBridgePublisher } from '../../lib/bus/publisher.js';
 import { rowGroupId } from '../../lib/ingest/routing.js';
 import type { SubscriptionView } from '../../local/bus/views.js';
 import { buildSampleBody, buildSampleDelivery, dotNetTimestamp } from '../../tools/samples.js';
+import { startRecorder } from '../support/http-server.js';
 import { failedStart, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 
 /**
@@ -34,7 +33,7 @@ interface Received {
 }
 
 let dataDir: string;
-let target: Server;
+let target: { url: string; close(): Promise<void> };
 let received: Received[];
 let runtime: RuntimeProcess;
 let eventBridge: EventBridgeClient;
@@ -43,22 +42,18 @@ let info: { urls: { eventbridge: string; sqs: string }; queues: Array<{ key: str
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'crm-local-subscriptions-'));
-  received = [];
-  target = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk));
-    req.on('end', () => {
-      const path = req.url ?? '';
+  const recorder = await startRecorder(
+    ({ path, body }): Received => {
       const event = JSON.parse(body) as Received['event'];
       const earlier = received.filter((r) => r.path === path && r.event.id === event.id).length;
       const status = path === '/down' || (path === '/flaky' && earlier < 2) ? 500 : 200;
-      received.push({ path, status, body, event });
-      res.statusCode = status;
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+      return { path, status, body, event };
+    },
+    ({ status }) => status,
+  );
+  target = recorder;
+  received = recorder.received;
+  const { url } = recorder;
   const file = join(dataDir, 'subscriptions.yml');
   writeFileSync(
     file,
@@ -93,7 +88,7 @@ beforeAll(async () => {
 afterAll(async () => {
   eventBridge?.destroy();
   await runtime?.stop();
-  await new Promise((resolve) => target?.close(resolve));
+  await target?.close();
   rmSync(dataDir, { recursive: true, force: true });
 }, 30_000);
 
