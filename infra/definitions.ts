@@ -39,7 +39,7 @@ import {
 } from '../lib/queue/port.js';
 import { EVENT_ID_INDEX, ROW_SET_INDEX } from '../lib/store/keys.js';
 import { TABLE_ENV_VARS, TABLE_KEYS, type TableKey } from '../lib/store/tables.js';
-import { loadServerless, SERVERLESS_YML } from './serverless-file.js';
+import { loadServerless } from './serverless-file.js';
 import { resolveConditions, resolveName } from './template-values.js';
 
 export {
@@ -146,19 +146,6 @@ const TemplateSchema = z.object({
 });
 
 const DEFAULT_RESOURCES = new URL('./resources.yml', import.meta.url);
-
-const ServerlessLogsSchema = z.object({
-  provider: z.object({ logs: z.object({ httpApi: z.object({ format: z.string() }) }) }),
-});
-
-/**
- * The HTTP API's access log format as serverless.yml declares it (`provider.logs.httpApi.format`):
- * a JSON object whose values are `$context` variables. test/deploy checks it against the packaged
- * stage, scripts/cost.ts prices a line of it.
- */
-export function loadAccessLogFormat(serverlessPath: string | URL = SERVERLESS_YML): string {
-  return ServerlessLogsSchema.parse(loadServerless(serverlessPath)).provider.logs.httpApi.format;
-}
 
 const ServerlessCustomSchema = z.object({ custom: z.record(z.string(), z.unknown()) });
 

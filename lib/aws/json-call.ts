@@ -8,17 +8,21 @@ export type AwsCredentials = () => Promise<{
   sessionToken?: string;
 }>;
 
-export interface AwsJsonCallConfig {
-  /** The signing name and the endpoint's prefix: `ssm`, `sqs`. */
-  service: string;
+/** Where and as whom an adapter over {@link awsJsonCall} calls its service: what its config takes. */
+export interface AwsJsonEndpointConfig {
   region: string;
   /** Defaults to the regional endpoint (`https://<service>.<region>.amazonaws.com/`). */
   endpoint?: string | undefined;
-  /** `application/x-amz-json-1.1` (SSM) or `-1.0` (SQS). */
-  contentType: string;
   /** Defaults to the Lambda environment's credentials. */
   credentials?: AwsCredentials | undefined;
   fetch?: typeof fetch;
+}
+
+export interface AwsJsonCallConfig extends AwsJsonEndpointConfig {
+  /** The signing name and the endpoint's prefix: `ssm`, `sqs`. */
+  service: string;
+  /** `application/x-amz-json-1.1` (SSM) or `-1.0` (SQS). */
+  contentType: string;
 }
 
 /**

@@ -1,15 +1,11 @@
-import { type AwsCredentials, awsErrorType, awsJsonCall } from '../aws/json-call.js';
+import { type AwsJsonEndpointConfig, awsErrorType, awsJsonCall } from '../aws/json-call.js';
 import { type ReconcileQueue, reconcileMessage } from '../reconcile/request.js';
 
-export interface SqsJsonQueueConfig {
+/** `endpoint`: AWS_ENDPOINT_URL_SQS when set (the local runtime's queues), else the regional endpoint. */
+export interface SqsJsonQueueConfig extends AwsJsonEndpointConfig {
   queueUrl: string;
-  region: string;
-  /** AWS_ENDPOINT_URL_SQS when set (the local runtime's queues), else the regional endpoint. */
-  endpoint?: string | undefined;
-  credentials?: AwsCredentials | undefined;
   /** How long one SendMessage may take (default 5000): a failure fails the trigger's record, which SQS retries. */
   timeoutMs?: number;
-  fetch?: typeof fetch;
 }
 
 /**
@@ -19,14 +15,7 @@ export interface SqsJsonQueueConfig {
  * {@link reconcileMessage}. Throws a one-line error naming the queue's answer.
  */
 export function sqsJsonReconcileQueue(config: SqsJsonQueueConfig): ReconcileQueue {
-  const call = awsJsonCall({
-    service: 'sqs',
-    region: config.region,
-    endpoint: config.endpoint,
-    contentType: 'application/x-amz-json-1.0',
-    credentials: config.credentials,
-    ...(config.fetch && { fetch: config.fetch }),
-  });
+  const call = awsJsonCall({ ...config, service: 'sqs', contentType: 'application/x-amz-json-1.0' });
   const timeoutMs = config.timeoutMs ?? 5000;
   return {
     async enqueue(request) {

@@ -1,15 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BaseProvider } from '@aws-lambda-powertools/parameters/base';
-import { awsErrorType, awsJsonCall } from '../aws/json-call.js';
+import { type AwsJsonEndpointConfig, awsErrorType, awsJsonCall } from '../aws/json-call.js';
 import { type Backoff, fullJitterMs } from '../backoff.js';
 
-export interface SsmParameterProviderConfig {
-  region: string;
-  /** Defaults to the regional endpoint; the entry point passes AWS_ENDPOINT_URL_SSM when set. */
-  endpoint?: string | undefined;
-  /** Defaults to the Lambda environment's credentials. */
-  credentials?: () => Promise<{ accessKeyId: string; secretAccessKey: string; sessionToken?: string }>;
-  fetch?: typeof fetch;
+/** `endpoint`: the entry point passes AWS_ENDPOINT_URL_SSM when set. */
+export interface SsmParameterProviderConfig extends AwsJsonEndpointConfig {
   /**
    * How long one read may take, retries included (default 500 ms: the ingest's 3 s answer budget less the
    * 2.5 s it keeps for SQS). A throttled or failed attempt is tried again after a random wait while time is left.
@@ -70,14 +65,7 @@ export class SsmParameterProvider extends BaseProvider {
 }
 
 function createTransport(config: SsmParameterProviderConfig): Transport {
-  const call = awsJsonCall({
-    service: 'ssm',
-    region: config.region,
-    endpoint: config.endpoint,
-    contentType: 'application/x-amz-json-1.1',
-    credentials: config.credentials,
-    ...(config.fetch && { fetch: config.fetch }),
-  });
+  const call = awsJsonCall({ ...config, service: 'ssm', contentType: 'application/x-amz-json-1.1' });
   const budgetMs = config.budgetMs ?? 500;
   const random = config.random ?? Math.random;
 

@@ -4,7 +4,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { loadAccessLogFormat } from '../../infra/definitions.js';
+import { loadAccessLogFormat } from '../../infra/serverless-file.js';
 import {
   buildSampleBody,
   buildSampleDelivery,

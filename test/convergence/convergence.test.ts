@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { CallCounts } from '../../tools/crm/calls.js';
 import type { Change } from '../../tools/crm/changes.js';
 import { type RunningCrm, startCrm } from '../../tools/crm/start.js';
@@ -14,8 +14,7 @@ import {
   rowDifferences,
   sameRow,
   settled,
-  startRecorder,
-  waitFor,
+  startSubscriber,
 } from '../support/convergence.js';
 import { freePort, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 import { startSkewedCrm } from '../support/skewed-crm.js';
@@ -68,7 +67,7 @@ const DELETABLE = TABLES.filter((table) => tableOf(table).verbs.includes('delete
 
 let root: string;
 let crm: RunningCrm;
-let recorder: Awaited<ReturnType<typeof startRecorder>>;
+let recorder: Awaited<ReturnType<typeof startSubscriber>>;
 let proxy: Awaited<ReturnType<typeof startSkewedCrm>>;
 const MINUTES_10 = 600_000;
 let runtime: RuntimeProcess | undefined;
@@ -113,7 +112,7 @@ const callsSince = (before: CallCounts): CallCounts => {
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'crm-converge-'));
-  recorder = await startRecorder();
+  recorder = await startSubscriber();
   crm = await startCrm({ dataDir: join(root, 'crm'), faults: { refusedTables: { [REFUSED.table]: 403 } } });
   proxy = await startSkewedCrm(crm.url, { skewMs: MINUTES_10 });
 }, 30_000);
@@ -189,21 +188,27 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
   change({ op: 'change', table: 'contact', id: 1, fields: { department: 'live' } });
   change({ op: 'change', table: 'appointment', id: 1, fields: { task_idx: 7 } });
   await crm.core.dispatcher.idle();
-  await waitFor('the live events applied', 30_000, async () =>
-    (await settled(adminUrl)) &&
-    (await readRow(adminUrl, CONTEXT, 'sale', 6)) &&
-    (await readRow(adminUrl, CONTEXT, REFUSED.table, 1))
-      ? true
-      : undefined,
+  await vi.waitFor(
+    async () => {
+      expect(await settled(adminUrl), 'the runtime settled').toBe(true);
+      expect(await readRow(adminUrl, CONTEXT, 'sale', 6), 'the live event of sale 6 applied').toBeDefined();
+      expect(
+        await readRow(adminUrl, CONTEXT, REFUSED.table, 1),
+        `the live event of ${REFUSED.table} 1 applied`,
+      ).toBeDefined();
+    },
+    { timeout: 30_000, interval: 250 },
   );
   log('live events applied');
   // The receiver polls its webhooks while healthy: the start of the window a gap is reconciled from.
   const beforePoll = crm.calls.of(CONTEXT);
-  await waitFor(
-    `a poll of the receiver's webhooks in the CRM (RECONCILE_POLL_SECONDS=${POLL_SECONDS})`,
-    3 * POLL_SECONDS * 1000,
-    () => (callsSince(beforePoll).total > 0 ? true : undefined),
-    () => `calls: ${JSON.stringify(crm.calls.of(CONTEXT))}; receiver: ${runtime?.output().slice(-3000)}`,
+  await vi.waitFor(
+    () =>
+      expect(
+        callsSince(beforePoll).total,
+        `calls of a poll of the receiver's webhooks in the CRM (RECONCILE_POLL_SECONDS=${POLL_SECONDS}); receiver: ${runtime?.output().slice(-3000)}`,
+      ).toBeGreaterThan(0),
+    { timeout: 3 * POLL_SECONDS * 1000, interval: 250 },
   );
   const before = await receiverRows(adminUrl);
 
@@ -227,10 +232,13 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
       await sleep(200);
     }
   })();
-  const disabled = await waitFor('the CRM to disable the webhook (TooManyErrors)', 15_000, () =>
-    crm.core.webhook(CONTEXT, rows.id).state === 'TooManyErrors' ? true : undefined,
+  await vi.waitFor(
+    () =>
+      expect(crm.core.webhook(CONTEXT, rows.id).state, 'the webhook disabled by the CRM').toBe(
+        'TooManyErrors',
+      ),
+    { timeout: 15_000, interval: 250 },
   );
-  expect(disabled).toBe(true);
   // While it is disabled: a row changed twice, deletes, a soft delete, creates (one deleted again), a
   // change that raises no event.
   change({ op: 'change', table: 'contact', id: 3, fields: { category_idx: 31 } });
@@ -261,28 +269,38 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
   const returned = Date.now();
   const callsAtReturn = crm.calls.of(CONTEXT);
   log(`receiver back, ready in ${returned - spawned} ms`);
-  const activeAfter = await waitFor(
-    'the webhook Active again',
-    120_000,
-    () => (crm.core.webhook(CONTEXT, rows.id).state === 'Active' ? Date.now() - returned : undefined),
-    () =>
-      `webhook ${JSON.stringify(crm.core.webhook(CONTEXT, rows.id))}; receiver: ${runtime?.output().slice(-3000)}`,
+  const activeAfter = await vi.waitFor(
+    () => {
+      const webhook = crm.core.webhook(CONTEXT, rows.id);
+      expect(
+        webhook.state,
+        `the webhook Active again: ${JSON.stringify(webhook)}; receiver: ${runtime?.output().slice(-3000)}`,
+      ).toBe('Active');
+      return Date.now() - returned;
+    },
+    { timeout: 120_000, interval: 250 },
   );
-  const convergedAfter = await waitFor(
-    'every row as the CRM has it',
-    120_000,
-    async () => ((await differences(adminUrl)).length === 0 ? Date.now() - returned : undefined),
-    async () =>
-      `differences:\n${(await differences(adminUrl)).join('\n')}\nreceiver: ${runtime?.output().slice(-3000)}`,
-    500,
+  const convergedAfter = await vi.waitFor(
+    async () => {
+      expect(
+        await differences(adminUrl),
+        `every row as the CRM has it; receiver: ${runtime?.output().slice(-3000)}`,
+      ).toEqual([]);
+      return Date.now() - returned;
+    },
+    { timeout: 120_000, interval: 500 },
   );
   // Everything the return set off (the gap's reconciles, their events to the subscriber) has ended.
-  await waitFor('the runtime settled', 60_000, async () => {
-    if (!(await settled(adminUrl))) return undefined;
-    const count = recorder.posted.length;
-    await sleep(3000);
-    return count === recorder.posted.length && (await settled(adminUrl)) ? true : undefined;
-  });
+  await vi.waitFor(
+    async () => {
+      expect(await settled(adminUrl), 'the runtime settled').toBe(true);
+      const count = recorder.received.length;
+      await sleep(3000);
+      expect(recorder.received.length, 'events posted to the subscriber in 3 s').toBe(count);
+      expect(await settled(adminUrl), 'the runtime still settled 3 s later').toBe(true);
+    },
+    { timeout: 60_000, interval: 250 },
+  );
   const calls = callsSince(callsAtReturn);
 
   // Assert: every row the CRM's, the webhook Active, nothing parked or dead-lettered.
@@ -298,7 +316,7 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
   const after = await receiverRows(adminUrl);
   const differed = [...after.keys()].filter((row) => !sameRow(before.get(row), after.get(row)));
   const reconciled = new Map<string, number>();
-  for (const { path, event } of recorder.posted) {
+  for (const { path, event } of recorder.received) {
     if (path !== '/reconciled') continue;
     const row = `${event.detail.Entity}/${event.detail.PrimaryKey}`;
     reconciled.set(row, (reconciled.get(row) ?? 0) + 1);
@@ -315,7 +333,7 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
   expect(after.get('person/8')).toBeUndefined();
 
   // The receiver said what it did on its bus: the webhook it set Active, a reconcile from before the outage.
-  const lifecycle = recorder.posted.filter((post) => post.path === '/lifecycle');
+  const lifecycle = recorder.received.filter((post) => post.path === '/lifecycle');
   const said = (type: string) =>
     lifecycle.filter((post) => post.event['detail-type'] === type).map((post) => post.event.detail);
   expect(said('receiver.webhook.reactivated')).toEqual([
@@ -367,9 +385,7 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
   change({ op: 'softdelete', table: 'contact', id: 5 });
   change({ op: 'create', table: 'contact', id: 8, fields: { category_idx: 8 } });
   await crm.core.dispatcher.idle();
-  await waitFor(
-    'the live changes after the recovery applied',
-    30_000,
+  await vi.waitFor(
     async () => {
       const [contact3, person1, contact5, contact8] = await Promise.all([
         readRow(adminUrl, CONTEXT, 'contact', 3),
@@ -377,14 +393,22 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
         readRow(adminUrl, CONTEXT, 'contact', 5),
         readRow(adminUrl, CONTEXT, 'contact', 8),
       ]);
-      return contact3?.changedFields.includes('category_idx') &&
-        person1?.changedFields.includes('associate_id') &&
-        contact5?.status === 'softdeleted' &&
-        rowDifferences(contact8, crmRow('contact', 8)).length === 0
-        ? true
-        : undefined;
+      expect(
+        {
+          contact3Stale: contact3?.changedFields.includes('category_idx'),
+          person1Stale: person1?.changedFields.includes('associate_id'),
+          contact5: contact5?.status,
+          contact8Differences: rowDifferences(contact8, crmRow('contact', 8)),
+        },
+        'the live changes after the recovery applied',
+      ).toEqual({
+        contact3Stale: true,
+        person1Stale: true,
+        contact5: 'softdeleted',
+        contact8Differences: [],
+      });
     },
-    async () => `differences:\n${(await differences(adminUrl)).join('\n')}`,
+    { timeout: 30_000, interval: 250 },
   );
   const queuedAt = Date.now();
   const queued = await fetch(
@@ -392,19 +416,21 @@ it("converges after 20 s down and a disabled webhook: webhook Active again, ever
     { method: 'POST' },
   );
   expect(queued.status).toBe(200);
-  const reconciledAfter = await waitFor(
-    'every row as the CRM has it after the live changes and a reconcile with the Date 10 minutes behind',
-    60_000,
-    // The live changes are applied already: the rows may equal the CRM's before the run ends, so wait
-    // for the run too (its warning says the skew behind).
-    async () =>
-      (await differences(adminUrl)).length === 0 &&
-      skewsSaid().some((seconds) => Math.abs(seconds + 600) <= 5)
-        ? Date.now()
-        : undefined,
-    async () =>
-      `skews said: ${skewsSaid().join(', ')}; differences:\n${(await differences(adminUrl)).join('\n')}`,
-    500,
+  const reconciledAfter = await vi.waitFor(
+    async () => {
+      expect(
+        await differences(adminUrl),
+        'every row as the CRM has it after the live changes and a reconcile with the Date 10 minutes behind',
+      ).toEqual([]);
+      // The live changes are applied already: the rows may equal the CRM's before the run ends, so wait
+      // for the run too (its warning says the skew behind).
+      expect(
+        skewsSaid().some((seconds) => Math.abs(seconds + 600) <= 5),
+        `the reconcile's warning of the Date 600 s behind; skews said: ${skewsSaid().join(', ')}`,
+      ).toBe(true);
+      return Date.now();
+    },
+    { timeout: 60_000, interval: 500 },
   );
   log(
     `live changes after the recovery applied; every row the CRM's again ${((reconciledAfter - queuedAt) / 1000).toFixed(1)} s ` +

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CrmCore, createCrmCore } from '../../tools/crm/crm.js';
 import { createDispatcher, type DispatcherOptions } from '../../tools/crm/deliver.js';
 import { openStore } from '../../tools/crm/store.js';
+import { startRecorder } from '../support/http-server.js';
 
 /** A request the target received, with the (possibly fake) clock's time of arrival. */
 export interface Received {
@@ -20,35 +20,22 @@ export interface Received {
  * (200 by default) and keeps every request.
  */
 export async function startTarget(answer: (request: Received) => number = () => 200) {
-  const received: Received[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      const request = {
-        at: Date.now(),
-        headers: req.headers,
-        raw,
-        body: JSON.parse(raw) as Record<string, unknown>,
-      };
-      received.push(request);
-      res.statusCode = answer(request);
-      res.end('ignored');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhook`;
+  const target = await startRecorder(
+    ({ at, headers, body }): Received => ({
+      at,
+      headers,
+      raw: body,
+      body: JSON.parse(body) as Record<string, unknown>,
+    }),
+    answer,
+  );
   return {
-    url,
-    received,
+    url: `${target.url}/webhook`,
+    received: target.received,
     /** The requests whose X-SuperOffice-Event header is `event`. */
-    of: (event: string) => received.filter((request) => request.headers['x-superoffice-event'] === event),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    of: (event: string) =>
+      target.received.filter((request) => request.headers['x-superoffice-event'] === event),
+    close: target.close,
   };
 }
 

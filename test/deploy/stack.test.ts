@@ -2,13 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AUTHENTICATION_FAILURES } from '../../infra/alarms.js';
-import {
-  ALL_QUEUE_KEYS,
-  loadAccessLogFormat,
-  loadDefinitions,
-  SERVICE,
-  TABLE_KEYS,
-} from '../../infra/definitions.js';
+import { ALL_QUEUE_KEYS, loadDefinitions, SERVICE, TABLE_KEYS } from '../../infra/definitions.js';
+import { loadAccessLogFormat } from '../../infra/serverless-file.js';
 import { EVENT_ID_INDEX, ROW_SET_INDEX } from '../../lib/store/keys.js';
 import { RECOVERY_READ_ATTRIBUTES, RECOVERY_WRITE_ATTRIBUTES } from '../../lib/store/recovery.js';
 import { ASSUMPTIONS } from '../../scripts/cost/prices.js';

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, expect, it, vi } from 'vitest';
 import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 import { type SilentCrm, startSilentCrm } from '../support/silent-crm.js';
 
@@ -21,7 +21,8 @@ afterAll(async () => {
 }, 30_000);
 
 it('stopping npm start aborts a CRM call in flight: it exits within seconds, cleanly', async () => {
-  silentCrm = await startSilentCrm();
+  const crm = await startSilentCrm();
+  silentCrm = crm;
   const dataDir = mkdtempSync(join(tmpdir(), 'crm-stop-e2e-'));
   dirs.push(dataDir);
   runtime = await spawnLocalRuntime({
@@ -38,9 +39,11 @@ it('stopping npm start aborts a CRM call in flight: it exits within seconds, cle
     method: 'POST',
   });
   expect(queued.status).toBe(200);
-  for (const deadline = Date.now() + 15_000; silentCrm.connections() === 0 && Date.now() < deadline; )
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(silentCrm.connections()).toBeGreaterThan(0); // the reconcile function's call is in flight
+  // The reconcile function's call is in flight.
+  await vi.waitFor(() => expect(crm.connections(), 'connections to the CRM').toBeGreaterThan(0), {
+    timeout: 15_000,
+    interval: 50,
+  });
 
   const started = performance.now();
   const code = await runtime.stop();

@@ -1,16 +1,16 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { QueueView } from '../../dashboard/views.js';
 import { SOURCE } from '../../lib/bus/entry.js';
 import { createEventBridgePublisher } from '../../lib/bus/publisher.js';
 import { rowGroupId } from '../../lib/ingest/routing.js';
 import type { SubscriptionView } from '../../local/bus/views.js';
 import { buildSampleBody, buildSampleDelivery, dotNetTimestamp } from '../../tools/samples.js';
+import { startRecorder } from '../support/http-server.js';
 import { failedStart, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 
 /**
@@ -33,7 +33,7 @@ interface Received {
 }
 
 let dataDir: string;
-let target: Server;
+let target: { url: string; close(): Promise<void> };
 let received: Received[];
 let runtime: RuntimeProcess;
 let eventBridge: EventBridgeClient;
@@ -42,22 +42,18 @@ let info: { urls: { eventbridge: string; sqs: string }; queues: Array<{ key: str
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'crm-local-subscriptions-'));
-  received = [];
-  target = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk));
-    req.on('end', () => {
-      const path = req.url ?? '';
+  const recorder = await startRecorder(
+    ({ path, body }): Received => {
       const event = JSON.parse(body) as Received['event'];
       const earlier = received.filter((r) => r.path === path && r.event.id === event.id).length;
       const status = path === '/down' || (path === '/flaky' && earlier < 2) ? 500 : 200;
-      received.push({ path, status, body, event });
-      res.statusCode = status;
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+      return { path, status, body, event };
+    },
+    ({ status }) => status,
+  );
+  target = recorder;
+  received = recorder.received;
+  const { url } = recorder;
   const file = join(dataDir, 'subscriptions.yml');
   writeFileSync(
     file,
@@ -92,18 +88,23 @@ beforeAll(async () => {
 afterAll(async () => {
   eventBridge?.destroy();
   await runtime?.stop();
-  await new Promise((resolve) => target?.close(resolve));
+  await target?.close();
   rmSync(dataDir, { recursive: true, force: true });
 }, 30_000);
 
 /** Waits until no subscription has a delivery under way (retries included), as the admin API shows. */
 async function deliveriesSettled(ms = 10_000): Promise<SubscriptionView[]> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const views = (await (await fetch(`${runtime.adminUrl}/subscriptions`)).json()) as SubscriptionView[];
-    if (views.every((view) => view.inFlight === 0) || Date.now() > deadline) return views;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  return vi.waitFor(
+    async () => {
+      const views = (await (await fetch(`${runtime.adminUrl}/subscriptions`)).json()) as SubscriptionView[];
+      expect(
+        views.filter((view) => view.inFlight > 0).map((view) => view.name),
+        'subscriptions with a delivery under way',
+      ).toEqual([]);
+      return views;
+    },
+    { timeout: ms, interval: 20 },
+  );
 }
 
 /** One subscription's view, through `GET /subscriptions/{name}`. */
@@ -128,17 +129,16 @@ async function send(body: Record<string, unknown>): Promise<number> {
  * in flight or delayed): their batches are settled, so what they publish is on the bus.
  */
 async function workersDrained(ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const queues = (await (await fetch(`${runtime.adminUrl}/queues`)).json()) as Array<{
-      visible: number;
-      inFlight: number;
-      delayed: number;
-    }>;
-    if (queues.every((q) => q.visible + q.inFlight + q.delayed === 0)) return;
-    if (Date.now() > deadline) throw new Error(`queues not drained in ${ms} ms: ${JSON.stringify(queues)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await vi.waitFor(
+    async () => {
+      const queues = (await (await fetch(`${runtime.adminUrl}/queues`)).json()) as QueueView[];
+      expect(
+        queues.filter((q) => q.visible + q.inFlight + q.delayed > 0),
+        'queues with a message visible, in flight or delayed',
+      ).toEqual([]);
+    },
+    { timeout: ms, interval: 20 },
+  );
 }
 
 /** Puts a delivery body straight on the contact queue, under a new deduplication id, as SQS redelivers. */

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningCrm, startCrm } from '../../tools/crm/start.js';
 import { adminJson, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
 
@@ -67,12 +67,11 @@ describe('tenants through the admin API of npm start', () => {
     expect(crm.core.webhook(CONTEXT, 1).targetUrl).toBe(runtime.webhookUrl);
     expect(await deliverOne()).toMatchObject({ totalErrors: 0, totalCalls: 1, state: 'Active' });
     // The contact worker stores the row from the queue: it shows within seconds.
-    let row = await admin(`/rows/${CONTEXT}/contact/1`);
-    for (let tries = 0; row.status === 404 && tries < 100; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      row = await admin(`/rows/${CONTEXT}/contact/1`);
-    }
-    expect(row.status).toBe(200);
+    await vi.waitFor(
+      async () =>
+        expect((await admin(`/rows/${CONTEXT}/contact/1`)).status, 'GET of the stored row').toBe(200),
+      { timeout: 10_000, interval: 100 },
+    );
 
     const listed = await admin<Array<Record<string, unknown>>>('/tenants');
     expect(listed.body).toEqual([

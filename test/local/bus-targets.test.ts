@@ -1,6 +1,6 @@
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { BusEntry } from '../../lib/bus/entry.js';
 import { parseSubscriptions } from '../../lib/bus/subscriptions.js';
 import { startLocalBus } from '../../local/bus/local-bus.js';
@@ -108,7 +108,10 @@ describe('targets that do not answer as they should', () => {
     // Act
     await local.publish(entries(1));
     await local.idle();
-    while (!closedByBus) await new Promise((resolve) => setTimeout(resolve, 5));
+    await vi.waitFor(() => expect(closedByBus, 'the connection closed by the bus').toBe(true), {
+      timeout: 10_000,
+      interval: 5,
+    });
 
     // Assert: delivered on its 200, the rest of the body refused (only socket buffers beyond the bound).
     expect(local.view()[0]).toMatchObject({ delivered: 1, dlq: [] });

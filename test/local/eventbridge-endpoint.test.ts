@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { EventBridgeClient, ListRulesCommand, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BusEntry } from '../../lib/bus/entry.js';
@@ -59,18 +57,8 @@ const entry = (detail: string, type = 'contact.changed') => ({
 
 describe('local EventBridge endpoint', () => {
   it('is found through AWS_ENDPOINT_URL_EVENTBRIDGE and delivers the entries to the local bus, Detail verbatim', async () => {
-    const bodies: string[] = [];
-    const server: Server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk));
-      req.on('end', () => {
-        bodies.push(body);
-        res.end();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    cleanups.push(() => new Promise((resolve) => server.close(resolve)));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const { url, received, close } = await statusTarget(200);
+    cleanups.push(close);
     const bus: LocalBus = await startLocalBus({
       subscriptions: parseSubscriptions(
         `- name: sold\n  pattern: { detail-type: [sale.sold] }\n  target: { url: "${url}" }\n`,
@@ -101,9 +89,9 @@ describe('local EventBridge endpoint', () => {
       { ok: true, eventId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
       { ok: true, eventId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
     ]);
-    expect(bodies).toHaveLength(1);
-    expect(bodies[0]).toContain(`"detail":${detail}`);
-    expect(JSON.parse(bodies[0]!)).toMatchObject({ id: results[0]!.ok && results[0]!.eventId });
+    expect(received).toHaveLength(1);
+    expect(received[0]?.body).toContain(`"detail":${detail}`);
+    expect(JSON.parse(received[0]!.body)).toMatchObject({ id: results[0]!.ok && results[0]!.eventId });
     expect(bus.view()[0]).toMatchObject({ matched: 1, delivered: 1 });
   });
 

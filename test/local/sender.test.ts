@@ -1,26 +1,15 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildSampleBody, signBody } from '../../tools/samples.js';
 import { createRealisticSender } from '../../tools/sender.js';
+import { type StatusTarget, statusTarget } from '../support/bus.js';
 
-let server: Server | undefined;
-afterEach(() => server?.close());
+let target: StatusTarget | undefined;
+afterEach(() => target?.close());
 
 /** A receiver answering with `statuses` in turn (the last one from then on), recording requests. */
 async function receiver(statuses: number[]) {
-  const seen: Array<{ headers: Record<string, unknown>; body: string }> = [];
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      seen.push({ headers: req.headers, body: Buffer.concat(chunks).toString() });
-      res.statusCode = statuses[Math.min(seen.length - 1, statuses.length - 1)]!;
-      res.end();
-    });
-  });
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}/webhook`, seen };
+  target = await statusTarget(...statuses);
+  return { url: target.url, seen: target.received };
 }
 
 const body = () => JSON.stringify(buildSampleBody('contact.changed'));

@@ -529,15 +529,17 @@ describe('DynamoDB faults during a worker batch (dynalite)', () => {
   });
 });
 
+/** Waits until SQS's last message move task from `sourceArn` has ended (no longer RUNNING). */
 async function waitForMoveTask(client: SQSClient, sourceArn: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const { Results = [] } = await client.send(
-      new ListMessageMoveTasksCommand({ SourceArn: sourceArn, MaxResults: 1 }),
-    );
-    if (Results[0]?.Status !== 'RUNNING') return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error('the move task never finished');
+  await vi.waitFor(
+    async () => {
+      const { Results = [] } = await client.send(
+        new ListMessageMoveTasksCommand({ SourceArn: sourceArn, MaxResults: 1 }),
+      );
+      expect(Results[0]?.Status, 'the status of the message move task').not.toBe('RUNNING');
+    },
+    { timeout: 5_000, interval: 20 },
+  );
 }
 
 /** What the Lambda SQS event source hands the function (the local runtime's own conversion). */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BusEntry } from '../../lib/bus/entry.js';
 import type { EventPublisher, PublishResult } from '../../lib/bus/publisher.js';
-import { startServer } from './http-server.js';
+import { startRecorder } from './http-server.js';
 
 /**
  * An in-memory {@link EventPublisher}: records every entry it accepts, in order, and fails the
@@ -64,15 +64,9 @@ export interface StatusTarget {
 
 /** A real HTTP target on 127.0.0.1 answering `statuses` in turn, then its last one for good. */
 export async function statusTarget(...statuses: number[]): Promise<StatusTarget> {
-  const received: TargetRequest[] = [];
-  const server = await startServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.statusCode = statuses[Math.min(received.length, statuses.length) - 1] ?? 200;
-      res.end();
-    });
-  });
-  return { url: `${server.url}/hook`, received, close: server.close };
+  const target = await startRecorder(
+    ({ headers, body }): TargetRequest => ({ headers, body }),
+    (_, count) => statuses[Math.min(count, statuses.length) - 1] ?? 200,
+  );
+  return { url: `${target.url}/hook`, received: target.received, close: target.close };
 }

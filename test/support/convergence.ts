@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { QueueView } from '../../dashboard/views.js';
 import { decodeTyped, type PlainValue } from '../../lib/crm/typed-values.js';
 import type { Row as CrmRow } from '../../tools/crm/tables.js';
-import { startServer } from './http-server.js';
+import { startRecorder } from './http-server.js';
 
 /** A POST a subscription target received: its path and the EventBridge event it carried. */
 export interface Posted {
@@ -11,17 +11,8 @@ export interface Posted {
 }
 
 /** A local HTTP target for URL subscriptions: answers 200 to every POST and keeps it. */
-export async function startRecorder() {
-  const posted: Posted[] = [];
-  const server = await startServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk));
-    req.on('end', () => {
-      posted.push({ path: req.url ?? '', event: JSON.parse(body) as Posted['event'] });
-      res.end();
-    });
-  });
-  return { ...server, posted };
+export async function startSubscriber() {
+  return startRecorder(({ path, body }): Posted => ({ path, event: JSON.parse(body) as Posted['event'] }));
 }
 
 /** What a reader of `GET /rows/{context}/{entity}/{pk}` sees of a row: what convergence is judged on. */
@@ -73,23 +64,6 @@ export function rowDifferences(row: RowState | undefined, crm: CrmRow | undefine
 
 /** Whether a reader sees two states of a row as the same (status, FieldValues, stale fields). */
 export const sameRow = (a: RowState | undefined, b: RowState | undefined): boolean => isDeepStrictEqual(a, b);
-
-/** Polls `check` every `everyMs` until it returns a value other than undefined; throws `describe()` after `ms`. */
-export async function waitFor<T>(
-  what: string,
-  ms: number,
-  check: () => Promise<T | undefined> | T | undefined,
-  describe: () => string | Promise<string> = () => '',
-  everyMs = 250,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms / 1000} s. ${await describe()}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
 
 /** The runtime's queues as `GET /queues` shows them. */
 export async function queues(adminUrl: string): Promise<QueueView[]> {

@@ -1,3 +1,4 @@
+import { expect, vi } from 'vitest';
 import { buildSampleBody, buildSampleDelivery } from '../../tools/samples.js';
 import type { RuntimeProcess } from './local-runtime.js';
 
@@ -22,13 +23,15 @@ export async function openGap(
     });
     if (answer.status !== 200) throw new Error(`${event} of ${context} answered ${answer.status}`);
   }
-  for (const deadline = Date.now() + 15_000; Date.now() < deadline; ) {
-    const answer = await fetch(`${runtime.adminUrl}/gaps?context=${encodeURIComponent(context)}`);
-    const gaps = (await answer.json()) as Array<{ openedAt: string }>;
-    if (gaps[0]) return gaps[0].openedAt;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`no gap of ${context} within 15 s`);
+  return vi.waitFor(
+    async () => {
+      const answer = await fetch(`${runtime.adminUrl}/gaps?context=${encodeURIComponent(context)}`);
+      const [gap] = (await answer.json()) as Array<{ openedAt: string }>;
+      expect(gap, `a gap of ${context} in GET /gaps`).toBeDefined();
+      return gap!.openedAt;
+    },
+    { timeout: 15_000, interval: 100 },
+  );
 }
 
 /** A gap as `GET /gaps` answers it, what the tests read of it (dashboard/reconcile-routes.ts, GapView). */
@@ -49,12 +52,15 @@ export async function gapUntil(
   done: (gap: GapAnswer) => boolean,
   timeoutMs: number,
 ): Promise<GapAnswer> {
-  let last: GapAnswer | undefined;
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
-    const answer = await fetch(`${runtime.adminUrl}/gaps?context=${encodeURIComponent(context)}`);
-    [last] = (await answer.json()) as GapAnswer[];
-    if (last !== undefined && done(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`GET /gaps did not get there within ${timeoutMs} ms: ${JSON.stringify(last)}`);
+  return vi.waitFor(
+    async () => {
+      const answer = await fetch(`${runtime.adminUrl}/gaps?context=${encodeURIComponent(context)}`);
+      const [gap] = (await answer.json()) as GapAnswer[];
+      expect(gap !== undefined && done(gap), `the gap of ${context} as awaited: ${JSON.stringify(gap)}`).toBe(
+        true,
+      );
+      return gap!;
+    },
+    { timeout: timeoutMs, interval: 250 },
+  );
 }
