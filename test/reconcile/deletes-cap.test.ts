@@ -144,6 +144,29 @@ describe('a cap on the deletes of a run (a real server in front of the simulator
     expect(await statuses(context, range(18, 30))).toEqual(range(18, 30).map(() => 'deleted'));
   }, 120_000);
 
+  it("a person's run with maxDeletes is not superseded by a newer run of the same window without it: the held rows are deleted", async () => {
+    const context = 'CustAskedThenPolled';
+    await stored(context, 30);
+    for (const id of range(18, 30)) world.crm.core.change(context, { op: 'delete', table: 'contact', id });
+    // One page per invocation: the person's run carries on, and the poll's run starts meanwhile.
+    const rig = await reconcileRig(world.crm, world.receiver, {
+      apiUrl: world.proxy.apiUrl,
+      pagesPerInvocation: 1,
+    });
+    const window = { full: true, entities, webhookId: WEBHOOK_ID };
+    const earlier = new Date(Date.now() - 1000).toISOString();
+    await rig.enqueue(
+      request(context, { ...window, reason: 'manual', maxDeletes: 13, requestedAt: earlier }),
+    );
+    await rig.enqueue(request(context, { ...window, reason: 'poll' }));
+
+    await rig.runReconciles();
+    await rig.drainWorkers();
+
+    expect(await statuses(context, range(18, 30))).toEqual(range(18, 30).map(() => 'deleted'));
+    expect(rig.lifecycle.details().map((detail) => detail.rowsDeleted)).toContain(13);
+  }, 120_000);
+
   it('a run queued by an older version in its deletes phase (no count in its cursor) counts first, then deletes', async () => {
     const context = 'CustOldCursor';
     const rig = await stored(context, 30);
