@@ -144,6 +144,24 @@ describe('a cap on the deletes of a run (a real server in front of the simulator
     expect(await statuses(context, range(18, 30))).toEqual(range(18, 30).map(() => 'deleted'));
   }, 120_000);
 
+  it("a run asked with a maxDeletes smaller than the rows missing holds them with a line naming that maxDeletes, not the stage's cap", async () => {
+    const context = 'CustAskedTooFew';
+    const rig = await stored(context, 30);
+    for (const id of range(18, 30)) world.crm.core.change(context, { op: 'delete', table: 'contact', id });
+
+    const { completed, card } = await reconcile(rig, context, 5);
+
+    expect(completed).toMatchObject({
+      rowsDeleted: 0,
+      notReconciled: {
+        contact:
+          "13 of its 30 stored rows are not in the CRM's list of ids, more than this run's maxDeletes (5) allows: none deleted; if the CRM did delete them, reconcile it again with maxDeletes=13",
+      },
+    });
+    expect(card?.deletesHeld).toEqual({ contact: 13 });
+    expect(await statuses(context, range(18, 30))).toEqual(range(18, 30).map(() => 'active'));
+  }, 120_000);
+
   it("a person's run with maxDeletes is not superseded by a newer run of the same window without it: the held rows are deleted", async () => {
     const context = 'CustAskedThenPolled';
     await stored(context, 30);
