@@ -107,11 +107,16 @@ function counted(request: ReconcileRequest, deps: DeletesDeps, cursor: Cursor, e
   const cap = deps.maxDeletes ?? DEFAULT_DELETE_CAP;
   const allowed = request.maxDeletes ?? Math.max(cap.rows, Math.floor((cap.percent * stored) / 100));
   if (missing > allowed) {
+    // The line names what decided the cap: the request's maxDeletes, or the stage's settings.
+    const cappedBy =
+      request.maxDeletes === undefined
+        ? `a run deletes (${allowed}: RECONCILE_MAX_DELETES, RECONCILE_MAX_DELETES_PERCENT)`
+        : `this run's maxDeletes (${allowed}) allows`;
     hold(
       cursor,
       entity,
       missing,
-      `${missing} of its ${stored} stored rows are not in the CRM's list of ids, more than a run deletes (${allowed}: RECONCILE_MAX_DELETES, RECONCILE_MAX_DELETES_PERCENT): none deleted; if the CRM did delete them, reconcile it again with maxDeletes=${missing}`,
+      `${missing} of its ${stored} stored rows are not in the CRM's list of ids, more than ${cappedBy}: none deleted; if the CRM did delete them, reconcile it again with maxDeletes=${missing}`,
     );
     return true;
   }
