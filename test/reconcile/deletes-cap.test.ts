@@ -185,6 +185,31 @@ describe('a cap on the deletes of a run (a real server in front of the simulator
     expect(rig.lifecycle.details().map((detail) => detail.rowsDeleted)).toContain(13);
   }, 120_000);
 
+  it('a run whose kept missing rows were deleted since its count (a live delete, another run, a message redelivered) checks the store again: no CRM call, none counted deleted twice', async () => {
+    const context = 'CustKeptGone';
+    const rig = await stored(context, 30);
+    for (const id of range(18, 30)) world.crm.core.change(context, { op: 'delete', table: 'contact', id });
+    // Another run deleted them after this run's count, which kept their keys in its cursor.
+    expect((await reconcile(rig, context, 13)).completed).toMatchObject({ rowsDeleted: 13 });
+    const now = new Date().toISOString();
+    const counted = {
+      startedAt: now,
+      to: now,
+      entities,
+      entity: 0,
+      phase: 'deletes',
+      deletes: { stored: 30, missing: 0, allowed: 13, keys: range(18, 30) },
+      counters: { ...NO_COUNTS },
+    };
+    rig.calls.length = 0;
+
+    await rig.enqueue(request(context, { reason: 'manual', full: true, entities, cursor: counted }));
+    await rig.runReconciles();
+
+    expect(rig.lifecycle.details().at(-1)).toMatchObject({ rowsDeleted: 0 });
+    expect(rig.calls.map((call) => call.path).filter((path) => /\/Contact\/\d+$/.test(path))).toEqual([]);
+  }, 120_000);
+
   it('a run queued by an older version in its deletes phase (no count in its cursor) counts first, then deletes', async () => {
     const context = 'CustOldCursor';
     const rig = await stored(context, 30);
