@@ -127,7 +127,7 @@ function counted(request: ReconcileRequest, deps: DeletesDeps, cursor: Cursor, e
   return false;
 }
 
-/** A step of the kept missing rows confirmed and sent as deleted; true once none is left. */
+/** A step of the kept missing rows, still stored undeleted, confirmed and sent as deleted; true once none is left. */
 async function confirmKept(
   deps: DeletesDeps,
   cursor: Cursor,
@@ -137,11 +137,15 @@ async function confirmKept(
 ): Promise<boolean> {
   const tally = cursor.deletes!;
   const keys = tally.keys!;
-  const step = keys.slice(0, CONFIRM_STEP);
+  // Those deleted since the count (a live delete, another run, this message again) are not asked for.
+  const step = await undeleted(deps, context, entity, keys.slice(0, CONFIRM_STEP));
   const { messages, checked, retryLater } = await confirmEach(deps, cursor, context, entity, table, step);
   await sendDeletes(deps, cursor, messages);
-  tally.keys = keys.slice(checked);
-  if (retryLater !== undefined) throw retryLater;
+  if (retryLater !== undefined) {
+    tally.keys = [...step.slice(checked), ...keys.slice(CONFIRM_STEP)];
+    throw retryLater;
+  }
+  tally.keys = keys.slice(CONFIRM_STEP);
   return tally.keys.length === 0;
 }
 
