@@ -57,6 +57,20 @@ async function statuses(context: string, ids: readonly number[]) {
   );
 }
 
+/** A cursor of a run of contact that started now, in its deletes phase, with `fields`. */
+function deletesCursor(fields: object) {
+  const now = new Date().toISOString();
+  return {
+    startedAt: now,
+    to: now,
+    entities,
+    entity: 0,
+    phase: 'deletes',
+    counters: { ...NO_COUNTS },
+    ...fields,
+  };
+}
+
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 describe('a cap on the deletes of a run (a real server in front of the simulator)', () => {
@@ -191,16 +205,7 @@ describe('a cap on the deletes of a run (a real server in front of the simulator
     for (const id of range(18, 30)) world.crm.core.change(context, { op: 'delete', table: 'contact', id });
     // Another run deleted them after this run's count, which kept their keys in its cursor.
     expect((await reconcile(rig, context, 13)).completed).toMatchObject({ rowsDeleted: 13 });
-    const now = new Date().toISOString();
-    const counted = {
-      startedAt: now,
-      to: now,
-      entities,
-      entity: 0,
-      phase: 'deletes',
-      deletes: { stored: 30, missing: 0, allowed: 13, keys: range(18, 30) },
-      counters: { ...NO_COUNTS },
-    };
+    const counted = deletesCursor({ deletes: { stored: 30, missing: 0, allowed: 13, keys: range(18, 30) } });
     rig.calls.length = 0;
 
     await rig.enqueue(request(context, { reason: 'manual', full: true, entities, cursor: counted }));
@@ -214,16 +219,7 @@ describe('a cap on the deletes of a run (a real server in front of the simulator
     const context = 'CustOldCursor';
     const rig = await stored(context, 30);
     for (const id of [5, 9]) world.crm.core.change(context, { op: 'delete', table: 'contact', id });
-    const now = new Date().toISOString();
-    const olderCursor = {
-      startedAt: now,
-      to: now,
-      entities,
-      entity: 0,
-      phase: 'deletes',
-      after: 4,
-      counters: { ...NO_COUNTS },
-    };
+    const olderCursor = deletesCursor({ after: 4 });
 
     await rig.enqueue(
       request(context, {
