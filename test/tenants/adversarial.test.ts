@@ -200,12 +200,12 @@ describe('a person changing a webhook between the receiver read it and its PATCH
     const refused = await onboard(deletes, CONTEXT, { events: fewer }).catch((error: unknown) => error);
     expect(refused).toMatchObject({ kind: 'conflict' });
     expect(String((refused as Error).message)).toBe(
-      `${CONTEXT}: webhook 1 was deleted in the CRM meanwhile, so its Events are not set: run onboard again to create it again`,
+      `${CONTEXT}: webhook 1 was deleted in the CRM meanwhile, so nothing was set on it (Events): run onboard again to create it again`,
     );
 
     const rotation = await rotateSecret(world.deps, CONTEXT).catch((error: unknown) => error);
     expect(String((rotation as Error).message)).toBe(
-      `${CONTEXT}: webhook 1 was deleted in the CRM meanwhile, so its Secret is not set: run onboard again to create it again`,
+      `${CONTEXT}: webhook 1 was deleted in the CRM meanwhile, so nothing was set on it (Secret): run onboard again to create it again`,
     );
   });
 
