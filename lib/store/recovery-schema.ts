@@ -15,6 +15,7 @@ export const ReconcileOutcomeSchema = z.object({
   to: z.optional(z.string()),
   full: z.optional(z.boolean()),
   entities: z.optional(z.array(z.string())),
+  maxDeletes: z.optional(z.number()),
   rowsListed: z.optional(z.number()),
   rowsChanged: z.optional(z.number()),
   rowsDeleted: z.optional(z.number()),

@@ -25,6 +25,8 @@ export interface ReconcileOutcome {
   /** The request's `full` and `entities` (absent: the default scope): what a newer run must cover to supersede it. */
   full?: boolean | undefined;
   entities?: string[] | undefined;
+  /** The request's `maxDeletes` (absent: the RECONCILE_MAX_DELETES cap): a newer run must allow as many to supersede it. */
+  maxDeletes?: number | undefined;
   rowsListed?: number | undefined;
   rowsChanged?: number | undefined;
   rowsDeleted?: number | undefined;

@@ -1,4 +1,4 @@
-import { changeWebhook } from './change-webhook.js';
+import { changeWebhook, readWebhook } from './change-webhook.js';
 import { DATA_WEBHOOK_NAME, STATE_WEBHOOK_NAME, type TenantDeps, TenantError } from './deps.js';
 import { withLease } from './lease.js';
 import { tenantEvent } from './lifecycle.js';
@@ -43,7 +43,7 @@ export async function rotateSecret(
     for (const [id, name] of webhooks) {
       if (id === undefined) continue;
       // Read first: the PATCH is applied only while it is still the receiver's (its name and URL).
-      const read = await deps.crm.getWebhook(context, id);
+      const read = await readWebhook(deps, context, id, ['Secret']);
       await changeWebhook(deps, context, read, name, () => ({ Secret: secret }));
       ids.push(id);
     }

@@ -57,6 +57,20 @@ async function statuses(context: string, ids: readonly number[]) {
   );
 }
 
+/** A cursor of a run of contact that started now, in its deletes phase, with `fields`. */
+function deletesCursor(fields: object) {
+  const now = new Date().toISOString();
+  return {
+    startedAt: now,
+    to: now,
+    entities,
+    entity: 0,
+    phase: 'deletes',
+    counters: { ...NO_COUNTS },
+    ...fields,
+  };
+}
+
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 describe('a cap on the deletes of a run (a real server in front of the simulator)', () => {
@@ -144,20 +158,68 @@ describe('a cap on the deletes of a run (a real server in front of the simulator
     expect(await statuses(context, range(18, 30))).toEqual(range(18, 30).map(() => 'deleted'));
   }, 120_000);
 
+  it("a run asked with a maxDeletes smaller than the rows missing holds them with a line naming that maxDeletes, not the stage's cap", async () => {
+    const context = 'CustAskedTooFew';
+    const rig = await stored(context, 30);
+    for (const id of range(18, 30)) world.crm.core.change(context, { op: 'delete', table: 'contact', id });
+
+    const { completed, card } = await reconcile(rig, context, 5);
+
+    expect(completed).toMatchObject({
+      rowsDeleted: 0,
+      notReconciled: {
+        contact:
+          "13 of its 30 stored rows are not in the CRM's list of ids, more than this run's maxDeletes (5) allows: none deleted; if the CRM did delete them, reconcile it again with maxDeletes=13",
+      },
+    });
+    expect(card?.deletesHeld).toEqual({ contact: 13 });
+    expect(await statuses(context, range(18, 30))).toEqual(range(18, 30).map(() => 'active'));
+  }, 120_000);
+
+  it("a person's run with maxDeletes is not superseded by a newer run of the same window without it: the held rows are deleted", async () => {
+    const context = 'CustAskedThenPolled';
+    await stored(context, 30);
+    for (const id of range(18, 30)) world.crm.core.change(context, { op: 'delete', table: 'contact', id });
+    // One page per invocation: the person's run carries on, and the poll's run starts meanwhile.
+    const rig = await reconcileRig(world.crm, world.receiver, {
+      apiUrl: world.proxy.apiUrl,
+      pagesPerInvocation: 1,
+    });
+    const window = { full: true, entities, webhookId: WEBHOOK_ID };
+    const earlier = new Date(Date.now() - 1000).toISOString();
+    await rig.enqueue(
+      request(context, { ...window, reason: 'manual', maxDeletes: 13, requestedAt: earlier }),
+    );
+    await rig.enqueue(request(context, { ...window, reason: 'poll' }));
+
+    await rig.runReconciles();
+    await rig.drainWorkers();
+
+    expect(await statuses(context, range(18, 30))).toEqual(range(18, 30).map(() => 'deleted'));
+    expect(rig.lifecycle.details().map((detail) => detail.rowsDeleted)).toContain(13);
+  }, 120_000);
+
+  it('a run whose kept missing rows were deleted since its count (a live delete, another run, a message redelivered) checks the store again: no CRM call, none counted deleted twice', async () => {
+    const context = 'CustKeptGone';
+    const rig = await stored(context, 30);
+    for (const id of range(18, 30)) world.crm.core.change(context, { op: 'delete', table: 'contact', id });
+    // Another run deleted them after this run's count, which kept their keys in its cursor.
+    expect((await reconcile(rig, context, 13)).completed).toMatchObject({ rowsDeleted: 13 });
+    const counted = deletesCursor({ deletes: { stored: 30, missing: 0, allowed: 13, keys: range(18, 30) } });
+    rig.calls.length = 0;
+
+    await rig.enqueue(request(context, { reason: 'manual', full: true, entities, cursor: counted }));
+    await rig.runReconciles();
+
+    expect(rig.lifecycle.details().at(-1)).toMatchObject({ rowsDeleted: 0 });
+    expect(rig.calls.map((call) => call.path).filter((path) => /\/Contact\/\d+$/.test(path))).toEqual([]);
+  }, 120_000);
+
   it('a run queued by an older version in its deletes phase (no count in its cursor) counts first, then deletes', async () => {
     const context = 'CustOldCursor';
     const rig = await stored(context, 30);
     for (const id of [5, 9]) world.crm.core.change(context, { op: 'delete', table: 'contact', id });
-    const now = new Date().toISOString();
-    const olderCursor = {
-      startedAt: now,
-      to: now,
-      entities,
-      entity: 0,
-      phase: 'deletes',
-      after: 4,
-      counters: { ...NO_COUNTS },
-    };
+    const olderCursor = deletesCursor({ after: 4 });
 
     await rig.enqueue(
       request(context, {

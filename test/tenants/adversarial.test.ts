@@ -184,6 +184,31 @@ describe('a person changing a webhook between the receiver read it and its PATCH
     expect((await world.deps.tenants.get(CONTEXT))?.secrets.every((entry) => !entry.retireAt)).toBe(true);
   });
 
+  it('refuses in one line to change a data webhook the person deleted meanwhile, or rotate its secret, saying to onboard again', async () => {
+    const patch = world.deps.crm.patchWebhook;
+    const deletes: TenantDeps = {
+      ...world.deps,
+      crm: {
+        ...world.deps.crm,
+        patchWebhook: async (...args: Parameters<typeof patch>) => {
+          world.crm.core.remove(CONTEXT, args[1]);
+          return patch(...args);
+        },
+      },
+    };
+    const fewer = wantedEvents((entity) => entity === 'contact');
+    const refused = await onboard(deletes, CONTEXT, { events: fewer }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ kind: 'conflict' });
+    expect(String((refused as Error).message)).toBe(
+      `${CONTEXT}: webhook 1 was deleted in the CRM meanwhile, so nothing was set on it (Events): run onboard again to create it again`,
+    );
+
+    const rotation = await rotateSecret(world.deps, CONTEXT).catch((error: unknown) => error);
+    expect(String((rotation as Error).message)).toBe(
+      `${CONTEXT}: webhook 1 was deleted in the CRM meanwhile, so nothing was set on it (Secret): run onboard again to create it again`,
+    );
+  });
+
   it("rotates the secret of a webhook whose Events a person changed meanwhile (no field the rotation sets), and keeps the person's Events", async () => {
     const { deps, sent } = personEditsBeforeEachPatch(1, () => ({ events: ['contact.created'] }), 1);
     await rotateSecret(deps, CONTEXT);

@@ -89,8 +89,9 @@ describe('rotating a tenant secret', () => {
         patchWebhook: (...args: Parameters<typeof patch>) => patch(args[0], 999, args[2]),
       },
     };
+    // The CRM answers 404 (the PATCH goes to a webhook it does not have): said as a webhook deleted meanwhile.
     await expect(rotateSecret(failing, CONTEXT)).rejects.toThrow(
-      'PATCH /Cust1/api/v1/Webhook/999 answered HTTP 404: no webhook 999 in Cust1',
+      'Cust1: webhook 1 was deleted in the CRM meanwhile, so nothing was set on it (Secret): run onboard again to create it again',
     );
     const record = await world.deps.tenants.get(CONTEXT);
     expect(record?.secrets.map((entry) => entry.retireAt)).toEqual([undefined, undefined]);

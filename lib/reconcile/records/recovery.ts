@@ -10,7 +10,10 @@ export type ReconcileRecorder = Pick<RecoveryStore, 'recordReconcile'> &
 export type ReactivationRecorder = Pick<RecoveryStore, 'recordReactivation'>;
 
 /** What a run's state adds to the request's trigger and window: the status, when, its counts or error (and its `to`, once fixed). */
-export type RunState = Omit<ReconcileOutcome, 'reason' | 'requestedAt' | 'from' | 'full' | 'entities'>;
+export type RunState = Omit<
+  ReconcileOutcome,
+  'reason' | 'requestedAt' | 'from' | 'full' | 'entities' | 'maxDeletes'
+>;
 
 /**
  * Records `state` of the run of `request` on its webhook's recovery item, when the request names a
@@ -25,7 +28,7 @@ export async function recordRun(
   logger: Logger,
 ): Promise<void> {
   if (recorder === undefined || request.webhookId === undefined) return;
-  const { context, webhookId, reason, requestedAt, from, to, full, entities } = request;
+  const { context, webhookId, reason, requestedAt, from, to, full, entities, maxDeletes } = request;
   try {
     const written = await recorder.recordReconcile(context, webhookId, {
       reason,
@@ -34,6 +37,7 @@ export async function recordRun(
       ...(to !== undefined && { to }),
       ...(full === true && { full }),
       ...(entities !== undefined && { entities }),
+      ...(maxDeletes !== undefined && { maxDeletes }),
       ...state,
     });
     if (!written)

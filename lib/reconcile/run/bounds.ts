@@ -23,7 +23,9 @@ export function pastBounds(cursor: Cursor, now: Date, bounds: RunBounds): string
 /**
  * Whether `newer`, the run last recorded for the webhook, makes this run (`request` at `cursor`)
  * redundant: it started later, did not fail, and its window covers this one's (from no later, to no
- * earlier, every entity this one reconciles). Then this run stops and lets it run alone.
+ * earlier, every entity this one reconciles) with as many deletes allowed (the same cap, or a
+ * `maxDeletes` no smaller than this one's: a person's run that applies held deletes is not stopped by a
+ * poll's that would hold them again). Then this run stops and lets it run alone.
  */
 export function supersedes(
   newer: ReconcileOutcome | undefined,
@@ -42,5 +44,9 @@ export function supersedes(
   const covered = newer.entities;
   const entities =
     covered === undefined || request.entities?.every((entity) => covered.includes(entity)) === true;
-  return from && to && entities;
+  const deletes =
+    request.maxDeletes === undefined
+      ? newer.maxDeletes === undefined
+      : newer.maxDeletes !== undefined && newer.maxDeletes >= request.maxDeletes;
+  return from && to && entities && deletes;
 }

@@ -107,11 +107,16 @@ function counted(request: ReconcileRequest, deps: DeletesDeps, cursor: Cursor, e
   const cap = deps.maxDeletes ?? DEFAULT_DELETE_CAP;
   const allowed = request.maxDeletes ?? Math.max(cap.rows, Math.floor((cap.percent * stored) / 100));
   if (missing > allowed) {
+    // The line names what decided the cap: the request's maxDeletes, or the stage's settings.
+    const cappedBy =
+      request.maxDeletes === undefined
+        ? `a run deletes (${allowed}: RECONCILE_MAX_DELETES, RECONCILE_MAX_DELETES_PERCENT)`
+        : `this run's maxDeletes (${allowed}) allows`;
     hold(
       cursor,
       entity,
       missing,
-      `${missing} of its ${stored} stored rows are not in the CRM's list of ids, more than a run deletes (${allowed}: RECONCILE_MAX_DELETES, RECONCILE_MAX_DELETES_PERCENT): none deleted; if the CRM did delete them, reconcile it again with maxDeletes=${missing}`,
+      `${missing} of its ${stored} stored rows are not in the CRM's list of ids, more than ${cappedBy}: none deleted; if the CRM did delete them, reconcile it again with maxDeletes=${missing}`,
     );
     return true;
   }
@@ -122,7 +127,7 @@ function counted(request: ReconcileRequest, deps: DeletesDeps, cursor: Cursor, e
   return false;
 }
 
-/** A step of the kept missing rows confirmed and sent as deleted; true once none is left. */
+/** A step of the kept missing rows, still stored undeleted, confirmed and sent as deleted; true once none is left. */
 async function confirmKept(
   deps: DeletesDeps,
   cursor: Cursor,
@@ -132,11 +137,15 @@ async function confirmKept(
 ): Promise<boolean> {
   const tally = cursor.deletes!;
   const keys = tally.keys!;
-  const step = keys.slice(0, CONFIRM_STEP);
+  // Those deleted since the count (a live delete, another run, this message again) are not asked for.
+  const step = await undeleted(deps, context, entity, keys.slice(0, CONFIRM_STEP));
   const { messages, checked, retryLater } = await confirmEach(deps, cursor, context, entity, table, step);
   await sendDeletes(deps, cursor, messages);
-  tally.keys = keys.slice(checked);
-  if (retryLater !== undefined) throw retryLater;
+  if (retryLater !== undefined) {
+    tally.keys = [...step.slice(checked), ...keys.slice(CONFIRM_STEP)];
+    throw retryLater;
+  }
+  tally.keys = keys.slice(CONFIRM_STEP);
   return tally.keys.length === 0;
 }
 
