@@ -1,12 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type RunningCrm, startCrm } from '../../tools/crm/start.js';
-import { launchChromium, waitForText, withPage } from '../support/browser.js';
+import { describe, expect, it, vi } from 'vitest';
+import { crmDashboardForFile, waitForText, withPage } from '../support/browser.js';
 import { type GapAnswer, gapUntil, openGap } from '../support/gaps.js';
-import { adminJson, type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+import { adminJson } from '../support/local-runtime.js';
 
 /**
  * Deletes held back, acted on from the gap's card: `npm start` against the CRM simulator. The gap's
@@ -19,39 +14,12 @@ const SECRET = 'browser-held-secret';
 const CONTEXT = 'CustHeld';
 const KEPT = 10;
 const GONE = 20;
-let root: string;
-let crm: RunningCrm;
-let runtime: RuntimeProcess;
-let browser: Browser;
-
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'dashboard-held-'));
-  crm = await startCrm({ dataDir: join(root, 'crm'), delivery: { retryDelaysMs: [1, 1] } });
-  [runtime, browser] = await Promise.all([
-    spawnLocalRuntime({
-      dataDir: join(root, 'data'),
-      env: {
-        WEBHOOK_SECRET: SECRET,
-        CRM_API_URL: crm.apiUrl('{ContextIdentifier}'),
-        CRM_CREDENTIALS: JSON.stringify({ '*': { type: 'basic', user: 'crm', password: 'crm' } }),
-      },
-      readyTimeoutMs: 60_000,
-    }),
-    launchChromium(),
-  ]);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await runtime?.stop();
-  await crm?.stop();
-  rmSync(root, { recursive: true, force: true });
-});
+const world = crmDashboardForFile('held', { WEBHOOK_SECRET: SECRET });
 
 /** The gap's last reconcile, once `done` says so. */
 async function lastReconcileUntil(done: (run: NonNullable<GapAnswer['lastReconcile']>) => boolean) {
   const gap = await gapUntil(
-    runtime,
+    world.runtime,
     CONTEXT,
     ({ lastReconcile }) => lastReconcile !== undefined && done(lastReconcile),
     30_000,
@@ -64,7 +32,8 @@ async function statuses(ids: readonly number[]): Promise<string[]> {
   return Promise.all(
     ids.map(
       async (id) =>
-        (await adminJson<{ status: string }>(runtime.adminUrl, `/rows/${CONTEXT}/contact/${id}`)).body.status,
+        (await adminJson<{ status: string }>(world.runtime.adminUrl, `/rows/${CONTEXT}/contact/${id}`)).body
+          .status,
     ),
   );
 }
@@ -75,14 +44,15 @@ const range = (from: number, to: number) => Array.from({ length: to - from + 1 }
 
 describe('deletes held back, on the gap’s card', () => {
   it('says which entity, how many and why, and deletes them with maxDeletes once confirmed', async () => {
-    for (const id of range(1, KEPT + GONE)) crm.core.change(CONTEXT, { op: 'create', table: 'contact', id });
-    const webhook = await crm.core.register(CONTEXT, {
+    for (const id of range(1, KEPT + GONE))
+      world.crm.core.change(CONTEXT, { op: 'create', table: 'contact', id });
+    const webhook = await world.crm.core.register(CONTEXT, {
       name: 'crm-webhook-receiver',
       events: ['contact.created'],
-      targetUrl: runtime.webhookUrl,
+      targetUrl: world.runtime.webhookUrl,
       secret: SECRET,
     });
-    await openGap(runtime, CONTEXT, SECRET, webhook.id);
+    await openGap(world.runtime, CONTEXT, SECRET, webhook.id);
     await lastReconcileUntil((run) => run.status === 'completed');
     await vi.waitFor(
       async () =>
@@ -91,10 +61,10 @@ describe('deletes held back, on the gap’s card', () => {
     );
     // Deleted in the CRM, whose webhook does not send contact.deleted: only a reconcile finds them gone.
     const gone = range(KEPT + 1, KEPT + GONE);
-    for (const id of gone) crm.core.change(CONTEXT, { op: 'delete', table: 'contact', id });
+    for (const id of gone) world.crm.core.change(CONTEXT, { op: 'delete', table: 'contact', id });
 
-    await withPage(browser, 'held-deletes', async (page) => {
-      await page.goto(`${runtime.adminUrl}/`);
+    await withPage(world.browser, 'held-deletes', async (page) => {
+      await page.goto(`${world.runtime.adminUrl}/`);
       const card = page.locator(`article[data-webhook="${CONTEXT}/${webhook.id}"]`);
       await card.getByRole('button', { name: 'Reconcile' }).click();
       await page.locator('dialog[open]').getByRole('button', { name: 'Reconcile' }).click();

@@ -1,46 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningCrm, startCrm } from '../../tools/crm/start.js';
-import { launchChromium, waitForText, withPage } from '../support/browser.js';
-import { type RuntimeProcess, spawnLocalRuntime } from '../support/local-runtime.js';
+import { describe, expect, it } from 'vitest';
+import { crmDashboardForFile, waitForText, withPage } from '../support/browser.js';
 
 /** The Tenants view of `npm start`'s dashboard against the CRM simulator: onboard, rotate, offboard by its buttons. */
 const CONTEXT = 'CustView';
-let root: string;
-let crm: RunningCrm;
-let runtime: RuntimeProcess;
-let browser: Browser;
-
-beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'dashboard-tenants-'));
-  crm = await startCrm({ dataDir: join(root, 'crm'), delivery: { retryDelaysMs: [1, 1] } });
-  [runtime, browser] = await Promise.all([
-    spawnLocalRuntime({
-      dataDir: join(root, 'data'),
-      env: {
-        CRM_API_URL: `${crm.url}/{ContextIdentifier}/api/v1`,
-        CRM_CREDENTIALS: JSON.stringify({ '*': { type: 'basic', user: 'crm', password: 'crm' } }),
-      },
-      readyTimeoutMs: 60_000,
-    }),
-    launchChromium(),
-  ]);
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await runtime?.stop();
-  await crm?.stop();
-  rmSync(root, { recursive: true, force: true });
-});
+const world = crmDashboardForFile('tenants');
 
 describe('the Tenants view', () => {
   it('onboards a context, rotates its secret and offboards it by its buttons', async () => {
-    await withPage(browser, 'tenants', async (page) => {
-      await page.goto(`${runtime.adminUrl}/#/tenants`);
+    await withPage(world.browser, 'tenants', async (page) => {
+      await page.goto(`${world.runtime.adminUrl}/#/tenants`);
       await waitForText(page.locator('#view'), 'No tenant onboarded yet.');
       await page.getByLabel('ContextIdentifier').fill(CONTEXT);
       await page.getByLabel('Events').fill('contact.created,contact.changed');
@@ -53,7 +21,7 @@ describe('the Tenants view', () => {
       const row = page.locator(`tr[data-context="${CONTEXT}"]`);
       await waitForText(row, 'active');
       expect(await row.locator('td').nth(4).textContent()).toBe('2');
-      expect(crm.core.webhook(CONTEXT, 1).events).toEqual(['contact.created', 'contact.changed']);
+      expect(world.crm.core.webhook(CONTEXT, 1).events).toEqual(['contact.created', 'contact.changed']);
 
       await row.getByRole('button', { name: 'Rotate secret' }).click();
       await page.locator('dialog[open]').getByRole('button', { name: 'Rotate' }).click();
@@ -63,7 +31,7 @@ describe('the Tenants view', () => {
       await row.getByRole('button', { name: 'Offboard' }).click();
       await page.locator('dialog[open]').getByRole('button', { name: 'Offboard' }).click();
       await waitForText(row, 'offboarded', 30_000);
-      expect(crm.core.store.context(CONTEXT).webhooks).toEqual([]);
+      expect(world.crm.core.store.context(CONTEXT).webhooks).toEqual([]);
     });
   }, 120_000);
 });

@@ -1,6 +1,11 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { type RunningCrm, startCrm } from '../../tools/crm/start.js';
+import { type RuntimeProcess, spawnLocalRuntime } from './local-runtime.js';
 
 /** Debian's Chromium (`apt-get install -y chromium`); Playwright never downloads a browser here. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -20,6 +25,46 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/** `npm start` reconciling against the CRM simulator (one Basic login for every context), and Chromium. */
+export interface CrmDashboard {
+  crm: RunningCrm;
+  runtime: RuntimeProcess;
+  browser: Browser;
+}
+
+/**
+ * A {@link CrmDashboard} for a file's browser tests, `env` added to npm start's: started before them,
+ * stopped after; its fields are there once the tests run.
+ */
+export function crmDashboardForFile(name: string, env: Record<string, string> = {}): CrmDashboard {
+  const world = {} as CrmDashboard;
+  const root = join(tmpdir(), `dashboard-${name}-`);
+  let dir: string | undefined;
+  beforeAll(async () => {
+    dir = mkdtempSync(root);
+    world.crm = await startCrm({ dataDir: join(dir, 'crm'), delivery: { retryDelaysMs: [1, 1] } });
+    [world.runtime, world.browser] = await Promise.all([
+      spawnLocalRuntime({
+        dataDir: join(dir, 'data'),
+        env: {
+          CRM_API_URL: world.crm.apiUrl('{ContextIdentifier}'),
+          CRM_CREDENTIALS: JSON.stringify({ '*': { type: 'basic', user: 'crm', password: 'crm' } }),
+          ...env,
+        },
+        readyTimeoutMs: 60_000,
+      }),
+      launchChromium(),
+    ]);
+  });
+  afterAll(async () => {
+    await world.browser?.close();
+    await world.runtime?.stop();
+    await world.crm?.stop();
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+  });
+  return world;
 }
 
 /**
