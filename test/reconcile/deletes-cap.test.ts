@@ -1,6 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ReconcileRequest } from '../../lib/reconcile/request.js';
 import { NO_COUNTS } from '../../lib/reconcile/run/cursor.js';
 import { reconcileRig, request, startProxiedCrm } from './support.js';
 
@@ -30,19 +31,14 @@ async function stored(context: string, count: number, keepMissing?: number) {
   return rig;
 }
 
+/** A full reconcile of `entities` (the request's other `fields` over it), run to its end and applied. */
 async function reconcile(
   rig: Awaited<ReturnType<typeof reconcileRig>>,
   context: string,
-  maxDeletes?: number,
+  fields: Partial<ReconcileRequest> = {},
 ) {
   await rig.enqueue(
-    request(context, {
-      reason: 'manual',
-      full: true,
-      entities,
-      webhookId: WEBHOOK_ID,
-      ...(maxDeletes !== undefined && { maxDeletes }),
-    }),
+    request(context, { reason: 'manual', full: true, entities, webhookId: WEBHOOK_ID, ...fields }),
   );
   await rig.runReconciles();
   await rig.drainWorkers();
@@ -152,7 +148,7 @@ describe('a cap on the deletes of a run (a real server in front of the simulator
     expect(many.card?.deletesHeld).toEqual({ contact: 13 });
     expect(await statuses(context, range(18, 30))).toEqual(range(18, 30).map(() => 'active'));
 
-    const asked = await reconcile(rig, context, 13);
+    const asked = await reconcile(rig, context, { maxDeletes: 13 });
     expect(asked.completed).toMatchObject({ rowsDeleted: 13, notReconciled: {} });
     expect(asked.card?.deletesHeld).toBeUndefined();
     expect(await statuses(context, range(18, 30))).toEqual(range(18, 30).map(() => 'deleted'));
@@ -163,7 +159,7 @@ describe('a cap on the deletes of a run (a real server in front of the simulator
     const rig = await stored(context, 30);
     for (const id of range(18, 30)) world.crm.core.change(context, { op: 'delete', table: 'contact', id });
 
-    const { completed, card } = await reconcile(rig, context, 5);
+    const { completed, card } = await reconcile(rig, context, { maxDeletes: 5 });
 
     expect(completed).toMatchObject({
       rowsDeleted: 0,
@@ -204,7 +200,7 @@ describe('a cap on the deletes of a run (a real server in front of the simulator
     const rig = await stored(context, 30);
     for (const id of range(18, 30)) world.crm.core.change(context, { op: 'delete', table: 'contact', id });
     // Another run deleted them after this run's count, which kept their keys in its cursor.
-    expect((await reconcile(rig, context, 13)).completed).toMatchObject({ rowsDeleted: 13 });
+    expect((await reconcile(rig, context, { maxDeletes: 13 })).completed).toMatchObject({ rowsDeleted: 13 });
     const counted = deletesCursor({ deletes: { stored: 30, missing: 0, allowed: 13, keys: range(18, 30) } });
     rig.calls.length = 0;
 
@@ -219,21 +215,9 @@ describe('a cap on the deletes of a run (a real server in front of the simulator
     const context = 'CustOldCursor';
     const rig = await stored(context, 30);
     for (const id of [5, 9]) world.crm.core.change(context, { op: 'delete', table: 'contact', id });
-    const olderCursor = deletesCursor({ after: 4 });
+    const { completed } = await reconcile(rig, context, { cursor: deletesCursor({ after: 4 }) });
 
-    await rig.enqueue(
-      request(context, {
-        reason: 'manual',
-        full: true,
-        entities,
-        webhookId: WEBHOOK_ID,
-        cursor: olderCursor,
-      }),
-    );
-    await rig.runReconciles();
-    await rig.drainWorkers();
-
-    expect(rig.lifecycle.details().at(-1)).toMatchObject({ rowsDeleted: 2, notReconciled: {} });
+    expect(completed).toMatchObject({ rowsDeleted: 2, notReconciled: {} });
     expect(await statuses(context, [5, 9, 4])).toEqual(['deleted', 'deleted', 'active']);
   }, 120_000);
 
